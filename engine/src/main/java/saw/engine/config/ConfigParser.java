@@ -273,31 +273,23 @@ final class ConfigParser {
                 break;
             }
             case "chunked_causal": {
-                Map<String, Long> v = requiredInt(path, kind, "chunk", 1, MAX_SEQ);
-                if (v != null) {
-                    m = new Mask.ChunkedCausal(v.get("chunk").intValue());
-                }
+                Integer chunk = requiredInt(path, kind, "chunk", 1, MAX_SEQ);
+                m = chunk == null ? null : new Mask.ChunkedCausal(chunk);
                 break;
             }
             case "prefix_lm": {
-                Map<String, Long> v = requiredInt(path, kind, "prefix", 0, MAX_SEQ);
-                if (v != null) {
-                    m = new Mask.PrefixLm(v.get("prefix").intValue());
-                }
+                Integer prefix = requiredInt(path, kind, "prefix", 0, MAX_SEQ);
+                m = prefix == null ? null : new Mask.PrefixLm(prefix);
                 break;
             }
             case "dilated": {
-                Map<String, Long> v = requiredInt(path, kind, "stride", 1, MAX_SEQ);
-                if (v != null) {
-                    m = new Mask.Dilated(v.get("stride").intValue());
-                }
+                Integer stride = requiredInt(path, kind, "stride", 1, MAX_SEQ);
+                m = stride == null ? null : new Mask.Dilated(stride);
                 break;
             }
             case "sinks": {
-                Map<String, Long> v = requiredInt(path, kind, "count", 0, MAX_SEQ);
-                if (v != null) {
-                    m = new Mask.Sinks(v.get("count").intValue());
-                }
+                Integer count = requiredInt(path, kind, "count", 0, MAX_SEQ);
+                m = count == null ? null : new Mask.Sinks(count);
                 break;
             }
             case "documents":
@@ -618,13 +610,14 @@ final class ConfigParser {
         return problems.size() == before ? values : null;
     }
 
-    private Map<String, Long> requiredInt(String path, String owner, String key, long min, long max) throws IOException {
+    /** An object with one required integer parameter: its value, or null when there was a problem. */
+    private Integer requiredInt(String path, String owner, String key, long min, long max) throws IOException {
         Map<String, Long> v = readIntParams(path, owner, keys(key), mins(min), maxs(max));
         if (v != null && !v.containsKey(key)) {
             problem(path, places.get(path), owner + " needs \"" + key + "\"");
             return null;
         }
-        return v;
+        return v == null ? null : v.get(key).intValue();
     }
 
     private boolean requireKeys(String path, String owner, Set<String> seen, String... required) {
