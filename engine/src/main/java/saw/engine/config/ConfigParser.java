@@ -324,7 +324,7 @@ final class ConfigParser extends StrictJsonReader {
         Integer[] count = new Integer[1];
         Set<String> seen = readObject(path, "global_tokens", List.of("indices", "count"), (key, keyPath) -> {
             if (key.equals("indices")) {
-                indices[0] = readIntArray(keyPath, 0, MAX_SEQ - 1, MAX_SEQ);
+                indices[0] = readTokenArray(keyPath, 0, MAX_SEQ - 1);
             } else {
                 count[0] = readInt(keyPath, 0, MAX_SEQ);
             }
@@ -403,11 +403,24 @@ final class ConfigParser extends StrictJsonReader {
                 rowPlaces = Arrays.copyOf(rowPlaces, r * 2);
             }
             rowPlaces[r] = here();
-            IntArray row = painted ? readCells(rowPath) : readIntArray(rowPath, 0, MAX_BLOCKS - 1, MAX_BLOCKS);
+            IntArray row = painted ? readCells(rowPath) : readIntArray(rowPath, 0, MAX_BLOCKS - 1, MAX_BLOCKS, "");
             rows.add(row == null ? IntArray.of() : row);
         }
         elementPlaces.put(path, Arrays.copyOf(rowPlaces, rows.size()));
         return problems.size() == before;
+    }
+
+    /**
+     * An array with at most one entry per token (segment ids, document lengths, token indices). Once the sequence
+     * lengths are known (saw writes them before the mask) it may not be longer than the longest sequence, so a
+     * hostile array is refused after that many entries rather than after 2^24.
+     */
+    private IntArray readTokenArray(String path, long min, long max) throws IOException {
+        if (seqLenQ == null || seqLenKv == null) {
+            return readIntArray(path, min, max, MAX_SEQ, "");
+        }
+        int longest = Math.max(seqLenQ, seqLenKv);
+        return readIntArray(path, min, max, longest, ", more than the longest sequence has tokens");
     }
 
     private IntArray readCells(String path) throws IOException {
@@ -489,16 +502,16 @@ final class ConfigParser extends StrictJsonReader {
     private void readSegmentField(String key, String path, SegmentFields f) throws IOException {
         switch (key) {
             case "lengths":
-                f.lengths = readIntArray(path, 0, MAX_SEQ, MAX_SEQ);
+                f.lengths = readTokenArray(path, 0, MAX_SEQ);
                 break;
             case "segment_ids":
-                f.ids = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                f.ids = readTokenArray(path, -1, Integer.MAX_VALUE);
                 break;
             case "q_segment_ids":
-                f.qIds = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                f.qIds = readTokenArray(path, -1, Integer.MAX_VALUE);
                 break;
             default:
-                f.kvIds = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                f.kvIds = readTokenArray(path, -1, Integer.MAX_VALUE);
                 break;
         }
     }

@@ -152,8 +152,8 @@ abstract class StrictJsonReader {
         return s;
     }
 
-    /** An array of integers in [min, max] with at most {@code maxLength} entries. */
-    IntArray readIntArray(String path, long min, long max, int maxLength) throws IOException {
+    /** An array of integers in [min, max] with at most {@code maxLength} entries ({@code whyThatMany} ends the message). */
+    IntArray readIntArray(String path, long min, long max, int maxLength, String whyThatMany) throws IOException {
         long place = here();
         if (!expect(JsonToken.START_ARRAY, path, "must be an array of integers")) {
             return null;
@@ -164,7 +164,7 @@ abstract class StrictJsonReader {
         JsonToken t;
         while ((t = next()) != JsonToken.END_ARRAY) {
             if (n == maxLength) {
-                problem(path, place, "has more than " + maxLength + " entries");
+                problem(path, place, "has more than " + maxLength + " entries" + whyThatMany);
                 throw new Stop();
             }
             countIntegers(1, path);
