@@ -1,6 +1,9 @@
 package saw.engine.guard;
 
+import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
 import saw.engine.mask.IntArray;
@@ -18,7 +21,7 @@ import saw.engine.mask.Mask;
  * partial, empty). An {@code and} or {@code or} has a class fixed by its children's classes wherever at most one
  * child is PARTIAL, so its runs are at most the children's boundaries plus two for every tile where two or more
  * children are PARTIAL; that is why each bound carries the row's PARTIAL tiles too. Every bound is capped at the
- * number of kv-blocks. The last q-block row may be shorter than the others and is bounded on its own.
+ * number of kv-blocks. Rows are bounded one by one where that is cheap, else by the most any row can have.
  */
 final class LayoutBound {
     /** The bytes a grid needs besides its runs (object headers, class counts). */
@@ -31,12 +34,19 @@ final class LayoutBound {
     /** At most {@code runs} runs and {@code partial} PARTIAL tiles in one q-block row. */
     record Row(long runs, long partial) {}
 
+    /** Asks {@link #row} for a bound that holds for every row but the last. */
+    static final int ANY_ROW = -1;
+    /** Rows times mask nodes up to which runs are bounded row by row (tighter); above it, by the most of any row. */
+    private static final long PER_ROW_WORK = 1L << 22;
+
     private final Dims dims;
     private final int blockKv;
     private final int blockQ;
     private final int nq;
     private final int nkv;
     private final int lastHeight;
+    /** What leaves need for every row (sorted indices, prefix sums), found once per leaf. */
+    private final Map<Object, Object> facts = new IdentityHashMap<>();
 
     LayoutBound(Dims dims, int blockQ, int blockKv) {
         if (blockQ < 1 || blockKv < 1) {
@@ -70,13 +80,20 @@ final class LayoutBound {
 
     /** Most runs the compiled grid of one resolved variant mask can hold. */
     long runs(Mask variant) {
-        long last = row(variant, true).runs();
-        return nq == 1 ? last : Bytes.add(Bytes.times(nq - 1, row(variant, false).runs()), last);
+        if ((long) nq * nodes(variant) <= PER_ROW_WORK) {
+            long total = 0;
+            for (int r = 0; r < nq; r++) {
+                total += row(variant, r).runs();
+            }
+            return total;
+        }
+        long last = row(variant, nq - 1).runs();
+        return nq == 1 ? last : Bytes.add(Bytes.times(nq - 1, row(variant, ANY_ROW).runs()), last);
     }
 
-    /** The bound for one row: the last q-block row, or the most of any other row. */
-    Row row(Mask m, boolean lastRow) {
-        int h = lastRow ? lastHeight : blockQ;
+    /** The bound for q-block row {@code r}, or with {@link #ANY_ROW} for every row but the last. */
+    Row row(Mask m, int r) {
+        int h = r == ANY_ROW ? blockQ : height(r);
         if (m instanceof Mask.Full) {
             return row(1, 0);
         } else if (m instanceof Mask.Causal) {
@@ -92,33 +109,38 @@ final class LayoutBound {
         } else if (m instanceof Mask.Dilated d) {
             return dilated(d.stride(), h);
         } else if (m instanceof Mask.GlobalTokens g) {
-            return global(g.indices());
+            return global(g, r);
         } else if (m instanceof Mask.Documents d) {
-            return documents(d);
-        } else if (m instanceof Mask.RandomBlocks r) {
-            int rows = ceilDiv(dims.seqQ(), r.blockQ());
-            long touched = Math.min(rows, ceilDiv(h, r.blockQ()) + 1L);
-            return blockSet(touched * Math.min(r.perRow(), ceilDiv(dims.seqKv(), r.blockKv())), r.blockKv());
+            return documents(d, r);
+        } else if (m instanceof Mask.RandomBlocks rb) {
+            int rows = ceilDiv(dims.seqQ(), rb.blockQ());
+            long touched = Math.min(rows, ceilDiv(h, rb.blockQ()) + 1L);
+            long listed = touched * Math.min(rb.perRow(), ceilDiv(dims.seqKv(), rb.blockKv()));
+            return blockSet(listed, 2 * listed, rb.blockKv());
         } else if (m instanceof Mask.BlockList l) {
-            return blockSet(listedPerRow(l.blockQ(), l.rows(), lastRow), l.blockKv());
+            return blockSet(l, l.blockQ(), l.blockKv(), l.rows(), r);
         } else if (m instanceof Mask.Painted p) {
-            return blockSet(listedPerRow(p.blockQ(), p.rows(), lastRow), p.blockKv());
+            return blockSet(p, p.blockQ(), p.blockKv(), p.rows(), r);
         } else if (m instanceof Mask.And a) {
-            return combine(a.children().stream().map(c -> row(c, lastRow)).toList());
+            return combine(a.children().stream().map(c -> row(c, r)).toList());
         } else if (m instanceof Mask.Or o) {
-            return combine(o.children().stream().map(c -> row(c, lastRow)).toList());
+            return combine(o.children().stream().map(c -> row(c, r)).toList());
         } else if (m instanceof Mask.Not n) {
-            return row(n.child(), lastRow);
+            return row(n.child(), r);
         } else if (m instanceof Mask.PerHead p) {
             // resolved before bounding; were one left, each head uses one of these, so the largest bound holds
             Row most = row(1, 0);
             for (Mask v : p.variants()) {
-                Row r = row(v, lastRow);
-                most = row(Math.max(most.runs(), r.runs()), Math.max(most.partial(), r.partial()));
+                Row b = row(v, r);
+                most = row(Math.max(most.runs(), b.runs()), Math.max(most.partial(), b.partial()));
             }
             return most;
         }
         throw new IllegalStateException("no bound for " + m.getClass().getSimpleName());
+    }
+
+    private int height(int r) {
+        return r == nq - 1 ? lastHeight : blockQ;
     }
 
     /** A band with 1 or 2 edges (causal, sliding window): each edge's diagonal crosses h rows of columns. */
@@ -152,73 +174,166 @@ final class LayoutBound {
         return row(1 + 2 * intervals, nkv);
     }
 
-    /** i in G or j in G: columns change pattern at g and g + 1. */
-    private Row global(IntArray g) {
-        Breakpoints bp = new Breakpoints();
-        long tilesWithGlobalColumn = 0;
-        int lastTile = -1;
-        boolean globalRow = false;
-        for (int x = 0; x < g.size(); x++) {
-            int t = g.get(x);
-            bp.add(t);
-            bp.add(t + 1L);
-            globalRow |= t < dims.seqQ();
-            if (t < dims.seqKv() && t / blockKv != lastTile) {
-                lastTile = t / blockKv;
-                tilesWithGlobalColumn++;
-            }
+    /** i in G or j in G: columns change pattern at g and g + 1; a row with a global query attends everywhere. */
+    private Row global(Mask.GlobalTokens g, int r) {
+        GlobalFacts f = (GlobalFacts) facts.computeIfAbsent(g, x -> new GlobalFacts(g.indices()));
+        boolean globalRow;
+        if (r == ANY_ROW) {
+            globalRow = f.firstIndex < dims.seqQ();
+        } else {
+            int q0 = r * blockQ;
+            int x = lowerBound(f.sorted, q0);
+            globalRow = x < f.sorted.length && f.sorted[x] < q0 + height(r);
         }
-        return row(1 + 2 * bp.tiles, globalRow ? nkv : tilesWithGlobalColumn);
+        return row(1 + 2 * f.breakpointTiles, globalRow ? nkv : f.tilesWithGlobalColumn);
     }
 
-    /** Documents: columns change pattern where the key side's document changes. */
-    private Row documents(Mask.Documents d) {
-        long most = 0;
-        for (Mask.Segments s : d.perBatch()) {
+    /** What {@link #global} needs of a global token set, found once. */
+    private final class GlobalFacts {
+        final int[] sorted;
+        final int firstIndex;
+        final long breakpointTiles;
+        final long tilesWithGlobalColumn;
+
+        GlobalFacts(IntArray indices) {
+            sorted = indices.toArray();
+            firstIndex = sorted.length == 0 ? Integer.MAX_VALUE : sorted[0];
             Breakpoints bp = new Breakpoints();
-            if (s instanceof Mask.Lengths l) {
-                long end = 0;
-                for (int x = 0; x < l.lengths().size(); x++) {
-                    end += l.lengths().get(x);
-                    bp.add(end);
-                }
-            } else {
-                IntArray kv = ((Mask.SegmentIds) s).kv();
-                for (int j = 1; j < kv.size(); j++) {
-                    if (kv.get(j) != kv.get(j - 1)) {
-                        bp.add(j);
-                    }
+            long withColumn = 0;
+            long lastTile = -1;
+            for (int t : sorted) {
+                bp.add(t);
+                bp.add(t + 1L);
+                if (t < dims.seqKv() && t / blockKv != lastTile) {
+                    lastTile = t / blockKv;
+                    withColumn++;
                 }
             }
-            most = Math.max(most, bp.tiles);
+            breakpointTiles = bp.tiles;
+            tilesWithGlobalColumn = withColumn;
+        }
+    }
+
+    /**
+     * Documents: columns change pattern only at the edges of the documents the row's queries belong to (columns of
+     * other documents are attended by none of them), and, for segment ids, where the key side's id changes.
+     */
+    private Row documents(Mask.Documents d, int r) {
+        long most = 0;
+        for (Mask.Segments s : d.perBatch()) {
+            if (s instanceof Mask.Lengths l) {
+                LengthFacts f = (LengthFacts) facts.computeIfAbsent(l, x -> new LengthFacts(l.lengths()));
+                long touched = r == ANY_ROW ? f.mostTouched : f.touched(r);
+                most = Math.max(most, Math.min(nkv, 2 * touched));
+            } else {
+                Long tiles = (Long) facts.computeIfAbsent(s, x -> idChangeTiles(((Mask.SegmentIds) s).kv()));
+                most = Math.max(most, tiles);
+            }
         }
         return row(1 + 2 * most, nkv);
     }
 
-    /** Listed blocks of width blockKv': their edges are the breakpoints; {@code listed} counts them for one row. */
-    private Row blockSet(long listed, int listedBlockKv) {
-        long edgesTiles = Math.min(nkv, Bytes.times(2, listed));
-        return row(1 + 2 * edgesTiles, Bytes.times(listed, ceilDiv(listedBlockKv, blockKv) + 1L));
+    private long idChangeTiles(IntArray kv) {
+        Breakpoints bp = new Breakpoints();
+        for (int j = 1; j < kv.size(); j++) {
+            if (kv.get(j) != kv.get(j - 1)) {
+                bp.add(j);
+            }
+        }
+        return bp.tiles;
     }
 
-    /** The most blocks listed in the mask rows that one q-block row (the last, or any other) overlaps. */
-    private long listedPerRow(int listedBlockQ, List<IntArray> rows, boolean lastRow) {
-        long[] prefix = new long[rows.size() + 1];
-        for (int r = 0; r < rows.size(); r++) {
-            prefix[r + 1] = prefix[r] + rows.get(r).size();
+    /** Where consecutive documents start, and how many a q-block row can touch. */
+    private final class LengthFacts {
+        /** Distinct document boundaries strictly inside the query range, ascending. */
+        final long[] inner;
+        /** Most documents any row but the last touches. */
+        final long mostTouched;
+
+        LengthFacts(IntArray lengths) {
+            long[] b = new long[lengths.size()];
+            int n = 0;
+            long end = 0;
+            for (int x = 0; x < lengths.size(); x++) {
+                end += lengths.get(x);
+                if (end > 0 && end < dims.seqQ() && (n == 0 || b[n - 1] != end)) {
+                    b[n++] = end;
+                }
+            }
+            inner = Arrays.copyOf(b, n);
+            long most = 1;
+            for (int x = 0, y = 0; x < n; x = y) {
+                long row = inner[x] / blockQ;
+                y = x;
+                long inside = 0;
+                while (y < n && inner[y] / blockQ == row) {
+                    inside += inner[y] % blockQ != 0 ? 1 : 0;
+                    y++;
+                }
+                if (row < nq - 1) {
+                    most = Math.max(most, inside + 1);
+                }
+            }
+            mostTouched = most;
         }
-        int from = lastRow ? nq - 1 : 0;
-        long lastListedToken = (long) rows.size() * listedBlockQ; // rows past the list are empty
-        int to = lastRow ? nq - 1 : (int) Math.min(nq - 2L, lastListedToken / blockQ);
-        long most = 0;
-        for (int r = from; r <= to; r++) {
+
+        /** Documents (padding included) that q-block row {@code r} touches. */
+        long touched(int r) {
             long q0 = (long) r * blockQ;
-            long q1 = Math.min(dims.seqQ(), q0 + blockQ);
+            long q1 = q0 + height(r);
+            return 1 + lowerBound(inner, q1) - upperBound(inner, q0);
+        }
+    }
+
+    /**
+     * Listed blocks (block lists, painted cells) of width blockKv': the columns change pattern at the edges of each
+     * touched row's runs of consecutive listed blocks.
+     */
+    private Row blockSet(Mask m, int listedBlockQ, int listedBlockKv, List<IntArray> rows, int r) {
+        ListFacts f = (ListFacts) facts.computeIfAbsent(m, x -> new ListFacts(listedBlockQ, rows));
+        if (r != ANY_ROW) {
+            long q0 = (long) r * blockQ;
+            long q1 = q0 + height(r);
             int first = (int) Math.min(rows.size(), q0 / listedBlockQ);
             int last = (int) Math.min(rows.size(), (q1 - 1) / listedBlockQ + 1);
-            most = Math.max(most, prefix[last] - prefix[first]);
+            return blockSet(f.listed[last] - f.listed[first], f.edges[last] - f.edges[first], listedBlockKv);
         }
-        return most;
+        long mostListed = 0;
+        long mostEdges = 0;
+        long lastListedToken = (long) rows.size() * listedBlockQ; // rows past the list are empty
+        for (int row = 0, to = (int) Math.min(nq - 2L, lastListedToken / blockQ); row <= to; row++) {
+            long q0 = (long) row * blockQ;
+            int first = (int) Math.min(rows.size(), q0 / listedBlockQ);
+            int last = (int) Math.min(rows.size(), (q0 + blockQ - 1) / listedBlockQ + 1);
+            mostListed = Math.max(mostListed, f.listed[last] - f.listed[first]);
+            mostEdges = Math.max(mostEdges, f.edges[last] - f.edges[first]);
+        }
+        return blockSet(mostListed, mostEdges, listedBlockKv);
+    }
+
+    private Row blockSet(long listed, long edges, int listedBlockKv) {
+        long edgeTiles = Math.min(nkv, edges);
+        return row(1 + 2 * edgeTiles, Bytes.times(listed, ceilDiv(listedBlockKv, blockKv) + 1L));
+    }
+
+    /** Prefix sums over a block list's rows: blocks listed, and edges of runs of consecutive blocks. */
+    private static final class ListFacts {
+        final long[] listed;
+        final long[] edges;
+
+        ListFacts(int listedBlockQ, List<IntArray> rows) {
+            listed = new long[rows.size() + 1];
+            edges = new long[rows.size() + 1];
+            for (int r = 0; r < rows.size(); r++) {
+                IntArray row = rows.get(r);
+                long runs = 0;
+                for (int x = 0; x < row.size(); x++) {
+                    runs += x == 0 || row.get(x) != row.get(x - 1) + 1 ? 1 : 0;
+                }
+                listed[r + 1] = listed[r] + row.size();
+                edges[r + 1] = edges[r] + 2 * runs;
+            }
+        }
     }
 
     /** and / or: the children's boundaries, plus two for every tile where two or more children are PARTIAL. */
@@ -251,6 +366,26 @@ final class LayoutBound {
                 tiles++;
             }
         }
+    }
+
+    private static int nodes(Mask m) {
+        int n = 1;
+        if (m instanceof Mask.And a) {
+            for (Mask c : a.children()) {
+                n += nodes(c);
+            }
+        } else if (m instanceof Mask.Or o) {
+            for (Mask c : o.children()) {
+                n += nodes(c);
+            }
+        } else if (m instanceof Mask.Not x) {
+            n += nodes(x.child());
+        } else if (m instanceof Mask.PerHead p) {
+            for (Mask c : p.variants()) {
+                n += nodes(c);
+            }
+        }
+        return n;
     }
 
     /** The heap the bound leaves of one variant hold: drawn random blocks, copied lists, encoded segment ids. */
@@ -304,6 +439,23 @@ final class LayoutBound {
             total += 16 + 4L * row.size();
         }
         return total;
+    }
+
+    private static int lowerBound(int[] sorted, int key) {
+        int x = Arrays.binarySearch(sorted, key);
+        return x >= 0 ? x : -x - 1;
+    }
+
+    /** Index of the first entry >= key, in a strictly increasing array. */
+    private static int lowerBound(long[] sorted, long key) {
+        int x = Arrays.binarySearch(sorted, key);
+        return x >= 0 ? x : -x - 1;
+    }
+
+    /** Index of the first entry > key, in a strictly increasing array. */
+    private static int upperBound(long[] sorted, long key) {
+        int x = Arrays.binarySearch(sorted, key);
+        return x >= 0 ? x + 1 : -x - 1;
     }
 
     private static int ceilDiv(int a, int b) {
