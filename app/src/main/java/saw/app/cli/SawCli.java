@@ -23,6 +23,8 @@ public final class SawCli implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new SawCli());
         // subcommands (one line each)
+        cl.addSubcommand(new BenchCommand());
+        cl.addSubcommand(new ChartCommand());
         cl.setExitCodeExceptionMapper(e -> BAD_INPUT);
         return cl;
     }
