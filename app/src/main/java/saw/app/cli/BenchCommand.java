@@ -2,7 +2,9 @@ package saw.app.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -32,6 +34,8 @@ import saw.engine.bench.Vary;
 import saw.engine.config.ConfigException;
 import saw.engine.config.MaskConfig;
 import saw.engine.config.SpecLoader;
+import saw.engine.format.LayoutFormat;
+import saw.engine.format.LayoutFormats;
 
 /**
  * {@code saw bench}: times a sweep of configs, tile sizes and passes on one backend and writes a {@code saw.bench/1}
@@ -88,6 +92,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows as CSV")
     String csv;
 
+    @Option(names = "--export-flex", paramLabel = "DIR",
+            description = "also write each timed layout in the flex format (FlexAttention's BlockMask.from_kv_blocks) to DIR; rows name their file")
+    String exportFlex;
+
     @Option(names = "--reps", paramLabel = "N", description = "timed repetitions per point (default: 20)")
     int reps = SweepRunner.Settings.DEFAULT_REPS;
 
@@ -127,6 +135,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         Path outFile = outputFile("--out", out);
         Path csvFile = csv == null ? null : outputFile("--csv", csv);
+        Path layoutDir = exportFlex == null ? null : layoutFolder();
         PrintWriter err = spec.commandLine().getErr();
         try (AttentionBackend backend = openBackend()) {
             BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
@@ -135,7 +144,8 @@ final class BenchCommand implements Callable<Integer> {
                 err.println("saw bench: " + points.size() + " points on " + backend.name() + " (" + backend.device() + "), "
                         + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + outFile);
                 ProgressBar bar = new ProgressBar(err, System.console() != null);
-                SweepRunner.Outcome outcome = new SweepRunner(backend, settings).run(points, new SweepRunner.Listener() {
+                SweepRunner.LayoutSink layouts = layoutDir == null ? (row, layout) -> "" : flexExport(layoutDir, outFile, err);
+                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(points, new SweepRunner.Listener() {
                     @Override
                     public void pointStarted(SweepPoint point, SweepRunner.Progress progress) {
                         bar.update(progress, point.label());
@@ -159,6 +169,32 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         return SawCli.OK;
+    }
+
+    /** Writes layouts as DIR/layout-ROW.flex.json and names them relative to the results file's folder. */
+    private static SweepRunner.LayoutSink flexExport(Path dir, Path results, PrintWriter err) {
+        LayoutFormat flex = LayoutFormats.byName("flex");
+        return (row, layout) -> {
+            Path file = dir.resolve("layout-" + row + ".flex.json");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+                flex.write(layout, out);
+            } catch (IllegalArgumentException e) {
+                err.println("saw bench: note: row " + row + " has no flex layout file: " + e.getMessage());
+                return "";
+            }
+            return results.getParent().relativize(file).toString();
+        };
+    }
+
+    private Path layoutFolder() {
+        Path dir;
+        try {
+            dir = Path.of(exportFlex).toAbsolutePath();
+            Files.createDirectories(dir);
+        } catch (InvalidPathException | IOException e) {
+            throw new BadInput("--export-flex: cannot use the folder '" + exportFlex + "' (" + e.getMessage() + ")");
+        }
+        return dir;
     }
 
     private AttentionBackend openBackend() {

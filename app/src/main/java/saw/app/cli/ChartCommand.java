@@ -56,6 +56,10 @@ final class ChartCommand implements Callable<Integer> {
         }
         int[] wh = parseSize();
         Path outFile = BenchCommand.outputFile("--out", out);
+        String lower = out.toLowerCase(java.util.Locale.ROOT);
+        if (!lower.endsWith(".png") && !lower.endsWith(".svg")) {
+            throw new BadInput("--out '" + out + "' must end in .png or .svg");
+        }
         List<ResultsFile> results = new ArrayList<>();
         for (String f : files) {
             try {

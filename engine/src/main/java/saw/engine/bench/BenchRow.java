@@ -15,7 +15,7 @@ import saw.engine.attention.Pass;
  * of "failed: message".
  */
 public record BenchRow(int index, String config, Map<String, Double> varied, double density,
-                       AttentionProblem problem, KernelTiles tiles, Pass pass, String backend, String kernel,
+                       AttentionProblem problem, KernelTiles tiles, Pass pass, String backend, String kernel, String layout,
                        TileStats stats, Work work, int warmup, Timing timing, String status) {
     public static final String OK = "ok";
 
@@ -29,6 +29,7 @@ public record BenchRow(int index, String config, Map<String, Double> varied, dou
         Objects.requireNonNull(work, "work");
         Objects.requireNonNull(status, "status");
         kernel = kernel == null ? "" : kernel;
+        layout = layout == null ? "" : layout;
         varied = Collections.unmodifiableMap(new LinkedHashMap<>(varied));
         if (status.equals(OK) != (timing != null)) {
             throw new IllegalArgumentException("a row has a timing exactly when its status is \"ok\" (status: " + status + ")");

@@ -63,6 +63,7 @@ final class ResultsJson {
         m.put("pass", r.pass().label());
         m.put("backend", r.backend());
         m.put("kernel", r.kernel());
+        m.put("layout", r.layout().isEmpty() ? null : r.layout());
         m.put("tiles_empty", r.stats().empty());
         m.put("tiles_partial", r.stats().partial());
         m.put("tiles_full", r.stats().full());
@@ -137,7 +138,7 @@ final class ResultsJson {
                     f.count("attended_pairs"), f.optionalNumber("token_density"), f.optionalNumber("block_density"));
             Work work = new Work(f.number("useful_flops"), f.number("computed_flops"), f.number("bytes"));
             return new BenchRow(f.integer("row"), f.text("config"), varied, f.optionalNumber("density"), problem, tiles,
-                    pass, f.text("backend"), f.optionalText("kernel"), stats, work, f.optionalInteger("warmup"), timing, status);
+                    pass, f.text("backend"), f.optionalText("kernel"), f.optionalText("layout"), stats, work, f.optionalInteger("warmup"), timing, status);
         } catch (IllegalArgumentException e) {
             throw new BadResultsFile(where + ": " + e.getMessage());
         }

@@ -1,5 +1,7 @@
 package saw.engine.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
@@ -51,12 +53,25 @@ public final class SweepRunner {
         void rowFinished(BenchRow row, Progress progress);
     }
 
+    /** Saves each compiled layout (once per distinct mask, sizes and tile size) and says where, for the rows. */
+    @FunctionalInterface
+    public interface LayoutSink {
+        /** Saves the layout first timed by row {@code row}; returns the name rows record, or "" for none. */
+        String save(int row, TileLayout layout) throws IOException;
+    }
+
     private final AttentionBackend backend;
     private final Settings settings;
+    private final LayoutSink layouts;
 
     public SweepRunner(AttentionBackend backend, Settings settings) {
+        this(backend, settings, (row, layout) -> "");
+    }
+
+    public SweepRunner(AttentionBackend backend, Settings settings, LayoutSink layouts) {
         this.backend = Objects.requireNonNull(backend, "backend");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.layouts = Objects.requireNonNull(layouts, "layouts");
     }
 
     public Outcome run(List<SweepPoint> points, Listener listener, BooleanSupplier cancelled) {
@@ -74,10 +89,12 @@ public final class SweepRunner {
                 if (compiled == null || !compiled.matches(p)) {
                     compiled = null;
                     compiled = CompiledPoint.of(p);
+                    compiled.saved = save(i, compiled.layout);
                 }
                 row = measure(i, p, compiled, cancelled);
             } catch (RuntimeException e) {
-                row = failedRow(i, p, compiled != null && compiled.matches(p) ? compiled.stats : null, "", describe(e));
+                boolean current = compiled != null && compiled.matches(p);
+                row = failedRow(i, p, current ? compiled.stats : null, current ? compiled.saved : "", "", describe(e));
             }
             if (row == null) {
                 return new Outcome(i, failed, true);
@@ -110,17 +127,25 @@ public final class SweepRunner {
             }
             Timing timing = Timing.of(samples);
             return new BenchRow(index, p.config(), p.varied(), p.density(), p.problem(), p.tiles(), p.pass(),
-                    backend.name(), kernel, c.stats, Work.of(p.problem(), p.tiles(), p.pass(), c.stats),
+                    backend.name(), kernel, c.saved, c.stats, Work.of(p.problem(), p.tiles(), p.pass(), c.stats),
                     settings.warmup(), timing, BenchRow.OK);
         } catch (RuntimeException e) {
-            return failedRow(index, p, c.stats, kernel, describe(e));
+            return failedRow(index, p, c.stats, c.saved, kernel, describe(e));
         }
     }
 
-    private BenchRow failedRow(int index, SweepPoint p, TileStats stats, String kernel, String message) {
+    private BenchRow failedRow(int index, SweepPoint p, TileStats stats, String layout, String kernel, String message) {
         TileStats s = stats != null ? stats : new TileStats(0, 0, 0, 0, Double.NaN, Double.NaN);
         return new BenchRow(index, p.config(), p.varied(), p.density(), p.problem(), p.tiles(), p.pass(), backend.name(),
-                kernel, s, Work.of(p.problem(), p.tiles(), p.pass(), s), settings.warmup(), null, BenchRow.failed(message));
+                kernel, layout, s, Work.of(p.problem(), p.tiles(), p.pass(), s), settings.warmup(), null, BenchRow.failed(message));
+    }
+
+    private String save(int row, TileLayout layout) {
+        try {
+            return layouts.save(row, layout);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not save the layout of row " + row + ": " + e.getMessage(), e);
+        }
     }
 
     private static String describe(RuntimeException e) {
@@ -133,6 +158,7 @@ public final class SweepRunner {
         final SweepPoint point;
         final TileLayout layout;
         final TileStats stats;
+        String saved = "";
 
         private CompiledPoint(SweepPoint point, TileLayout layout) {
             this.point = point;

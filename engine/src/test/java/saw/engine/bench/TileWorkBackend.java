@@ -12,13 +12,13 @@ import saw.engine.mask.TileLayout;
  * take measurable, mask-dependent time. It refuses head dims in {@code refusedHeadDims} the way a real backend
  * refuses what it cannot run, and counts what it was asked to do.
  */
-final class TileWorkBackend implements AttentionBackend {
+public final class TileWorkBackend implements AttentionBackend {
     private final int refusedHeadDim;
     int prepared;
     int runs;
     boolean closed;
 
-    TileWorkBackend(int refusedHeadDim) {
+    public TileWorkBackend(int refusedHeadDim) {
         this.refusedHeadDim = refusedHeadDim;
     }
 

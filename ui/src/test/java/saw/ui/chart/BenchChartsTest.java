@@ -62,7 +62,7 @@ class BenchChartsTest {
                 for (Pass pass : Pass.values()) {
                     double ms = msPerTile * stats.visited() * (pass == Pass.FWD ? 1 : 2.5);
                     rows.add(new BenchRow(rows.size(), "random blocks", Map.of(), d, p, t, pass, backend,
-                            pass.label() + "_" + t, stats, Work.of(p, t, pass, stats), 2, new Timing(ms, ms * 0.9, ms * 1.2, 20),
+                            pass.label() + "_" + t, "", stats, Work.of(p, t, pass, stats), 2, new Timing(ms, ms * 0.9, ms * 1.2, 20),
                             BenchRow.OK));
                 }
             }
