@@ -31,7 +31,9 @@ import saw.engine.bench.Sweep;
 import saw.engine.bench.SweepPoint;
 import saw.engine.bench.SweepRunner;
 import saw.engine.bench.Vary;
+import saw.engine.config.BlockSize;
 import saw.engine.config.ConfigException;
+import saw.engine.config.ConfigWriter;
 import saw.engine.config.MaskConfig;
 import saw.engine.config.SpecLoader;
 import saw.engine.format.LayoutFormat;
@@ -144,7 +146,7 @@ final class BenchCommand implements Callable<Integer> {
                 err.println("saw bench: " + points.size() + " points on " + backend.name() + " (" + backend.device() + "), "
                         + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + outFile);
                 ProgressBar bar = new ProgressBar(err, System.console() != null);
-                SweepRunner.LayoutSink layouts = layoutDir == null ? (row, layout) -> "" : flexExport(layoutDir, outFile, err);
+                SweepRunner.LayoutSink layouts = layoutDir == null ? (row, point, layout) -> "" : flexExport(layoutDir, outFile, err);
                 SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(points, new SweepRunner.Listener() {
                     @Override
                     public void pointStarted(SweepPoint point, SweepRunner.Progress progress) {
@@ -171,10 +173,14 @@ final class BenchCommand implements Callable<Integer> {
         return SawCli.OK;
     }
 
-    /** Writes layouts as DIR/layout-ROW.flex.json and names them relative to the results file's folder. */
+    /**
+     * Writes each layout as DIR/layout-ROW.flex.json, with the config it was compiled from (mask, sizes, tile size;
+     * swept values applied) beside it as DIR/layout-ROW.config.json; rows name the flex file relative to the results
+     * file's folder.
+     */
     private static SweepRunner.LayoutSink flexExport(Path dir, Path results, PrintWriter err) {
         LayoutFormat flex = LayoutFormats.byName("flex");
-        return (row, layout) -> {
+        return (row, point, layout) -> {
             Path file = dir.resolve("layout-" + row + ".flex.json");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
                 flex.write(layout, out);
@@ -182,6 +188,10 @@ final class BenchCommand implements Callable<Integer> {
                 err.println("saw bench: note: row " + row + " has no flex layout file: " + e.getMessage());
                 return "";
             }
+            MaskConfig config = new MaskConfig(point.config(), "", point.problem().seqQ(), point.problem().seqKv(),
+                    point.problem().batch(), point.problem().heads(), new BlockSize(point.tiles().blockQ(), point.tiles().blockKv()),
+                    point.mask());
+            ConfigWriter.write(config, dir.resolve("layout-" + row + ".config.json"));
             return results.getParent().relativize(file).toString();
         };
     }

@@ -20,6 +20,9 @@ import saw.engine.attention.Pass;
 import saw.engine.bench.BenchRow;
 import saw.engine.bench.ResultsFile;
 import saw.engine.bench.TileWorkBackend;
+import saw.engine.config.ConfigReader;
+import saw.engine.config.MaskConfig;
+import saw.engine.mask.Mask;
 
 /** {@code saw bench} and {@code saw chart} end to end: a small CPU sweep, its results file and its charts. */
 class BenchCliTest {
@@ -81,6 +84,9 @@ class BenchCliTest {
         }
         String flex = Files.readString(dir.resolve(file.rows().get(0).layout()));
         assertTrue(flex.contains("\"full_kv_indices\"") && flex.contains("\"block_size\""), flex.substring(0, 200));
+        MaskConfig config = ConfigReader.read(dir.resolve(file.rows().get(0).layout().replace(".flex.json", ".config.json")));
+        assertEquals(new Mask.RandomBlocks(64, 64, 1, 0), config.mask(), "density 0.1 of 8 kv-blocks rounds to 1 per row");
+        assertEquals(512, config.seqLenQ());
 
         for (String x : new String[] {"density", "block", "seq"}) {
             Path png = dir.resolve(x + ".png");

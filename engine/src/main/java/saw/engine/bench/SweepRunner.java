@@ -56,8 +56,8 @@ public final class SweepRunner {
     /** Saves each compiled layout (once per distinct mask, sizes and tile size) and says where, for the rows. */
     @FunctionalInterface
     public interface LayoutSink {
-        /** Saves the layout first timed by row {@code row}; returns the name rows record, or "" for none. */
-        String save(int row, TileLayout layout) throws IOException;
+        /** Saves the layout of {@code point}, first timed as row {@code row}; returns the name rows record, or "". */
+        String save(int row, SweepPoint point, TileLayout layout) throws IOException;
     }
 
     private final AttentionBackend backend;
@@ -65,7 +65,7 @@ public final class SweepRunner {
     private final LayoutSink layouts;
 
     public SweepRunner(AttentionBackend backend, Settings settings) {
-        this(backend, settings, (row, layout) -> "");
+        this(backend, settings, (row, point, layout) -> "");
     }
 
     public SweepRunner(AttentionBackend backend, Settings settings, LayoutSink layouts) {
@@ -89,7 +89,7 @@ public final class SweepRunner {
                 if (compiled == null || !compiled.matches(p)) {
                     compiled = null;
                     compiled = CompiledPoint.of(p);
-                    compiled.saved = save(i, compiled.layout);
+                    compiled.saved = save(i, p, compiled.layout);
                 }
                 row = measure(i, p, compiled, cancelled);
             } catch (RuntimeException e) {
@@ -140,9 +140,9 @@ public final class SweepRunner {
                 kernel, layout, s, Work.of(p.problem(), p.tiles(), p.pass(), s), settings.warmup(), null, BenchRow.failed(message));
     }
 
-    private String save(int row, TileLayout layout) {
+    private String save(int row, SweepPoint point, TileLayout layout) {
         try {
-            return layouts.save(row, layout);
+            return layouts.save(row, point, layout);
         } catch (IOException e) {
             throw new UncheckedIOException("could not save the layout of row " + row + ": " + e.getMessage(), e);
         }
