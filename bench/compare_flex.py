@@ -133,20 +133,23 @@ def driver_version():
 # saw.mask/1 masks as FlexAttention mask_mods
 
 
+def mix64(z):
+    """SplitMix64's output function on unsigned 64-bit integers."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
 def random_block_row(seed, row, per_row, nkv):
-    """The kv-blocks q-block `row` attends under random_blocks (SplitMix64, as saw.engine.mask.RandomBlockDraw)."""
+    """The kv-blocks q-block `row` attends under random_blocks (docs/formats.md; saw.engine.mask.RandomBlockDraw)."""
     target = min(per_row, nkv)
-    if target == nkv:
+    if target >= nkv:
         return list(range(nkv))
-    state = ((seed & M64) ^ ((GOLDEN * (row + 1)) & M64)) & M64
+    state = mix64((seed & M64) ^ mix64(row + 1))
     drawn = set()
     while len(drawn) < target:
         state = (state + GOLDEN) & M64
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-        z = z ^ (z >> 31)
-        drawn.add(z % nkv)
+        drawn.add(mix64(state) % nkv)
     return sorted(drawn)
 
 
