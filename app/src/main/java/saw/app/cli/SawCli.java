@@ -23,6 +23,8 @@ public final class SawCli implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new SawCli());
         // subcommands (one line each)
+        cl.addSubcommand(new EnvCommand());
+        cl.addSubcommand(new VerifyCommand());
         cl.setExitCodeExceptionMapper(e -> BAD_INPUT);
         return cl;
     }
