@@ -32,6 +32,7 @@ public final class SawCli implements Runnable {
         cl.addSubcommand(new VerifyCommand());
         cl.addSubcommand(new BenchCommand());
         cl.addSubcommand(new ChartCommand());
+        cl.addSubcommand(new DumpCommand());
         cl.setParameterExceptionHandler(CliErrors::badUsage);
         cl.setExecutionExceptionHandler(CliErrors::failed);
         return cl;
