@@ -81,14 +81,23 @@ log "FlexAttention and cuDNN on the 128x128 rows"
 "$PY" "$HERE/compare_flex.py" run "$OUT"/results/saw-*.json --out-dir "$OUT/flex" --tile 128x128 \
   2> "$OUT/compare.log" || log "compare_flex.py run exited $? (see compare.log)"
 
+# The charts, as a script that also runs where the full saw.jar is (a GPU pack may not carry the chart libraries):
+#   cd OUT && SAW="java -jar /path/to/saw.jar" sh make-charts.sh
+cat > "$OUT/make-charts.sh" <<'CHARTS'
+#!/bin/sh
+# Renders the comparison charts from the results beside this script; SAW is the saw command to use.
+cd "$(dirname "$0")" || exit 1
+SAW=${SAW:-saw}
+mkdir -p charts
 for S in 8192 16384; do
-  "$SAW" chart "$OUT/results/saw-random-$S.json" "$OUT/flex/flex-saw-random-$S.json" --x density \
-    --out "$OUT/charts/density-$S.png" > /dev/null 2>> "$OUT/chart.log" || log "density chart S=$S failed (see chart.log)"
-  "$SAW" chart "$OUT/results/saw-causal-$S.json" "$OUT/flex/flex-saw-causal-$S.json" --x block \
-    --out "$OUT/charts/causal-tiles-$S.png" > /dev/null 2>> "$OUT/chart.log" || log "tile chart S=$S failed (see chart.log)"
+  $SAW chart results/saw-random-$S.json flex/flex-saw-random-$S.json --x density --out charts/density-$S.png
+  $SAW chart results/saw-causal-$S.json flex/flex-saw-causal-$S.json --x block --out charts/causal-tiles-$S.png
 done
-"$SAW" chart "$OUT"/results/saw-causal-*.json "$OUT"/flex/flex-saw-causal-*.json --x seq \
-  --out "$OUT/charts/causal-seq.png" > /dev/null 2>> "$OUT/chart.log" || log "seq chart failed (see chart.log)"
+$SAW chart results/saw-causal-8192.json results/saw-causal-16384.json \
+  flex/flex-saw-causal-8192.json flex/flex-saw-causal-16384.json --x seq --out charts/causal-seq.png
+CHARTS
+SAW="$SAW" sh "$OUT/make-charts.sh" > /dev/null 2> "$OUT/chart.log" \
+  || log "charts not drawn here (see chart.log); run make-charts.sh where the full saw.jar is"
 
 "$PY" "$HERE/compare_flex.py" table "$OUT"/results/saw-*.json "$OUT"/flex/flex-*.json > "$OUT/table.txt" 2>> "$OUT/compare.log"
 log "done in $(( $(date +%s) - START )) s; useful TFLOP/s (fwd+bwd: both FLOPs over both medians)"
