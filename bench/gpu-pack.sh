@@ -30,5 +30,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 exec "$here/runtime/bin/java" ${SAW_JAVA_OPTS:-} -cp "$here/lib/*" saw.app.Main "$@"
 LAUNCH
 chmod +x "$target/saw"
-cp bench/gpu/*.sh "$target/"
+cp bench/gpu/*.sh bench/gpu-faults.sh "$target/"
 du -sh "$target"

@@ -48,6 +48,7 @@ final class CompileCommand implements Callable<Integer> {
         Path file = output == null ? null : outputFile();
         MaskConfig c = args.load();
         SizeGuard.compile(c).orThrow();
+        SizeGuard.compileTime(c).orThrow();
         TileLayout layout = BoundMask.bind(c.mask(), c.dims()).compile(c.block().q(), c.block().kv());
         if (file != null) {
             SizeGuard.export(f, layout, file.getParent()).orThrow();

@@ -46,6 +46,7 @@ final class StatsCommand implements Callable<Integer> {
         }
         MaskConfig c = args.load();
         SizeGuard.compile(c).orThrow();
+        SizeGuard.compileTime(c).orThrow();
         Dims dims = c.dims();
         int bq = c.block().q();
         int bkv = c.block().kv();

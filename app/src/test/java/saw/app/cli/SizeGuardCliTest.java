@@ -32,4 +32,16 @@ class SizeGuardCliTest {
         assertTrue(System.nanoTime() - start < 30_000_000_000L, "refusing must not start the work");
         assertFalse(Files.exists(dir.resolve("out.json")));
     }
+
+    @Test
+    void aCompileThatWouldTakeHoursIsRefusedWithItsTileCount(@TempDir Path dir) throws IOException {
+        // every 16x16 tile of 2^24 x 2^24 tokens is PARTIAL: little memory, 2^40 tiles to classify
+        Path config = dir.resolve("slow.json");
+        Files.writeString(config, "{ \"schema\": \"saw.mask/1\", \"name\": \"dilated\", \"seq_len_q\": 16777216, "
+                + "\"seq_len_kv\": 16777216, \"block\": { \"q\": 16, \"kv\": 16 }, \"mask\": { \"dilated\": { \"stride\": 2 } } }",
+                StandardCharsets.UTF_8);
+        CliTest.Run r = CliTest.saw("stats", config.toString());
+        CliTest.badInputInOneLine(r, "compiling dilated (16777216 x 16777216, batch 1, heads 1) to 16x16 tiles classifies up to 1.1e+12 "
+                + "tiles one by one, over saw's limit of 6.9e+10; use larger blocks or shorter sequences.");
+    }
 }

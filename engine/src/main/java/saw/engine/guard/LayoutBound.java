@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
 import saw.engine.mask.IntArray;
@@ -80,15 +81,37 @@ final class LayoutBound {
 
     /** Most runs the compiled grid of one resolved variant mask can hold. */
     long runs(Mask variant) {
-        if ((long) nq * nodes(variant) <= PER_ROW_WORK) {
+        return sumOverRows(variant, Row::runs);
+    }
+
+    /**
+     * Most tiles of one variant that compiling classifies one by one: the PARTIAL tiles and the tiles where runs
+     * change. Compile time grows with it; the rest of a row is decided a whole range at a time.
+     */
+    long tilesClassified(Mask variant) {
+        return sumOverRows(variant, b -> Math.min(nkv, b.runs() + b.partial()));
+    }
+
+    private long sumOverRows(Mask variant, ToLongFunction<Row> of) {
+        if (dependsOnRow(variant) && (long) nq * nodes(variant) <= PER_ROW_WORK) {
             long total = 0;
             for (int r = 0; r < nq; r++) {
-                total += row(variant, r).runs();
+                total += of.applyAsLong(row(variant, r));
             }
             return total;
         }
-        long last = row(variant, nq - 1).runs();
-        return nq == 1 ? last : Bytes.add(Bytes.times(nq - 1, row(variant, ANY_ROW).runs()), last);
+        long last = of.applyAsLong(row(variant, nq - 1));
+        return nq == 1 ? last : Bytes.add(Bytes.times(nq - 1, of.applyAsLong(row(variant, ANY_ROW))), last);
+    }
+
+    /** {@link #tilesClassified} summed over the variants of {@code mask}. */
+    static long tilesClassified(Mask mask, Dims dims, int blockQ, int blockKv) {
+        LayoutBound b = new LayoutBound(dims, blockQ, blockKv);
+        long total = 0;
+        for (Mask variant : BoundMask.variantMasks(mask, dims)) {
+            total = Bytes.add(total, b.tilesClassified(variant));
+        }
+        return total;
     }
 
     /** The bound for q-block row {@code r}, or with {@link #ANY_ROW} for every row but the last. */
@@ -366,6 +389,24 @@ final class LayoutBound {
                 tiles++;
             }
         }
+    }
+
+    /** Whether some leaf's bound depends on where its row is, not only on its height. */
+    private static boolean dependsOnRow(Mask m) {
+        if (m instanceof Mask.BlockList || m instanceof Mask.Painted || m instanceof Mask.GlobalTokens) {
+            return true;
+        } else if (m instanceof Mask.Documents d) {
+            return d.perBatch().stream().anyMatch(s -> s instanceof Mask.Lengths);
+        } else if (m instanceof Mask.And a) {
+            return a.children().stream().anyMatch(LayoutBound::dependsOnRow);
+        } else if (m instanceof Mask.Or o) {
+            return o.children().stream().anyMatch(LayoutBound::dependsOnRow);
+        } else if (m instanceof Mask.Not n) {
+            return dependsOnRow(n.child());
+        } else if (m instanceof Mask.PerHead p) {
+            return p.variants().stream().anyMatch(LayoutBound::dependsOnRow);
+        }
+        return false;
     }
 
     private static int nodes(Mask m) {

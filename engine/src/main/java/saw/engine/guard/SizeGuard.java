@@ -3,6 +3,8 @@ package saw.engine.guard;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.Pass;
 import saw.engine.config.MaskConfig;
 import saw.engine.format.LayoutFormat;
 import saw.engine.mask.Dims;
@@ -16,6 +18,12 @@ import saw.engine.mask.TileLayout;
  * run.
  */
 public final class SizeGuard {
+    /**
+     * The most tiles a compile may classify one by one: about 2^36, ten minutes or more at the 70 to 150 million
+     * tiles a second measured for simple masks on one core. More is refused rather than left to run for hours.
+     */
+    public static final long MAX_COMPILE_TILES = 1L << 36;
+    private static final String RUN_ADVICE = "use fewer heads, a smaller batch or shorter sequences";
     private static final String COMPILE_ADVICE = "use larger blocks, shorter sequences or fewer distinct heads, "
             + "or give Java more memory (java -Xmx...)";
 
@@ -26,16 +34,38 @@ public final class SizeGuard {
         return compile(config.name(), config.mask(), config.dims(), config.block().q(), config.block().kv());
     }
 
+    /** Compiling {@code config}: its time, as tiles classified one by one, against {@link #MAX_COMPILE_TILES}. */
+    public static Estimate compileTime(MaskConfig config) {
+        return compileTime(config.name(), config.mask(), config.dims(), config.block().q(), config.block().kv());
+    }
+
+    public static Estimate compileTime(String name, Mask mask, Dims dims, int blockQ, int blockKv) {
+        return new Estimate(compileWork(name, dims, blockQ, blockKv), Estimate.Resource.COMPILE_TILES,
+                compileTiles(mask, dims, blockQ, blockKv), MAX_COMPILE_TILES, "use larger blocks or shorter sequences");
+    }
+
+    private static String compileWork(String name, Dims dims, int blockQ, int blockKv) {
+        return "compiling " + name + " (" + dims.seqQ() + " x " + dims.seqKv() + ", batch " + dims.batch()
+                + ", heads " + dims.heads() + ") to " + blockQ + "x" + blockKv + " tiles";
+    }
+
     /** Binding and compiling a mask to blockQ x blockKv tiles, against the free heap. */
     public static Estimate compile(String name, Mask mask, Dims dims, int blockQ, int blockKv) {
-        String work = "compiling " + name + " (" + dims.seqQ() + " x " + dims.seqKv() + ", batch " + dims.batch()
-                + ", heads " + dims.heads() + ") to " + blockQ + "x" + blockKv + " tiles";
-        return heap(work, compileBytes(mask, dims, blockQ, blockKv), COMPILE_ADVICE);
+        return heap(compileWork(name, dims, blockQ, blockKv), compileBytes(mask, dims, blockQ, blockKv), COMPILE_ADVICE);
     }
 
     /** An upper bound on the heap that binding and compiling take, found without building anything. */
     public static long compileBytes(Mask mask, Dims dims, int blockQ, int blockKv) {
         return LayoutBound.compileBytes(mask, dims, blockQ, blockKv);
+    }
+
+    /**
+     * An upper bound on the tiles compiling classifies one by one (PARTIAL tiles and run boundaries; the rest is
+     * decided a range at a time): compile time grows with it. Masks whose tiles are nearly all PARTIAL (a dilated
+     * mask over 2^24 tokens with 16x16 tiles: 2^40 tiles) fit in little memory but take days to compile.
+     */
+    public static long compileTiles(Mask mask, Dims dims, int blockQ, int blockKv) {
+        return LayoutBound.tilesClassified(mask, dims, blockQ, blockKv);
     }
 
     /**
@@ -49,6 +79,40 @@ public final class SizeGuard {
         String work = "the " + format.name() + " export of this " + d.seqQ() + " x " + d.seqKv() + " layout";
         return new Estimate(work, Estimate.Resource.DISK, format.estimateBytes(layout), free,
                 "free some space in " + folder + " or write elsewhere");
+    }
+
+    /**
+     * A pass on the GPU: {@code inputSets} sets of device tensors (timed runs rotate several so that the L2 cache
+     * does not hold the inputs; a verification run uses 1) and the kernels' tile tables, against
+     * {@code freeGpuBytes}, the free memory the driver reports.
+     */
+    public static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, int inputSets, long freeGpuBytes) {
+        long bytes = Bytes.add(Bytes.times(inputSets, RunBytes.deviceTensors(p, pass)), RunBytes.deviceTables(p, layout));
+        return new Estimate("the GPU " + pass.label() + " pass on " + describe(p) + (inputSets > 1 ? ", " + inputSets + " input sets" : ""),
+                Estimate.Resource.GPU, bytes, freeGpuBytes, RUN_ADVICE + ", or free GPU memory that other processes hold");
+    }
+
+    /** Building the kernels' tile tables on the heap (every backend does, before a run). */
+    public static Estimate tileTables(AttentionProblem p, TileLayout layout) {
+        return heap("building the tile tables of " + describe(p) + " with " + layout.blockQ() + "x" + layout.blockKv() + " tiles",
+                RunBytes.tileListsHeap(p, layout), RUN_ADVICE + " or larger tiles");
+    }
+
+    /** A pass on the CPU backend: fp32 inputs, working copies and outputs, and the tile tables, on the heap. */
+    public static Estimate cpuRun(AttentionProblem p, TileLayout layout, Pass pass) {
+        return heap("the CPU " + pass.label() + " pass on " + describe(p),
+                Bytes.add(RunBytes.hostTensors(p, pass), RunBytes.tileListsHeap(p, layout)), RUN_ADVICE);
+    }
+
+    /** The fp64 reference that saw verify checks a run against, on the heap, on top of the inputs it is given. */
+    public static Estimate reference(AttentionProblem p, boolean backward) {
+        return heap("checking " + describe(p) + " against the fp64 reference",
+                RunBytes.reference(p, backward, Runtime.getRuntime().availableProcessors()), RUN_ADVICE);
+    }
+
+    private static String describe(AttentionProblem p) {
+        return "B=" + p.batch() + " H=" + p.heads() + " Hkv=" + p.kvHeads() + " Sq=" + p.seqQ() + " Skv=" + p.seqKv()
+                + " D=" + p.headDim() + " " + p.dtype().label();
     }
 
     /**

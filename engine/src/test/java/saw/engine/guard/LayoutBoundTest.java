@@ -103,7 +103,6 @@ class LayoutBoundTest {
                     grids += 5L * layout.grid(v).totalRuns() + 4L * (layout.numQBlocks() + 1);
                 }
                 double ratio = (double) estimate / grids;
-                System.out.printf(Locale.ROOT, "%-16s %8d tokens: estimate %10d bytes, grids %10d bytes, %.2f x%n", p.name(), c.seqLenQ(), estimate, grids, ratio);
                 assertTrue(grids <= estimate, p.name() + ": " + grids + " bytes compiled, estimate " + estimate);
                 // loose by a small factor at most, so that the guard never refuses a preset that fits easily
                 assertTrue(ratio < 25, p.name() + " at " + c.seqLenQ() + ": estimate " + estimate + " is " + ratio + " x " + grids);

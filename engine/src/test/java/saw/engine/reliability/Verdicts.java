@@ -17,8 +17,10 @@ import saw.engine.mask.TileLayout;
  * breaks the size guard's bound) is a failure, described.
  */
 final class Verdicts {
-    /** Configs whose compile estimate is at most this are compiled at their own size. */
+    /** Configs whose compile estimate is at most this, and whose tiles classified one by one are at most ... */
     static final long SMALL_COMPILE_BYTES = 64L << 20;
+    /** ... this many, are compiled at their own size. */
+    static final long SMALL_COMPILE_TILES = 1L << 22;
     static final int SMALL_SEQ = 4096;
 
     enum Kind { REJECTED, COMPILED, COMPILED_SMALLER, LOADED_TOO_LARGE, FAILED }
@@ -43,13 +45,12 @@ final class Verdicts {
             if (!again.equals(config)) {
                 return new Verdict(Kind.FAILED, "writing and reading the config changed it: " + config + " became " + again);
             }
-            if (SizeGuard.compileBytes(config.mask(), config.dims(), config.block().q(), config.block().kv()) <= SMALL_COMPILE_BYTES) {
+            if (small(config)) {
                 String broken = compileWithinBound(config);
                 return broken != null ? new Verdict(Kind.FAILED, broken) : new Verdict(Kind.COMPILED, config.name());
             }
             MaskConfig small = config.withSeq(Math.min(SMALL_SEQ, Math.max(config.seqLenQ(), config.seqLenKv())));
-            if (!small.problems().isEmpty()
-                    || SizeGuard.compileBytes(small.mask(), small.dims(), small.block().q(), small.block().kv()) > SMALL_COMPILE_BYTES) {
+            if (!small.problems().isEmpty() || !small(small)) {
                 return new Verdict(Kind.LOADED_TOO_LARGE, config.name());
             }
             String broken = compileWithinBound(small);
@@ -57,6 +58,11 @@ final class Verdicts {
         } catch (Throwable t) {
             return new Verdict(Kind.FAILED, "the loaded config " + config.name() + " failed after loading: " + t);
         }
+    }
+
+    private static boolean small(MaskConfig c) {
+        return SizeGuard.compileBytes(c.mask(), c.dims(), c.block().q(), c.block().kv()) <= SMALL_COMPILE_BYTES
+                && SizeGuard.compileTiles(c.mask(), c.dims(), c.block().q(), c.block().kv()) <= SMALL_COMPILE_TILES;
     }
 
     /** Compiles; null when the layout's runs fit the size guard's estimate, else what broke. */
