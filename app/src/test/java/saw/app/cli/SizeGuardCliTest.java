@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import saw.engine.reliability.ReliabilityLog;
 
 /** saw stats and saw compile refuse work that would not fit, before starting it, in one line with the estimate. */
 class SizeGuardCliTest {
@@ -31,6 +32,10 @@ class SizeGuardCliTest {
         }
         assertTrue(System.nanoTime() - start < 30_000_000_000L, "refusing must not start the work");
         assertFalse(Files.exists(dir.resolve("out.json")));
+        ReliabilityLog.write("guard-cli-heap", new ReliabilityLog.Row("Size guards", 210,
+                "saw stats, saw compile and saw compile -o of a valid config whose random blocks alone would take terabytes", 3,
+                "refused before starting: exit 2, one line naming the work, the estimate (TiB of Java heap) and the free heap; no file written",
+                "nothing", String.format(java.util.Locale.ROOT, "%.2f s for the three", (System.nanoTime() - start) / 1e9)));
     }
 
     @Test
@@ -43,5 +48,8 @@ class SizeGuardCliTest {
         CliTest.Run r = CliTest.saw("stats", config.toString());
         CliTest.badInputInOneLine(r, "compiling dilated (16777216 x 16777216, batch 1, heads 1) to 16x16 tiles classifies up to 1.1e+12 "
                 + "tiles one by one, over saw's limit of 6.9e+10; use larger blocks or shorter sequences.");
+        ReliabilityLog.write("guard-cli-time", new ReliabilityLog.Row("Size guards", 211,
+                "saw stats of a valid config that fits in memory but would classify 2^40 tiles (days of compiling)", 1,
+                "refused before starting: exit 2, one line with the tile count and saw's limit", "nothing", ""));
     }
 }

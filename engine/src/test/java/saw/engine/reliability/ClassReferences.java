@@ -13,15 +13,15 @@ import java.util.regex.Pattern;
  * What a compiled class refers to, read from its constant pool: the classes it names (also inside type
  * descriptors) and the methods it calls, as "owner.name". Enough to check that code cannot reach an API at all.
  */
-final class ClassReferences {
+public final class ClassReferences {
     private static final Pattern DESCRIPTOR_CLASS = Pattern.compile("L([A-Za-z0-9_/$]+);");
 
-    final TreeSet<String> classes = new TreeSet<>();
-    final TreeSet<String> methods = new TreeSet<>();
+    public final TreeSet<String> classes = new TreeSet<>();
+    public final TreeSet<String> methods = new TreeSet<>();
 
     private ClassReferences() {}
 
-    static ClassReferences of(InputStream classFile) throws IOException {
+    public static ClassReferences of(InputStream classFile) throws IOException {
         DataInputStream in = new DataInputStream(classFile);
         if (in.readInt() != 0xCAFEBABE) {
             throw new IOException("not a class file");

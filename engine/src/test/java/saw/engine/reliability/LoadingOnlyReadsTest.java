@@ -85,6 +85,11 @@ class LoadingOnlyReadsTest {
             }
         }
         assertEquals(List.of(), found);
+        ReliabilityLog.write("config-only-reads-code", new ReliabilityLog.Row("Config inputs", 97,
+                "can loading execute code, open connections or write files? The reading code's compiled classes (config and mask "
+                        + "packages) against " + (FORBIDDEN_CLASSES.size() + FORBIDDEN_METHODS.size()) + " forbidden APIs",
+                classes.size(), "none is reachable: no data binding, reflection, class loading, processes, network or file writing",
+                "nothing", ""));
     }
 
     @Test
@@ -114,6 +119,10 @@ class LoadingOnlyReadsTest {
             server.setSoTimeout(300);
             assertThrows(SocketTimeoutException.class, server::accept, "loading a config connected to " + url);
         }
+        ReliabilityLog.write("config-only-reads-urls", new ReliabilityLog.Row("Config inputs", 98,
+                "configs naming a live local URL (as name, description, $ref, $schema, include) and files (a secret to read, a path to write)",
+                6, "read the names as plain strings or refused the keys as unknown; no connection was made, no file read or written",
+                "nothing", ""));
     }
 
     @Test
