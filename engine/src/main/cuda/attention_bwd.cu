@@ -46,13 +46,24 @@ __device__ __forceinline__ void attention_bwd_dq(const float* __restrict__ acc, 
     *reinterpret_cast<uint32_t*>(dQ + i) = Elem<T>::pack(v.x * scale, v.y * scale);
 }
 
-// dst[0] += a, dst[1] += b in global memory; one vector reduction on Hopper
-__device__ __forceinline__ void add2(float* dst, float a, float b) {
+// Adds two n8 blocks of an mma accumulator row to global memory: the lane with quad index t holds (a0, a1) at
+// columns 2t, 2t+1 of the first block and (b0, b1) at the same columns of the second (dst points at the first).
+// Lanes t and t^1 swap halves so that each adds 4 consecutive floats: one 16-byte vector reduction on Hopper,
+// where the vector reductions halved the backward time spent on dQ (docs/kernel-notes.md).
+__device__ __forceinline__ void add4_pair(float* dst, float a0, float a1, float b0, float b1, int t, bool valid) {
+    const bool odd = t & 1;
+    const float r0 = __shfl_xor_sync(0xffffffffu, odd ? a0 : b0, 1);
+    const float r1 = __shfl_xor_sync(0xffffffffu, odd ? a1 : b1, 1);
+    if (!valid) return;
+    float4 v = odd ? make_float4(r0, r1, b0, b1) : make_float4(a0, a1, r0, r1);
+    float* at = odd ? dst + 8 + 2 * (t - 1) : dst + 2 * t;
 #if __CUDA_ARCH__ >= 900
-    atomicAdd(reinterpret_cast<float2*>(dst), make_float2(a, b));
+    atomicAdd(reinterpret_cast<float4*>(at), v);
 #else
-    atomicAdd(dst, a);
-    atomicAdd(dst + 1, b);
+    atomicAdd(at, v.x);
+    atomicAdd(at + 1, v.y);
+    atomicAdd(at + 2, v.z);
+    atomicAdd(at + 3, v.w);
 #endif
 }
 
@@ -66,7 +77,7 @@ struct BwdCursor {
     int sub;  // 64-row step within the q-tile
 };
 
-template <typename T, int D, int BQ, int BKV, bool CAPPED, bool DQ_ATOMIC>
+template <typename T, int D, int BQ, int BKV, bool CAPPED>
 __device__ __forceinline__ void attention_bwd(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
     const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
@@ -285,14 +296,12 @@ __device__ __forceinline__ void attention_bwd(
                 if constexpr (CAPPED) s[n][e] *= dcap[n][e];
             }
         }
-        if constexpr (DQ_ATOMIC) {
 #pragma unroll
-            for (int n = 0; n < NQ; ++n) {
+        for (int n = 0; n < NQ; ++n) {
 #pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    *reinterpret_cast<uint32_t*>(sdS + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
-                        Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
-                }
+            for (int r = 0; r < 2; ++r) {
+                *reinterpret_cast<uint32_t*>(sdS + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
+                    Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
             }
         }
         // dK += dS^T Q
@@ -311,9 +320,8 @@ __device__ __forceinline__ void attention_bwd(
                 Elem<T>::mma(dk[2 * d2 + 1], a, bq[2], bq[3]);
             }
         }
-        // dQ += dS K, in 16 x 32 pieces spread over the warps, added to global fp32 with atomics
-        if constexpr (DQ_ATOMIC) {
         __syncthreads();
+        // dQ += dS K, in 16 x 32 pieces spread over the warps, added to global fp32 with atomics
         float* dQh = dQacc + ((size_t)b * H + h) * Sq * D;
         for (int u = warp; u < DQ_UNITS; u += WARPS) {
             const int m0 = (u % (QS / 16)) * 16;
@@ -339,13 +347,13 @@ __device__ __forceinline__ void attention_bwd(
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
                 const int q = q0 + m0 + g + 8 * r;
-                if (q < Sq) {
-                    float* dst = dQh + (size_t)q * D + d0 + 2 * t;
+                float* dst = dQh + (size_t)q * D + d0;
 #pragma unroll
-                    for (int n = 0; n < 4; ++n) add2(dst + n * 8, acc[n][2 * r], acc[n][2 * r + 1]);
+                for (int np = 0; np < 2; ++np) {
+                    add4_pair(dst + np * 16, acc[2 * np][2 * r], acc[2 * np][2 * r + 1], acc[2 * np + 1][2 * r],
+                              acc[2 * np + 1][2 * r + 1], t, q < Sq);
                 }
             }
-        }
         }
         __syncthreads();
         cur = next;
@@ -368,169 +376,6 @@ __device__ __forceinline__ void attention_bwd(
     }
 }
 
-// dQ as a separate pass over the row lists (the alternative to atomics): one CTA per (q-tile, head, batch),
-// 16 q rows per warp, K and V double-buffered; recomputes P and dP, then dQ = scale * dS K.
-template <typename T, int D, int BQ, int BKV, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_dq_pass(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, T* __restrict__ dQ, const int* __restrict__ order,
-    const int* __restrict__ variantOf, const int* __restrict__ rowPtr, const int* __restrict__ rowPartial,
-    const int* __restrict__ kvIdx, const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv,
-    int Sq, int Skv, int nq, float scale, float softcap) {
-    constexpr int WARPS = BQ / 16;
-    constexpr int THREADS = WARPS * 32;
-    constexpr int NB = BKV / 8;
-    constexpr int DB = D / 8;
-    constexpr int WORDS = BKV / 32;
-
-    extern __shared__ __align__(128) unsigned char smem[];
-    T* sQ = reinterpret_cast<T*>(smem);
-    T* sdO = sQ + BQ * D;
-    T* sK = sdO + BQ * D;
-    T* sV = sK + 2 * BKV * D;
-
-    const int tid = threadIdx.x;
-    const int warp = tid >> 5;
-    const int lane = tid & 31;
-    const int g = lane >> 2;
-    const int t = lane & 3;
-    const int item = order[blockIdx.x];
-    const int qb = item % nq;
-    const int bh = item / nq;
-    const int h = bh % H;
-    const int b = bh / H;
-    const int hkv = h / (H / Hkv);
-    const int row = variantOf[bh] * nq + qb;
-    const int begin = rowPtr[row];
-    const int count = rowPtr[row + 1] - begin;
-    const int partials = rowPartial[row];
-    const int q0 = qb * BQ;
-    const int r0 = warp * 16;
-    const T* Kh = K + (size_t)(b * Hkv + hkv) * Skv * D;
-    const T* Vh = V + (size_t)(b * Hkv + hkv) * Skv * D;
-    const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
-    const float capIn = CAPPED ? scale / softcap : 0.f;
-
-    float lse2[2];
-    float dsum[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const int q = q0 + r0 + g + 8 * r;
-        lse2[r] = q < Sq ? LSE[(size_t)bh * Sq + q] * LOG2E : 0.f;
-        dsum[r] = q < Sq ? Dsum[(size_t)bh * Sq + q] : 0.f;
-    }
-    float dq[DB][4];
-#pragma unroll
-    for (int d = 0; d < DB; ++d) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) dq[d][e] = 0.f;
-    }
-    if (count > 0) {
-        load_tile<BQ, D, THREADS>(sQ, Q + (size_t)bh * Sq * D, q0, Sq, tid);
-        load_tile<BQ, D, THREADS>(sdO, dO + (size_t)bh * Sq * D, q0, Sq, tid);
-        const int kv0 = kvIdx[begin] * BKV;
-        load_tile<BKV, D, THREADS>(sK, Kh, kv0, Skv, tid);
-        load_tile<BKV, D, THREADS>(sV, Vh, kv0, Skv, tid);
-        cp_async_commit();
-    }
-    for (int it = 0; it < count; ++it) {
-        const int stage = it & 1;
-        if (it + 1 < count) {
-            const int kvn = kvIdx[begin + it + 1] * BKV;
-            load_tile<BKV, D, THREADS>(sK + (stage ^ 1) * BKV * D, Kh, kvn, Skv, tid);
-            load_tile<BKV, D, THREADS>(sV + (stage ^ 1) * BKV * D, Vh, kvn, Skv, tid);
-        }
-        cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
-        const T* tK = sK + stage * BKV * D;
-        const T* tV = sV + stage * BKV * D;
-        float s[NB][4];
-        float dp[NB][4];
-#pragma unroll
-        for (int n = 0; n < NB; ++n) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                s[n][e] = 0.f;
-                dp[n][e] = 0.f;
-            }
-        }
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            uint32_t a[4];
-            uint32_t ao[4];
-            ldmatrix_x4(a, addr_a_order<D>(sQ, r0, kc * 2, lane));
-            ldmatrix_x4(ao, addr_a_order<D>(sdO, r0, kc * 2, lane));
-#pragma unroll
-            for (int n2 = 0; n2 < NB / 2; ++n2) {
-                uint32_t bk[4];
-                ldmatrix_x4(bk, addr_b_order<D>(tK, n2 * 16, kc * 2, lane));
-                Elem<T>::mma(s[2 * n2], a, bk[0], bk[1]);
-                Elem<T>::mma(s[2 * n2 + 1], a, bk[2], bk[3]);
-                uint32_t bv[4];
-                ldmatrix_x4(bv, addr_b_order<D>(tV, n2 * 16, kc * 2, lane));
-                Elem<T>::mma(dp[2 * n2], ao, bv[0], bv[1]);
-                Elem<T>::mma(dp[2 * n2 + 1], ao, bv[2], bv[3]);
-            }
-        }
-        const bool partial = it < partials;
-        const uint32_t* tileBits = partial ? bits + (size_t)maskIdx[begin + it] * BQ * WORDS : nullptr;
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            uint32_t w[WORDS];
-            if (partial) {
-#pragma unroll
-                for (int x = 0; x < WORDS; ++x) w[x] = __ldg(tileBits + (r0 + g + 8 * r) * WORDS + x);
-            }
-#pragma unroll
-            for (int n = 0; n < NB; ++n) {
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int j = n * 8 + 2 * t + e;
-                    float z = s[n][2 * r + e];
-                    float dcap = 1.f;
-                    if constexpr (CAPPED) {
-                        const float th = tanhf(z * capIn);
-                        z = softcap * th;
-                        dcap = 1.f - th * th;
-                    }
-                    float pr = exp2_approx(fmaf(z, sl2, -lse2[r]));
-                    if (partial && !((w[j >> 5] >> (j & 31)) & 1u)) pr = 0.f;
-                    s[n][2 * r + e] = pr * (dp[n][2 * r + e] - dsum[r]) * dcap;
-                }
-            }
-        }
-        // dQ += dS K
-#pragma unroll
-        for (int kc = 0; kc < BKV / 16; ++kc) {
-            uint32_t a[4];
-            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
-            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
-            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
-            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
-#pragma unroll
-            for (int d2 = 0; d2 < DB / 2; ++d2) {
-                uint32_t bk[4];
-                ldmatrix_x4_trans(bk, addr_a_order<D>(tK, kc * 16, d2 * 2, lane));
-                Elem<T>::mma(dq[2 * d2], a, bk[0], bk[1]);
-                Elem<T>::mma(dq[2 * d2 + 1], a, bk[2], bk[3]);
-            }
-        }
-        __syncthreads();
-    }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const int q = q0 + r0 + g + 8 * r;
-        if (q < Sq) {
-            T* dst = dQ + ((size_t)bh * Sq + q) * D + 2 * t;
-#pragma unroll
-            for (int d = 0; d < DB; ++d) {
-                *reinterpret_cast<uint32_t*>(dst + d * 8) = Elem<T>::pack(dq[d][2 * r] * scale, dq[d][2 * r + 1] * scale);
-            }
-        }
-    }
-}
-
 }  // namespace saw
 
 #define SAW_BWD(NAME, T, D, BQ, BKV, CAPPED)                                                                         \
@@ -539,7 +384,7 @@ __device__ __forceinline__ void attention_bwd_dq_pass(
         T* dK, T* dV, const int* order, const int* variantOf, const int* colPtr, const int* colPartial,      \
         const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv, int Sq, int Skv, int nkv, \
         float scale, float softcap) {                                                                         \
-        saw::attention_bwd<T, D, BQ, BKV, CAPPED, true>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr,    \
+        saw::attention_bwd<T, D, BQ, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr,    \
                                           colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,    \
                                           softcap);                                                           \
     }
@@ -578,23 +423,3 @@ extern "C" __global__ void bwd_dq_fp16(const float* acc, __half* dQ, long long n
     saw::attention_bwd_dq<__half>(acc, dQ, n, scale);
 }
 
-// Experiment (docs/kernel-notes.md): dQ by a separate pass instead of atomics, for one tile size.
-extern "C" __global__ void __launch_bounds__(256) bwd_dkdv_bf16_d128_q128_kv128(
-    const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO, const float* LSE,
-    const float* Dsum, float* dQacc, __nv_bfloat16* dK, __nv_bfloat16* dV, const int* order, const int* variantOf,
-    const int* colPtr, const int* colPartial, const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv,
-    int Sq, int Skv, int nkv, float scale, float softcap) {
-    saw::attention_bwd<__nv_bfloat16, 128, 128, 128, false, false>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order,
-                                                                   variantOf, colPtr, colPartial, qIdx, maskIdx, bitsT,
-                                                                   H, Hkv, Sq, Skv, nkv, scale, softcap);
-}
-
-extern "C" __global__ void __launch_bounds__(256) bwd_dqpass_bf16_d128_q128_kv128(
-    const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO, const float* LSE,
-    const float* Dsum, __nv_bfloat16* dQ, const int* order, const int* variantOf, const int* rowPtr,
-    const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits, int H, int Hkv, int Sq, int Skv,
-    int nq, float scale, float softcap) {
-    saw::attention_bwd_dq_pass<__nv_bfloat16, 128, 128, 128, false>(Q, K, V, dO, LSE, Dsum, dQ, order, variantOf, rowPtr,
-                                                                     rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv,
-                                                                     nq, scale, softcap);
-}

@@ -25,7 +25,7 @@ public final class KernelTiming {
     private static final int REPS = 20;
     private static final int WARMUP = 3;
     private static final String[] FWD_TILES = {"128x64", "128x128", "64x64", "128x32"};
-    private static final String[] BWD_TILES = {"64x128", "128x128", "64x64", "128x64", "128x128-sep"};
+    private static final String[] BWD_TILES = {"64x128", "128x128", "64x64", "128x64"};
 
     private KernelTiming() {}
 
@@ -47,10 +47,7 @@ public final class KernelTiming {
                     String[] bestTile = new String[2];
                     for (Pass pass : Pass.values()) {
                         for (String tile : pass == Pass.FWD ? FWD_TILES : BWD_TILES) {
-                            // experiment: "-sep" times dQ by a separate pass instead of atomics
-                            boolean separate = tile.endsWith("-sep");
-                            System.setProperty("saw.gpu.dq", separate ? "separate" : "atomic");
-                            KernelTiles t = KernelTiles.parse(tile.replace("-sep", ""));
+                            KernelTiles t = KernelTiles.parse(tile);
                             TileLayout layout = bound.compile(t.blockQ(), t.blockKv());
                             Timing ms = time(gpu, p, layout, pass);
                             double passFlops = pass == Pass.FWD ? flops : 2.5 * flops;

@@ -190,20 +190,12 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         final TileLists lists;
         final LaunchShape fwd;
         final LaunchShape bwd;
-        /** Experiment: dQ by a separate pass (bf16, d128, 128x128, no softcap only), when saw.gpu.dq=separate. */
-        final LaunchShape dqPass;
 
         Plan(AttentionProblem p, TileLists lists, KernelTiles tiles) {
             this.p = p;
             this.lists = lists;
             this.fwd = KernelCatalog.forward(p, tiles, lists.numQBlocks());
-            boolean separate = "separate".equals(System.getProperty("saw.gpu.dq")) && p.dtype() == DType.BF16
-                    && p.headDim() == 128 && tiles.blockQ() == 128 && tiles.blockKv() == 128 && p.softcap() == 0;
-            LaunchShape atomic = KernelCatalog.backward(p, tiles, lists.numKvBlocks());
-            this.bwd = separate ? new LaunchShape("bwd_dkdv_bf16_d128_q128_kv128", atomic.grid(), atomic.block(),
-                    atomic.sharedBytes()) : atomic;
-            this.dqPass = separate ? new LaunchShape("bwd_dqpass_bf16_d128_q128_kv128", fwd.grid(), 256,
-                    (2 * 128 * 128 + 4 * 128 * 128) * 2) : null;
+            this.bwd = KernelCatalog.backward(p, tiles, lists.numKvBlocks());
         }
     }
 
@@ -269,20 +261,12 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
                                 DeviceBuffer dk, DeviceBuffer dv) {
         AttentionProblem p = plan.p;
         long rows = (long) p.batch() * p.heads() * p.seqQ();
-        if (plan.dqPass == null) {
-            dqAcc.fill32("dQ accumulator", 0);
-        }
+        dqAcc.fill32("dQ accumulator", 0);
         cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
         cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.colOrder, t.variantOf, t.colPtr, t.colPartial, t.colQ,
                 t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numKvBlocks(), (float) p.scale(),
                 (float) p.softcap());
-        if (plan.dqPass != null) {
-            cuda.launch(plan.dqPass, q, k, v, dO, lse, dsum, dq, t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv,
-                    t.rowMask, t.bits, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numQBlocks(),
-                    (float) p.scale(), (float) p.softcap());
-        } else {
-            cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
-        }
+        cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
     }
 
     private static DeviceBuffer upload(String what, DType type, java.nio.FloatBuffer values) {
