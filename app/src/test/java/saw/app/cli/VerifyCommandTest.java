@@ -42,6 +42,17 @@ class VerifyCommandTest {
     }
 
     @Test
+    void presetsGiveTheMaskAndOptionsOverrideTheirSizes() {
+        Result r = run("verify", "preset:causal", "--seq", "200", "--batch", "1", "--heads", "2", "--head-dim", "16", "--block",
+                "64x32", "--backend", "cpu");
+        assertEquals(SawCli.OK, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("B=1 H=2 Hkv=2 Sq=200 Skv=200 D=16 bf16 block 64x32"), r.out());
+        r = run("verify", "window(8)", "--backend", "cpu");
+        assertEquals(SawCli.BAD_INPUT, r.code());
+        assertTrue(r.err().contains("--seq is required with a one-line mask"), r.err());
+    }
+
+    @Test
     void forwardOnlyChecksOAndLse() {
         Result r = run("verify", "window(16)", "--seq", "100", "--seq-kv", "80", "--pass", "fwd", "--backend", "cpu",
                 "--head-dim", "16", "--block", "32x32", "--dtype", "fp16");
