@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
@@ -25,8 +25,8 @@ class GpuBackendTest {
     private static final int[] TILE_Q = {64, 128};
     private static final int[] TILE_KV = {32, 64, 128};
 
-    @BeforeAll
-    static void needsAGpu() {
+    @BeforeEach
+    void needsAGpu() {
         GpuStatus s = GpuBackend.detect();
         Assumptions.assumeTrue(s.usable(), "no usable GPU here: " + s.message());
     }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
 
 class KernelCatalogTest {
     /** Hopper's opt-in limit per block; sm_80 allows 163 KB, which every shape must fit too. */
@@ -64,6 +65,16 @@ class KernelCatalogTest {
         assertEquals("tile 32x64 is not supported by the GPU kernels (q 64 or 128, kv 32, 64 or 128)",
                 KernelCatalog.unsupported(p, new KernelTiles(32, 64)));
         assertNull(KernelCatalog.unsupported(p, new KernelTiles(128, 32)));
+    }
+
+    @Test
+    void recommendedTilesAreSupportedAndDifferPerPass() {
+        AttentionProblem p = AttentionProblem.of(1, 1, 1, 64, 64, 128, DType.BF16);
+        assertEquals(new KernelTiles(128, 64), GpuBackend.recommendedTiles(Pass.FWD));
+        assertEquals(new KernelTiles(128, 128), GpuBackend.recommendedTiles(Pass.BWD));
+        for (Pass pass : Pass.values()) {
+            assertNull(KernelCatalog.unsupported(p, GpuBackend.recommendedTiles(pass)));
+        }
     }
 
     @Test
