@@ -23,6 +23,7 @@ import saw.engine.config.MaskConfig;
 import saw.engine.config.SpecLoader;
 import saw.engine.cpu.CpuBackend;
 import saw.engine.cpu.ReferenceAttention;
+import saw.engine.cpu.ReferenceBackend;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
 import saw.engine.mask.BoundMask;
@@ -74,7 +75,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--pass", defaultValue = "fwd,bwd", split = ",", description = "fwd, bwd or both (bwd runs fwd first)")
     List<String> passes;
 
-    @Option(names = "--backend", defaultValue = "gpu", description = "gpu or cpu")
+    @Option(names = "--backend", defaultValue = "gpu", description = "gpu, cpu or cpu-reference (checks the checker)")
     String backend;
 
     @Option(names = "--seed", defaultValue = "1")
@@ -176,7 +177,8 @@ final class VerifyCommand implements Callable<Integer> {
         switch (backend.toLowerCase(Locale.ROOT)) {
             case "gpu": return GpuBackend.open();
             case "cpu": return new CpuBackend();
-            default: throw new IllegalArgumentException("backend '" + backend + "' is not one of gpu, cpu");
+            case "cpu-reference": return new ReferenceBackend();
+            default: throw new IllegalArgumentException("backend '" + backend + "' is not one of gpu, cpu, cpu-reference");
         }
     }
 

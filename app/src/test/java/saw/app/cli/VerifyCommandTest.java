@@ -70,7 +70,7 @@ class VerifyCommandTest {
         assertTrue(r.err().startsWith("saw verify: /mask"), r.err());
         r = run("verify", "causal", "--seq", "100", "--backend", "tpu");
         assertEquals(SawCli.BAD_INPUT, r.code());
-        assertEquals("saw verify: backend 'tpu' is not one of gpu, cpu", r.err().trim());
+        assertEquals("saw verify: backend 'tpu' is not one of gpu, cpu, cpu-reference", r.err().trim());
     }
 
     @Test

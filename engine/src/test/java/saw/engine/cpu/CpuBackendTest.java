@@ -1,6 +1,7 @@
 package saw.engine.cpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -115,6 +116,26 @@ class CpuBackendTest {
         }
         assertEquals(0.5 * (0.25 + 2 + 1 - 0.5), out.get(Output.LSE).get(0), 1e-6);
         assertEquals(0, out.get(Output.DQ).remaining(), "no gradients after a forward pass");
+    }
+
+    @Test
+    void referenceBackendGivesTheReferenceAndRefusesOtherSizes() {
+        AttentionProblem p = AttentionProblem.of(1, 2, 2, 96, 96, 16, DType.FP16);
+        BoundMask bound = BoundMask.bind(new Mask.SlidingWindow(20, 0), new Dims(96, 96, 1, 2));
+        AttentionInputs in = AttentionInputs.random(p, 9, true);
+        try (ReferenceBackend ref = new ReferenceBackend()) {
+            AttentionOutputs got = ref.forwardBackward(in, bound.compile(32, 32));
+            for (OutputComparison.Error e : OutputComparison.compare(got, ReferenceAttention.compute(in, bound, true))) {
+                assertEquals(0, e.relError(), e.output().label());
+            }
+            TileLayout other = BoundMask.bind(new Mask.Causal(0), new Dims(64, 64, 1, 2)).compile(32, 32);
+            assertTrue(assertThrows(IllegalArgumentException.class,
+                    () -> ref.forward(in, other)).getMessage().contains("Sq=64"));
+            try (AttentionBackend.PreparedRun run = ref.prepare(p, bound.compile(32, 32), Pass.FWD, 1)) {
+                assertEquals("reference_fwd_fp64_dense", run.kernelName());
+                assertTrue(run.runTimedMs() >= 0);
+            }
+        }
     }
 
     @Test

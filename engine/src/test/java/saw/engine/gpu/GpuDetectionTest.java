@@ -2,6 +2,7 @@ package saw.engine.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -92,7 +93,7 @@ class GpuDetectionTest {
     @Test
     void driverErrorsNameWhatWasRunning() {
         LaunchShape shape = new LaunchShape("fwd_bf16_d128_q128_kv64", 4096, 128, 98304);
-        GpuException e = org.junit.jupiter.api.Assertions.assertThrows(GpuException.class,
+        GpuException e = assertThrows(GpuException.class,
                 () -> CudaErrors.check("launching " + shape, () -> {
                     throw new CudaException("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
                 }));
