@@ -30,6 +30,9 @@ public final class SawCli implements Runnable {
         cl.addSubcommand(new CompileCommand());
         cl.addSubcommand(new EnvCommand());
         cl.addSubcommand(new VerifyCommand());
+        cl.addSubcommand(new BenchCommand());
+        cl.addSubcommand(new ChartCommand());
+        cl.addSubcommand(new DumpCommand());
         cl.setParameterExceptionHandler(CliErrors::badUsage);
         cl.setExecutionExceptionHandler(CliErrors::failed);
         return cl;
