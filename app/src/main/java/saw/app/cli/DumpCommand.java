@@ -26,6 +26,7 @@ import saw.engine.config.ConfigException;
 import saw.engine.config.ConfigWriter;
 import saw.engine.config.MaskConfig;
 import saw.engine.format.LayoutFormats;
+import saw.engine.guard.SizeGuard;
 import saw.engine.io.AtomicFiles;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
@@ -90,6 +91,8 @@ final class DumpCommand implements Callable<Integer> {
         MaskConfig sized = new MaskConfig(c.name(), c.description(), c.seqLenQ(), c.seqLenKv(), b, h, c.block(), c.mask());
         TileLayout layout;
         try {
+            SizeGuard.compile(sized).orThrow();
+            SizeGuard.compileTime(sized).orThrow();
             layout = BoundMask.bind(c.mask(), new Dims(c.seqLenQ(), c.seqLenKv(), b, h)).compile(c.block().q(), c.block().kv());
         } catch (IllegalArgumentException e) {
             throw new BadInput(args.spec + " with batch " + b + " and " + h + " heads: " + e.getMessage());
