@@ -34,24 +34,20 @@ public final class SizeGuard {
         return compile(config.name(), config.mask(), config.dims(), config.block().q(), config.block().kv());
     }
 
+    /** Binding and compiling a mask to blockQ x blockKv tiles, against the free heap. */
+    public static Estimate compile(String name, Mask mask, Dims dims, int blockQ, int blockKv) {
+        return heap(compileWork(name, dims, blockQ, blockKv), compileBytes(mask, dims, blockQ, blockKv), COMPILE_ADVICE);
+    }
+
     /** Compiling {@code config}: its time, as tiles classified one by one, against {@link #MAX_COMPILE_TILES}. */
     public static Estimate compileTime(MaskConfig config) {
         return compileTime(config.name(), config.mask(), config.dims(), config.block().q(), config.block().kv());
     }
 
+    /** Compiling a mask to blockQ x blockKv tiles: its time, against {@link #MAX_COMPILE_TILES}. */
     public static Estimate compileTime(String name, Mask mask, Dims dims, int blockQ, int blockKv) {
         return new Estimate(compileWork(name, dims, blockQ, blockKv), Estimate.Resource.COMPILE_TILES,
                 compileTiles(mask, dims, blockQ, blockKv), MAX_COMPILE_TILES, "use larger blocks or shorter sequences");
-    }
-
-    private static String compileWork(String name, Dims dims, int blockQ, int blockKv) {
-        return "compiling " + name + " (" + dims.seqQ() + " x " + dims.seqKv() + ", batch " + dims.batch()
-                + ", heads " + dims.heads() + ") to " + blockQ + "x" + blockKv + " tiles";
-    }
-
-    /** Binding and compiling a mask to blockQ x blockKv tiles, against the free heap. */
-    public static Estimate compile(String name, Mask mask, Dims dims, int blockQ, int blockKv) {
-        return heap(compileWork(name, dims, blockQ, blockKv), compileBytes(mask, dims, blockQ, blockKv), COMPILE_ADVICE);
     }
 
     /** An upper bound on the heap that binding and compiling take, found without building anything. */
@@ -108,6 +104,11 @@ public final class SizeGuard {
     public static Estimate reference(AttentionProblem p, boolean backward) {
         return heap("checking " + describe(p) + " against the fp64 reference",
                 RunBytes.reference(p, backward, Runtime.getRuntime().availableProcessors()), RUN_ADVICE);
+    }
+
+    private static String compileWork(String name, Dims dims, int blockQ, int blockKv) {
+        return "compiling " + name + " (" + dims.seqQ() + " x " + dims.seqKv() + ", batch " + dims.batch()
+                + ", heads " + dims.heads() + ") to " + blockQ + "x" + blockKv + " tiles";
     }
 
     private static String describe(AttentionProblem p) {
