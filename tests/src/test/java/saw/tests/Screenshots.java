@@ -1,0 +1,123 @@
+package saw.tests;
+
+import java.awt.image.BufferedImage;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import javafx.application.Platform;
+import javafx.embed.swing.SwingFXUtils;
+import javafx.geometry.Point2D;
+import javafx.scene.image.WritableImage;
+import javafx.scene.robot.Robot;
+import javafx.stage.Stage;
+import javafx.stage.Window;
+import javax.imageio.ImageIO;
+import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
+import saw.ui.Workbench;
+import saw.ui.grid.TileRef;
+import saw.ui.model.Composition;
+
+/**
+ * Captures the real window on a real display (bench/screenshots.sh runs it under Xvfb): the composer with the grid
+ * of a preset, a tile at token level, and a chart. Not a test; a program that writes PNGs into the folder given.
+ */
+public final class Screenshots {
+    private Screenshots() {}
+
+    public static void main(String[] args) throws Exception {
+        Path out = Path.of(args.length > 0 ? args[0] : "docs/img");
+        Files.createDirectories(out);
+        CountDownLatch started = new CountDownLatch(1);
+        Platform.startup(started::countDown);
+        started.await();
+        Workbench[] wb = new Workbench[1];
+        onFx(() -> {
+            Stage stage = new Stage();
+            wb[0] = new Workbench(stage, showcase());
+            stage.setX(0);
+            stage.setY(0);
+            stage.show();
+        });
+        waitFor(() -> wb[0].layout().compiled() != null && !wb[0].layout().busyProperty().get());
+        settle();
+        capture(wb[0].stage(), out.resolve("workbench.png"));
+
+        onFx(() -> {
+            var view = wb[0].grid().view();
+            view.fit();
+            var grid = view.gridProperty().get();
+            int diag = grid.numQBlocks() / 3;
+            Point2D p = view.localToScreen(view.tileCentre(new TileRef(diag, diag)));
+            new Robot().mouseMove(p);
+            new Robot().mouseClick(javafx.scene.input.MouseButton.PRIMARY);
+        });
+        waitFor(() -> Window.getWindows().size() > 1);
+        settle();
+        Stage tokens = (Stage) Window.getWindows().stream().filter(w -> w != wb[0].stage()).findFirst().orElseThrow();
+        capture(tokens, out.resolve("token-view.png"));
+        onFx(() -> {
+            tokens.close();
+            wb[0].stage().close();
+        });
+        Platform.exit();
+    }
+
+    /** Until presets load from files: a Longformer-style window with global tokens over 16K tokens. */
+    private static Composition showcase() {
+        Mask m = Mask.Or.of(Mask.And.of(new Mask.Causal(0), new Mask.SlidingWindow(2048, 0)), Mask.GlobalTokens.first(384));
+        return new Composition("longformer", "", new Dims(16384, 16384, 1, 1), 256, 256, m);
+    }
+
+    private static void capture(Window w, Path file) throws Exception {
+        WritableImage[] img = new WritableImage[1];
+        onFx(() -> img[0] = new Robot().getScreenCapture(null, w.getX(), w.getY(), w.getWidth(), w.getHeight(), false));
+        BufferedImage b = SwingFXUtils.fromFXImage(img[0], null);
+        ImageIO.write(b, "png", new File(file.toString()));
+        System.out.println("wrote " + file + " (" + b.getWidth() + "x" + b.getHeight() + ")");
+    }
+
+    private static void onFx(Runnable r) throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        Throwable[] failure = new Throwable[1];
+        Platform.runLater(() -> {
+            try {
+                r.run();
+            } catch (Throwable t) {
+                failure[0] = t;
+            } finally {
+                done.countDown();
+            }
+        });
+        if (!done.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the FX thread did not answer in 30 s");
+        }
+        if (failure[0] != null) {
+            throw new IllegalStateException(failure[0]);
+        }
+    }
+
+    private static void waitFor(BooleanSupplier condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        boolean[] ok = new boolean[1];
+        while (System.nanoTime() < deadline) {
+            onFx(() -> ok[0] = condition.getAsBoolean());
+            if (ok[0]) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("timed out waiting for the window");
+    }
+
+    /** Lets a few frames render so the capture shows the finished state. */
+    private static void settle() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            onFx(() -> {});
+            Thread.sleep(60);
+        }
+    }
+}
