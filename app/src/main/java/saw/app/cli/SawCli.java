@@ -1,5 +1,6 @@
 package saw.app.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -23,12 +24,25 @@ public final class SawCli implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new SawCli());
         // subcommands (one line each)
-        cl.setExitCodeExceptionMapper(e -> BAD_INPUT);
+        cl.addSubcommand(new PresetsCommand());
+        cl.addSubcommand(new ValidateCommand());
+        cl.addSubcommand(new StatsCommand());
+        cl.addSubcommand(new CompileCommand());
+        cl.setParameterExceptionHandler(CliErrors::badUsage);
+        cl.setExecutionExceptionHandler(CliErrors::failed);
         return cl;
     }
 
     public static int run(String... args) {
         return commandLine().execute(args);
+    }
+
+    /** Runs with the given streams instead of System.out and System.err (for tests and embedding). */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = commandLine();
+        cl.setOut(out);
+        cl.setErr(err);
+        return cl.execute(args);
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -1,0 +1,934 @@
+package saw.engine.config;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import saw.engine.mask.Dims;
+import saw.engine.mask.IntArray;
+import saw.engine.mask.Mask;
+import saw.engine.mask.MaskChecks;
+
+/**
+ * One pass over one config's tokens. Each {@code read...} method starts on the first token of its value and ends on
+ * its last, returns null when it recorded a problem, and skips what it cannot use so that reading goes on and
+ * every problem is reported. The place (line, column) of each value is remembered by JSON pointer, so that the
+ * problems {@link MaskChecks} finds later can be pointed at too.
+ */
+final class ConfigParser {
+    static final BlockSize DEFAULT_BLOCK = new BlockSize(128, 128);
+    private static final List<String> TOP_KEYS =
+            List.of("schema", "name", "description", "seq_len_q", "seq_len_kv", "batch", "heads", "block", "mask");
+    private static final List<String> REQUIRED_TOP_KEYS = List.of("schema", "name", "seq_len_q", "seq_len_kv", "mask");
+    static final List<String> MASK_KINDS = List.of("full", "causal", "sliding_window", "chunked_causal", "prefix_lm",
+            "documents", "global_tokens", "dilated", "sinks", "random_blocks", "block_list", "painted",
+            "and", "or", "not", "per_head");
+    private static final List<String> SEGMENT_KEYS = List.of("lengths", "segment_ids", "q_segment_ids", "kv_segment_ids");
+    private static final List<String> DOCUMENT_KEYS =
+            List.of("lengths", "segment_ids", "q_segment_ids", "kv_segment_ids", "per_batch");
+    private static final Pattern SCHEMA = Pattern.compile("saw\\.mask/([0-9]{1,9})");
+    private static final int MAX_LISTED_MASKS = 4096;
+    private static final int MAX_BLOCKS = CellRanges.MAX_INDEX + 1;
+    private static final int MAX_SEQ = Dims.MAX_SEQ;
+    private static final BigInteger TWO_TO_64 = BigInteger.ONE.shiftLeft(64);
+
+    /** Thrown to stop reading: the problem that stopped it has been recorded. */
+    private static final class Stop extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Stop() {
+            super(null, null, false, false);
+        }
+    }
+
+    @FunctionalInterface
+    private interface FieldReader {
+        void read(String key, String path) throws IOException;
+    }
+
+    private final JsonParser p;
+    private final List<ConfigProblem> problems = new ArrayList<>();
+    private final Map<String, Long> places = new HashMap<>();
+    /** For long arrays of arrays (block-list rows): the place of every element, by the array's pointer. */
+    private final Map<String, long[]> elementPlaces = new HashMap<>();
+    /** Pointers MaskChecks may use for values written under another key (equal q/kv ids read as segment_ids). */
+    private final Map<String, String> aliases = new HashMap<>();
+    private long integersRead;
+    private ConfigProblem newerSchema;
+    private MaskConfig config;
+
+    private String name;
+    private String description = "";
+    private Integer seqLenQ;
+    private Integer seqLenKv;
+    private int batch = 1;
+    private int heads = 1;
+    private BlockSize block = DEFAULT_BLOCK;
+    private Mask mask;
+
+    ConfigParser(JsonParser p) {
+        this.p = p;
+    }
+
+    List<ConfigProblem> problems() {
+        return newerSchema != null ? List.of(newerSchema) : problems;
+    }
+
+    MaskConfig config() {
+        return config;
+    }
+
+    void parse() {
+        long rootPlace = pack(1, 1);
+        try {
+            JsonToken t = p.nextToken();
+            if (t == null) {
+                problem("", rootPlace, "the file is empty; a saw.mask/1 config is a JSON object");
+                return;
+            }
+            rootPlace = here();
+            if (t != JsonToken.START_OBJECT) {
+                problem("", rootPlace, "a saw.mask/1 config is a JSON object, got " + describe(t));
+                return;
+            }
+            places.put("", rootPlace);
+            Set<String> seen = readFields("", "a config", TOP_KEYS, this::readTopField);
+            if (p.nextToken() != null) {
+                problem("", here(), "unexpected content after the config object");
+            }
+            for (String key : REQUIRED_TOP_KEYS) {
+                if (!seen.contains(key)) {
+                    problem("", rootPlace, "missing required key \"" + key + "\"");
+                }
+            }
+        } catch (Stop stop) {
+            return;
+        } catch (StreamConstraintsException e) {
+            parserProblem(limitMessage(e.getOriginalMessage()), e.getLocation());
+            return;
+        } catch (JsonProcessingException e) {
+            parserProblem(cleanMessage(e.getOriginalMessage()), e.getLocation());
+            return;
+        } catch (IOException e) {
+            problems.add(new ConfigProblem("", 0, 0, "cannot read: " + e.getMessage()));
+            return;
+        }
+        if (problems.isEmpty()) {
+            build(rootPlace);
+        }
+    }
+
+    private void build(long rootPlace) {
+        try {
+            config = new MaskConfig(name, description, seqLenQ, seqLenKv, batch, heads, block, mask);
+        } catch (IllegalArgumentException e) {
+            problems.add(problemAt("", rootPlace, e.getMessage()));
+            return;
+        }
+        for (MaskChecks.Problem found : config.problems()) {
+            String path = aliases.getOrDefault(found.path(), found.path());
+            problems.add(problemAt(path, placeOf(path), found.message()));
+            if (problems.size() >= ConfigReader.MAX_PROBLEMS) {
+                break;
+            }
+        }
+        if (!problems.isEmpty()) {
+            config = null;
+        }
+    }
+
+    private void readTopField(String key, String path) throws IOException {
+        switch (key) {
+            case "schema": {
+                String s = readString(path, 100);
+                if (s != null) {
+                    checkSchema(s, path);
+                }
+                break;
+            }
+            case "name":
+                name = readString(path, MaskConfig.MAX_NAME_LENGTH);
+                if (name != null && name.isBlank()) {
+                    problem(path, here(), "must not be blank");
+                }
+                break;
+            case "description": {
+                String d = readString(path, MaskConfig.MAX_DESCRIPTION_LENGTH);
+                description = d == null ? "" : d;
+                break;
+            }
+            case "seq_len_q":
+                seqLenQ = readInt(path, 1, MAX_SEQ);
+                break;
+            case "seq_len_kv":
+                seqLenKv = readInt(path, 1, MAX_SEQ);
+                break;
+            case "batch": {
+                Integer b = readInt(path, 1, MaskConfig.MAX_BATCH);
+                batch = b == null ? batch : b;
+                break;
+            }
+            case "heads": {
+                Integer h = readInt(path, 1, MaskConfig.MAX_HEADS);
+                heads = h == null ? heads : h;
+                break;
+            }
+            case "block": {
+                BlockSize b = readBlockObject(path);
+                block = b == null ? block : b;
+                break;
+            }
+            default: // "mask", the only key left
+                mask = readMask(path, 1);
+                break;
+        }
+    }
+
+    private void checkSchema(String s, String path) {
+        Matcher m = SCHEMA.matcher(s);
+        if (m.matches() && Integer.parseInt(m.group(1)) > 1) {
+            newerSchema = problemAt(path, here(), "made by a newer saw (" + s + "); this saw reads " + MaskConfig.SCHEMA);
+        } else if (!s.equals(MaskConfig.SCHEMA)) {
+            problem(path, here(), "schema must be \"" + MaskConfig.SCHEMA + "\", got " + quote(s));
+        }
+    }
+
+    // ---- masks ----
+
+    private Mask readMask(String path, int depth) throws IOException {
+        long place = here();
+        places.put(path, place);
+        if (depth > MaskChecks.MAX_DEPTH) {
+            problem(path, place, "masks nest deeper than " + MaskChecks.MAX_DEPTH + " levels");
+            p.skipChildren();
+            return null;
+        }
+        if (!expect(JsonToken.START_OBJECT, path, "a mask is an object with one key naming it, e.g. {\"causal\": {}}")) {
+            return null;
+        }
+        if (next() != JsonToken.FIELD_NAME) {
+            problem(path, place, "a mask is an object with one key naming it, e.g. {\"causal\": {}}; known masks: "
+                    + String.join(", ", MASK_KINDS));
+            return null;
+        }
+        String kind = p.currentName();
+        String kindPath = path + "/" + pointerToken(kind);
+        long kindPlace = here();
+        next();
+        Mask m;
+        if (MASK_KINDS.contains(kind)) {
+            places.put(kindPath, here());
+            m = readPrimitive(kind, kindPath, depth);
+        } else {
+            problem(kindPath, kindPlace, "unknown mask " + quote(kind) + "; known masks: " + String.join(", ", MASK_KINDS));
+            p.skipChildren();
+            m = null;
+        }
+        while (next() == JsonToken.FIELD_NAME) {
+            String extra = p.currentName();
+            problem(path + "/" + pointerToken(extra), here(), "a mask object has exactly one key, but " + quote(extra)
+                    + " follows " + quote(kind) + "; combine masks with \"and\" or \"or\"");
+            next();
+            p.skipChildren();
+            m = null;
+        }
+        return m;
+    }
+
+    private Mask readPrimitive(String kind, String path, int depth) throws IOException {
+        int before = problems.size();
+        Mask m = null;
+        switch (kind) {
+            case "full":
+                if (readIntParams(path, kind, new String[0], new long[0], new long[0]) != null) {
+                    m = new Mask.Full();
+                }
+                break;
+            case "causal": {
+                Map<String, Long> v = readIntParams(path, kind, keys("offset"), mins(-MAX_SEQ), maxs(MAX_SEQ));
+                if (v != null) {
+                    m = new Mask.Causal(v.getOrDefault("offset", 0L).intValue());
+                }
+                break;
+            }
+            case "sliding_window": {
+                Map<String, Long> v = readIntParams(path, kind, keys("left", "right"), mins(-1, -1), maxs(MAX_SEQ, MAX_SEQ));
+                if (v != null && v.isEmpty()) {
+                    problem(path, places.get(path), "sliding_window needs \"left\", \"right\" or both (-1 = unbounded; a missing one is -1)");
+                } else if (v != null) {
+                    m = new Mask.SlidingWindow(v.getOrDefault("left", -1L).intValue(), v.getOrDefault("right", -1L).intValue());
+                }
+                break;
+            }
+            case "chunked_causal": {
+                Map<String, Long> v = requiredInt(path, kind, "chunk", 1, MAX_SEQ);
+                if (v != null) {
+                    m = new Mask.ChunkedCausal(v.get("chunk").intValue());
+                }
+                break;
+            }
+            case "prefix_lm": {
+                Map<String, Long> v = requiredInt(path, kind, "prefix", 0, MAX_SEQ);
+                if (v != null) {
+                    m = new Mask.PrefixLm(v.get("prefix").intValue());
+                }
+                break;
+            }
+            case "dilated": {
+                Map<String, Long> v = requiredInt(path, kind, "stride", 1, MAX_SEQ);
+                if (v != null) {
+                    m = new Mask.Dilated(v.get("stride").intValue());
+                }
+                break;
+            }
+            case "sinks": {
+                Map<String, Long> v = requiredInt(path, kind, "count", 0, MAX_SEQ);
+                if (v != null) {
+                    m = new Mask.Sinks(v.get("count").intValue());
+                }
+                break;
+            }
+            case "documents":
+                m = readDocuments(path);
+                break;
+            case "global_tokens":
+                m = readGlobalTokens(path);
+                break;
+            case "random_blocks":
+                m = readRandomBlocks(path);
+                break;
+            case "block_list":
+            case "painted":
+                m = readBlockRows(path, kind);
+                break;
+            case "not": {
+                Mask child = readMask(path, depth + 1);
+                m = child == null ? null : new Mask.Not(child);
+                break;
+            }
+            default: { // and, or, per_head
+                List<Mask> list = readMaskList(path, kind, depth);
+                if (list != null) {
+                    m = kind.equals("and") ? new Mask.And(list) : kind.equals("or") ? new Mask.Or(list) : new Mask.PerHead(list);
+                }
+                break;
+            }
+        }
+        return problems.size() == before ? m : null;
+    }
+
+    private List<Mask> readMaskList(String path, String kind, int depth) throws IOException {
+        if (!expect(JsonToken.START_ARRAY, path, kind + " takes an array of masks")) {
+            return null;
+        }
+        List<Mask> list = new ArrayList<>();
+        boolean ok = true;
+        while (next() != JsonToken.END_ARRAY) {
+            if (list.size() == MAX_LISTED_MASKS) {
+                problem(path, places.get(path), kind + " lists more than " + MAX_LISTED_MASKS + " masks");
+                throw new Stop();
+            }
+            Mask child = readMask(path + "/" + list.size(), depth + 1);
+            ok &= child != null;
+            list.add(child);
+        }
+        if (list.isEmpty()) {
+            problem(path, places.get(path), kind + " needs at least one mask");
+            return null;
+        }
+        return ok ? list : null;
+    }
+
+    private Mask readGlobalTokens(String path) throws IOException {
+        IntArray[] indices = new IntArray[1];
+        Integer[] count = new Integer[1];
+        Set<String> seen = readObject(path, "global_tokens", List.of("indices", "count"), (key, keyPath) -> {
+            if (key.equals("indices")) {
+                indices[0] = readIntArray(keyPath, 0, MAX_SEQ - 1, MAX_SEQ);
+            } else {
+                count[0] = readInt(keyPath, 0, MAX_SEQ);
+            }
+        });
+        if (seen == null) {
+            return null;
+        }
+        if (seen.size() != 1) {
+            problem(path, places.get(path), "global_tokens takes either \"indices\": [...] or \"count\": n (the first n tokens)");
+            return null;
+        }
+        if (indices[0] != null) {
+            return new Mask.GlobalTokens(indices[0]);
+        }
+        return count[0] == null ? null : Mask.GlobalTokens.first(count[0]);
+    }
+
+    private Mask readRandomBlocks(String path) throws IOException {
+        int[][] blockSize = new int[1][];
+        Integer[] perRow = new Integer[1];
+        Long[] seed = new Long[1];
+        Set<String> seen = readObject(path, "random_blocks", List.of("block", "per_row", "seed"), (key, keyPath) -> {
+            if (key.equals("block")) {
+                blockSize[0] = readBlockPair(keyPath);
+            } else if (key.equals("per_row")) {
+                perRow[0] = readInt(keyPath, 0, MAX_BLOCKS);
+            } else {
+                seed[0] = readSeed(keyPath);
+            }
+        });
+        if (seen == null || !requireKeys(path, "random_blocks", seen, "block", "per_row", "seed")
+                || blockSize[0] == null || perRow[0] == null || seed[0] == null) {
+            return null;
+        }
+        return new Mask.RandomBlocks(blockSize[0][0], blockSize[0][1], perRow[0], seed[0]);
+    }
+
+    /** block_list ("rows": arrays of kv-block indices) and painted ("cells": strings such as "0-3,7"). */
+    private Mask readBlockRows(String path, String kind) throws IOException {
+        boolean painted = kind.equals("painted");
+        String rowsKey = painted ? "cells" : "rows";
+        int[][] blockSize = new int[1][];
+        List<IntArray> rows = new ArrayList<>();
+        boolean[] rowsOk = {false};
+        Set<String> seen = readObject(path, kind, List.of("block", rowsKey), (key, keyPath) -> {
+            if (key.equals("block")) {
+                blockSize[0] = readBlockPair(keyPath);
+            } else {
+                rowsOk[0] = readRows(keyPath, painted, rows);
+            }
+        });
+        if (seen == null || !requireKeys(path, kind, seen, "block", rowsKey) || blockSize[0] == null || !rowsOk[0]) {
+            return null;
+        }
+        int bq = blockSize[0][0];
+        int bkv = blockSize[0][1];
+        return painted ? new Mask.Painted(bq, bkv, rows) : new Mask.BlockList(bq, bkv, rows);
+    }
+
+    private boolean readRows(String path, boolean painted, List<IntArray> rows) throws IOException {
+        String what = painted ? "cells take an array of strings, one per q-block row, e.g. [\"0-3,7\", \"\", \"2\"]"
+                : "rows take an array of arrays of kv-block indices, one per q-block row";
+        if (!expect(JsonToken.START_ARRAY, path, what)) {
+            return false;
+        }
+        int before = problems.size();
+        long[] rowPlaces = new long[16];
+        while (next() != JsonToken.END_ARRAY) {
+            int r = rows.size();
+            String rowPath = path + "/" + r;
+            if (r == MAX_BLOCKS) {
+                problem(path, places.get(path), "lists more than " + MAX_BLOCKS + " q-block rows, more than any sequence has");
+                throw new Stop();
+            }
+            if (r == rowPlaces.length) {
+                rowPlaces = Arrays.copyOf(rowPlaces, r * 2);
+            }
+            rowPlaces[r] = here();
+            IntArray row = painted ? readCells(rowPath) : readIntArray(rowPath, 0, MAX_BLOCKS - 1, MAX_BLOCKS);
+            rows.add(row == null ? IntArray.of() : row);
+        }
+        elementPlaces.put(path, Arrays.copyOf(rowPlaces, rows.size()));
+        return problems.size() == before;
+    }
+
+    private IntArray readCells(String path) throws IOException {
+        String text = readString(path, Integer.MAX_VALUE);
+        if (text == null) {
+            return null;
+        }
+        try {
+            int[] cells = CellRanges.parse(text, ConfigReader.MAX_INTEGERS - integersRead);
+            countIntegers(cells.length, path);
+            return IntArray.of(cells);
+        } catch (IllegalArgumentException e) {
+            problem(path, here(), e.getMessage());
+            return null;
+        }
+    }
+
+    // ---- documents ----
+
+    /** The keys of one segments object, as read. */
+    private static final class SegmentFields {
+        IntArray lengths;
+        IntArray ids;
+        IntArray qIds;
+        IntArray kvIds;
+        List<Mask.Segments> perBatch;
+    }
+
+    private Mask readDocuments(String path) throws IOException {
+        SegmentFields f = new SegmentFields();
+        Set<String> seen = readObject(path, "documents", DOCUMENT_KEYS, (key, keyPath) -> {
+            if (key.equals("per_batch")) {
+                f.perBatch = readPerBatch(keyPath);
+            } else {
+                readSegmentField(key, keyPath, f);
+            }
+        });
+        if (seen == null) {
+            return null;
+        }
+        if (seen.contains("per_batch")) {
+            if (seen.size() > 1) {
+                problem(path, places.get(path), "per_batch goes alone; put lengths or segment ids inside each per_batch entry");
+                return null;
+            }
+            return f.perBatch == null ? null : new Mask.Documents(f.perBatch);
+        }
+        Mask.Segments s = segments(path, seen, f);
+        return s == null ? null : new Mask.Documents(List.of(s));
+    }
+
+    private List<Mask.Segments> readPerBatch(String path) throws IOException {
+        if (!expect(JsonToken.START_ARRAY, path, "per_batch takes an array with one object per batch entry")) {
+            return null;
+        }
+        List<Mask.Segments> list = new ArrayList<>();
+        boolean ok = true;
+        while (next() != JsonToken.END_ARRAY) {
+            if (list.size() == MaskConfig.MAX_BATCH) {
+                problem(path, places.get(path), "per_batch lists more than " + MaskConfig.MAX_BATCH + " entries");
+                throw new Stop();
+            }
+            String entryPath = path + "/" + list.size();
+            places.put(entryPath, here());
+            SegmentFields f = new SegmentFields();
+            Set<String> seen = readObject(entryPath, "a per_batch entry", SEGMENT_KEYS,
+                    (key, keyPath) -> readSegmentField(key, keyPath, f));
+            Mask.Segments s = seen == null ? null : segments(entryPath, seen, f);
+            ok &= s != null;
+            list.add(s);
+        }
+        if (list.isEmpty()) {
+            problem(path, places.get(path), "per_batch needs at least one entry");
+            return null;
+        }
+        return ok ? list : null;
+    }
+
+    private void readSegmentField(String key, String path, SegmentFields f) throws IOException {
+        switch (key) {
+            case "lengths":
+                f.lengths = readIntArray(path, 0, MAX_SEQ, MAX_SEQ);
+                break;
+            case "segment_ids":
+                f.ids = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                break;
+            case "q_segment_ids":
+                f.qIds = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                break;
+            default:
+                f.kvIds = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                break;
+        }
+    }
+
+    private Mask.Segments segments(String path, Set<String> seen, SegmentFields f) {
+        boolean q = seen.contains("q_segment_ids");
+        boolean kv = seen.contains("kv_segment_ids");
+        String forms = "give one of: \"lengths\", \"segment_ids\", \"q_segment_ids\" with \"kv_segment_ids\""
+                + (path.endsWith("/documents") ? ", \"per_batch\"" : "");
+        if (seen.isEmpty()) {
+            problem(path, places.get(path), "documents need their tokens' documents; " + forms);
+            return null;
+        }
+        if (q != kv) {
+            problem(path, places.get(path), (q ? "q_segment_ids needs kv_segment_ids" : "kv_segment_ids needs q_segment_ids")
+                    + " (or give \"segment_ids\" when seq_len_q == seq_len_kv)");
+            return null;
+        }
+        if (seen.size() > (q ? 2 : 1)) {
+            problem(path, places.get(path), "more than one way to give documents (" + String.join(", ", sorted(seen)) + "); " + forms);
+            return null;
+        }
+        if (seen.contains("lengths")) {
+            return f.lengths == null ? null : new Mask.Lengths(f.lengths);
+        }
+        if (seen.contains("segment_ids")) {
+            return f.ids == null ? null : new Mask.SegmentIds(f.ids, f.ids);
+        }
+        if (f.qIds == null || f.kvIds == null) {
+            return null;
+        }
+        if (f.qIds.equals(f.kvIds)) {
+            aliases.put(path + "/segment_ids", path + "/q_segment_ids");
+        }
+        return new Mask.SegmentIds(f.qIds, f.kvIds);
+    }
+
+    // ---- objects and values ----
+
+    /** Reads an object's fields; unknown and duplicate keys are problems. Null when the value is not an object. */
+    private Set<String> readObject(String path, String owner, List<String> allowed, FieldReader reader) throws IOException {
+        String example = allowed.isEmpty() ? "{}" : "{\"" + allowed.get(0) + "\": ...}";
+        if (!expect(JsonToken.START_OBJECT, path, owner + " takes an object such as " + example)) {
+            return null;
+        }
+        return readFields(path, owner, allowed, reader);
+    }
+
+    /** Reads the fields of the object whose START_OBJECT is the current token. */
+    private Set<String> readFields(String path, String owner, List<String> allowed, FieldReader reader) throws IOException {
+        Set<String> seen = new HashSet<>();
+        while (next() == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            String keyPath = path + "/" + pointerToken(key);
+            long keyPlace = here();
+            next();
+            if (!seen.add(key)) {
+                problem(keyPath, keyPlace, "duplicate key " + quote(key));
+                p.skipChildren();
+            } else if (!allowed.contains(key)) {
+                seen.remove(key);
+                problem(keyPath, keyPlace, "unknown key " + quote(key) + "; " + owner
+                        + (allowed.isEmpty() ? " takes no keys" : " takes " + String.join(", ", allowed)));
+                p.skipChildren();
+            } else {
+                places.put(keyPath, here());
+                reader.read(key, keyPath);
+            }
+        }
+        return seen;
+    }
+
+    /** An object of integer parameters (only those in {@code keys}); null when it had a problem. */
+    private Map<String, Long> readIntParams(String path, String owner, String[] keys, long[] min, long[] max) throws IOException {
+        int before = problems.size();
+        Map<String, Long> values = new HashMap<>();
+        List<String> allowed = List.of(keys);
+        readObject(path, owner, allowed, (key, keyPath) -> {
+            int k = allowed.indexOf(key);
+            Long v = readLong(keyPath, min[k], max[k]);
+            if (v != null) {
+                values.put(key, v);
+            }
+        });
+        return problems.size() == before ? values : null;
+    }
+
+    private Map<String, Long> requiredInt(String path, String owner, String key, long min, long max) throws IOException {
+        Map<String, Long> v = readIntParams(path, owner, keys(key), mins(min), maxs(max));
+        if (v != null && !v.containsKey(key)) {
+            problem(path, places.get(path), owner + " needs \"" + key + "\"");
+            return null;
+        }
+        return v;
+    }
+
+    private boolean requireKeys(String path, String owner, Set<String> seen, String... required) {
+        boolean ok = true;
+        for (String key : required) {
+            if (!seen.contains(key)) {
+                problem(path, places.get(path), owner + " needs \"" + key + "\"");
+                ok = false;
+            }
+        }
+        return ok;
+    }
+
+    private BlockSize readBlockObject(String path) throws IOException {
+        int before = problems.size();
+        Integer[] qkv = new Integer[2];
+        Set<String> seen = readObject(path, "block", List.of("q", "kv"), (key, keyPath) -> {
+            Integer v = readBlockSize(keyPath);
+            qkv[key.equals("q") ? 0 : 1] = v;
+        });
+        if (seen == null || !requireKeys(path, "block", seen, "q", "kv") || problems.size() != before) {
+            return null;
+        }
+        return new BlockSize(qkv[0], qkv[1]);
+    }
+
+    /** [q, kv]: two block sizes. */
+    private int[] readBlockPair(String path) throws IOException {
+        long place = here();
+        if (!expect(JsonToken.START_ARRAY, path, "block takes [q, kv], two block sizes such as [64, 64]")) {
+            return null;
+        }
+        int before = problems.size();
+        int[] pair = new int[2];
+        int n = 0;
+        while (next() != JsonToken.END_ARRAY) {
+            if (n < 2) {
+                Integer v = readBlockSize(path + "/" + n);
+                pair[n] = v == null ? 0 : v;
+            } else {
+                p.skipChildren();
+            }
+            n++;
+        }
+        if (n != 2) {
+            problem(path, place, "block takes [q, kv], two block sizes, got " + n + " values");
+        }
+        return problems.size() == before ? pair : null;
+    }
+
+    private Integer readBlockSize(String path) throws IOException {
+        Integer v = readInt(path, 1, Integer.MAX_VALUE);
+        if (v != null && !MaskChecks.isValidBlock(v)) {
+            problem(path, here(), "block size " + v + " is not a power of two in 16..512");
+            return null;
+        }
+        return v;
+    }
+
+    private Long readSeed(String path) throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NUMBER_INT) {
+            BigInteger v = p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? p.getBigIntegerValue()
+                    : BigInteger.valueOf(p.getLongValue());
+            if (v.bitLength() <= 63 || (v.signum() > 0 && v.compareTo(TWO_TO_64) < 0)) {
+                return v.longValue();
+            }
+        }
+        problem(path, here(), "seed must be an integer of 64 bits (" + Long.MIN_VALUE + ".." + TWO_TO_64.subtract(BigInteger.ONE)
+                + "), got " + describe(t));
+        p.skipChildren();
+        return null;
+    }
+
+    private Integer readInt(String path, int min, int max) throws IOException {
+        Long v = readLong(path, min, max);
+        return v == null ? null : v.intValue();
+    }
+
+    private Long readLong(String path, long min, long max) throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+            long v = p.getLongValue();
+            if (v >= min && v <= max) {
+                return v;
+            }
+        }
+        problem(path, here(), "must be an integer in " + min + ".." + max + ", got " + describe(t));
+        p.skipChildren();
+        return null;
+    }
+
+    private String readString(String path, int maxLength) throws IOException {
+        JsonToken t = p.currentToken();
+        if (t != JsonToken.VALUE_STRING) {
+            problem(path, here(), "must be a string, got " + describe(t));
+            p.skipChildren();
+            return null;
+        }
+        String s = p.getText();
+        if (s.length() > maxLength) {
+            problem(path, here(), "is longer than " + maxLength + " characters");
+            return null;
+        }
+        return s;
+    }
+
+    /** An array of integers in [min, max] with at most {@code maxLength} entries. */
+    private IntArray readIntArray(String path, long min, long max, int maxLength) throws IOException {
+        long place = here();
+        if (!expect(JsonToken.START_ARRAY, path, "must be an array of integers")) {
+            return null;
+        }
+        int before = problems.size();
+        int[] values = new int[16];
+        int n = 0;
+        JsonToken t;
+        while ((t = next()) != JsonToken.END_ARRAY) {
+            if (n == maxLength) {
+                problem(path, place, "has more than " + maxLength + " entries");
+                throw new Stop();
+            }
+            countIntegers(1, path);
+            if (n == values.length) {
+                values = Arrays.copyOf(values, Math.min(maxLength, n * 2));
+            }
+            if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT
+                    && p.getIntValue() >= min && p.getIntValue() <= max) {
+                values[n] = p.getIntValue();
+            } else {
+                problem(path + "/" + n, here(), "must be an integer in " + min + ".." + max + ", got " + describe(t));
+                p.skipChildren();
+            }
+            n++;
+        }
+        return problems.size() == before ? IntArray.of(Arrays.copyOf(values, n)) : null;
+    }
+
+    private void countIntegers(long count, String path) {
+        integersRead += count;
+        if (integersRead > ConfigReader.MAX_INTEGERS) {
+            problem(path, here(), "the config holds more than " + ConfigReader.MAX_INTEGERS + " integers in its arrays");
+            throw new Stop();
+        }
+    }
+
+    /** Whether the current token is {@code want}; if not, records "{@code what}, got ..." and skips the value. */
+    private boolean expect(JsonToken want, String path, String what) throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == want) {
+            return true;
+        }
+        problem(path, here(), what + ", got " + describe(t));
+        p.skipChildren();
+        return false;
+    }
+
+    private JsonToken next() throws IOException {
+        JsonToken t = p.nextToken();
+        if (t == null) {
+            problem(p.getParsingContext().pathAsPointer().toString(), here(), "the file ends in the middle of the config");
+            throw new Stop();
+        }
+        return t;
+    }
+
+    // ---- problems and places ----
+
+    private void problem(String path, Long place, String message) {
+        problems.add(problemAt(path, place == null ? 0 : place, message));
+        if (problems.size() >= ConfigReader.MAX_PROBLEMS) {
+            problems.add(new ConfigProblem("", 0, 0, "stopped after " + ConfigReader.MAX_PROBLEMS + " problems"));
+            throw new Stop();
+        }
+    }
+
+    private static ConfigProblem problemAt(String path, long place, String message) {
+        return new ConfigProblem(path, (int) (place >>> 32), (int) place, message);
+    }
+
+    private void parserProblem(String message, JsonLocation location) {
+        String path = p.getParsingContext() == null ? "" : p.getParsingContext().pathAsPointer().toString();
+        JsonLocation at = location != null && location.getLineNr() > 0 ? location : p.currentLocation();
+        long place = at == null ? 0 : pack(at.getLineNr(), at.getColumnNr());
+        problems.add(problemAt(path, place, message));
+    }
+
+    /** The place of the nearest value at or above {@code path} that was seen while reading. */
+    private long placeOf(String path) {
+        String at = path;
+        while (true) {
+            Long place = places.get(at);
+            if (place != null) {
+                return place;
+            }
+            int slash = at.lastIndexOf('/');
+            if (slash < 0) {
+                return pack(1, 1);
+            }
+            long[] elements = elementPlaces.get(at.substring(0, slash));
+            if (elements != null) {
+                try {
+                    int index = Integer.parseInt(at.substring(slash + 1));
+                    if (index >= 0 && index < elements.length) {
+                        return elements[index];
+                    }
+                } catch (NumberFormatException e) {
+                    // not an element index: go up
+                }
+            }
+            at = at.substring(0, slash);
+        }
+    }
+
+    private long here() {
+        JsonLocation l = p.currentTokenLocation();
+        return pack(l.getLineNr(), l.getColumnNr());
+    }
+
+    private static long pack(int line, int column) {
+        return ((long) Math.max(line, 0) << 32) | (Math.max(column, 0) & 0xffffffffL);
+    }
+
+    private String describe(JsonToken t) throws IOException {
+        if (t == null) {
+            return "nothing";
+        }
+        switch (t) {
+            case START_OBJECT: return "an object";
+            case START_ARRAY: return "an array";
+            case VALUE_STRING: return "a string";
+            case VALUE_NUMBER_INT: return p.getText();
+            case VALUE_NUMBER_FLOAT: return p.getText() + " (not an integer)";
+            case VALUE_TRUE: return "true";
+            case VALUE_FALSE: return "false";
+            case VALUE_NULL: return "null";
+            default: return t.asString() == null ? t.name() : t.asString();
+        }
+    }
+
+    /** A short, printable rendering of a key or value taken from the input. */
+    private static String quote(String s) {
+        StringBuilder q = new StringBuilder("\"");
+        for (int i = 0; i < s.length() && i < 40; i++) {
+            char c = s.charAt(i);
+            q.append(c < 0x20 || c == 0x7f ? '?' : c);
+        }
+        return q.append(s.length() > 40 ? "...\"" : "\"").toString();
+    }
+
+    private static String pointerToken(String key) {
+        return key.replace("~", "~0").replace("/", "~1");
+    }
+
+    private static List<String> sorted(Set<String> keys) {
+        List<String> list = new ArrayList<>(keys);
+        list.sort(null);
+        return list;
+    }
+
+    /** Turns a Jackson limit message into a sentence naming saw's limit. */
+    static String limitMessage(String original) {
+        String m = original == null ? "" : original;
+        if (m.startsWith("Document nesting depth")) {
+            return "the JSON nests deeper than " + ConfigReader.MAX_JSON_DEPTH + " levels";
+        } else if (m.startsWith("String value length") || m.startsWith("String length")) {
+            return "a string is longer than " + ConfigReader.MAX_STRING_LENGTH + " characters";
+        } else if (m.startsWith("Number value length") || m.startsWith("Number length")) {
+            return "a number is longer than " + ConfigReader.MAX_NUMBER_LENGTH + " characters";
+        } else if (m.startsWith("Name length")) {
+            return "a key is longer than 1000 characters";
+        } else if (m.startsWith("Document length") || m.startsWith("Document size")) {
+            return "the file is longer than " + ConfigReader.MAX_DOCUMENT_BYTES + " bytes";
+        } else if (m.startsWith("Token count")) {
+            return "the config has too many JSON values (more than " + 2 * ConfigReader.MAX_INTEGERS + ")";
+        }
+        return cleanMessage(m);
+    }
+
+    /** Jackson's message without its advice on parser features and its source excerpts. */
+    static String cleanMessage(String original) {
+        String m = original == null ? "not valid JSON" : original;
+        int cut = m.indexOf('\n');
+        m = cut >= 0 ? m.substring(0, cut) : m;
+        for (String tail : new String[] {": enable", " (start marker at", ", from `"}) {
+            cut = m.indexOf(tail);
+            m = cut >= 0 ? m.substring(0, cut) : m;
+        }
+        if (m.startsWith("Non-standard token")) {
+            return "not valid JSON: " + m.substring("Non-standard token ".length())
+                    + " is not a JSON number (NaN and Infinity are not allowed)";
+        }
+        return "not valid JSON: " + m;
+    }
+
+    private static String[] keys(String... k) {
+        return k;
+    }
+
+    private static long[] mins(long... v) {
+        return v;
+    }
+
+    private static long[] maxs(long... v) {
+        return v;
+    }
+}

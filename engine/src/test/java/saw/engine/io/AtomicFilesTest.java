@@ -1,0 +1,54 @@
+package saw.engine.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AtomicFilesTest {
+    @Test
+    void writesAndReplacesLeavingNoTemporaryFiles(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("out.json");
+        AtomicFiles.write(file, out -> out.write("first".getBytes(StandardCharsets.UTF_8)));
+        AtomicFiles.write(file, out -> out.write("second".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("second", Files.readString(file));
+        assertEquals(List.of(file), list(dir));
+    }
+
+    @Test
+    void aFailureMidwayKeepsTheOldContent(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("out.json");
+        Files.writeString(file, "old");
+        IOException e = assertThrows(IOException.class, () -> AtomicFiles.write(file, out -> {
+            out.write(new byte[1 << 20]);
+            throw new IOException("disk full");
+        }));
+        assertEquals("disk full", e.getMessage());
+        assertEquals("old", Files.readString(file));
+        assertEquals(List.of(file), list(dir));
+        assertThrows(IllegalStateException.class, () -> AtomicFiles.write(file, out -> {
+            throw new IllegalStateException("bug");
+        }));
+        assertEquals(List.of(file), list(dir));
+    }
+
+    @Test
+    void aFolderIsNotReplaced(@TempDir Path dir) throws IOException {
+        Path folder = Files.createDirectory(dir.resolve("sub"));
+        assertThrows(IOException.class, () -> AtomicFiles.write(folder, out -> out.write(1)));
+        assertEquals(true, Files.isDirectory(folder));
+    }
+
+    private static List<Path> list(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.sorted().toList();
+        }
+    }
+}
