@@ -15,11 +15,9 @@ import javafx.scene.robot.Robot;
 import javafx.stage.Stage;
 import javafx.stage.Window;
 import javax.imageio.ImageIO;
-import saw.engine.mask.Dims;
-import saw.engine.mask.Mask;
+import saw.engine.config.Presets;
 import saw.ui.Workbench;
 import saw.ui.grid.TileRef;
-import saw.ui.model.Composition;
 
 /**
  * Captures the real window on a real display (bench/screenshots.sh runs it under Xvfb): the composer with the grid
@@ -37,7 +35,7 @@ public final class Screenshots {
         Workbench[] wb = new Workbench[1];
         onFx(() -> {
             Stage stage = new Stage();
-            wb[0] = new Workbench(stage, showcase());
+            wb[0] = new Workbench(stage, Presets.get("bigbird"));
             stage.setX(0);
             stage.setY(0);
             stage.show();
@@ -64,12 +62,6 @@ public final class Screenshots {
             wb[0].stage().close();
         });
         Platform.exit();
-    }
-
-    /** Until presets load from files: a Longformer-style window with global tokens over 16K tokens. */
-    private static Composition showcase() {
-        Mask m = Mask.Or.of(Mask.And.of(new Mask.Causal(0), new Mask.SlidingWindow(2048, 0)), Mask.GlobalTokens.first(384));
-        return new Composition("longformer", "", new Dims(16384, 16384, 1, 1), 256, 256, m);
     }
 
     private static void capture(Window w, Path file) throws Exception {

@@ -5,7 +5,7 @@ import java.util.Locale;
 import javafx.application.Application;
 import javafx.animation.AnimationTimer;
 import javafx.stage.Stage;
-import saw.ui.model.Composition;
+import saw.ui.model.Configs;
 
 /**
  * The workbench as a JavaFX application. With {@code -Dsaw.startupTiming=true} it prints, once the first grid has
@@ -16,7 +16,7 @@ public final class SawApp extends Application {
 
     @Override
     public void start(Stage stage) {
-        workbench = new Workbench(stage, Composition.starter());
+        workbench = new Workbench(stage, Configs.starter());
         stage.show();
         if (Boolean.getBoolean("saw.startupTiming")) {
             reportWhenUsable();

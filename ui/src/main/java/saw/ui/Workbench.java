@@ -32,7 +32,7 @@ import saw.ui.grid.TileRef;
 import saw.ui.grid.TokenView;
 import saw.ui.inspect.InspectorView;
 import saw.ui.model.ComposerModel;
-import saw.ui.model.Composition;
+import saw.engine.config.MaskConfig;
 import saw.ui.model.LayoutModel;
 import saw.ui.model.TokenTile;
 
@@ -54,7 +54,7 @@ public final class Workbench {
     private final Label status = new Label();
     private final List<Stage> tokenViews = new ArrayList<>();
 
-    public Workbench(Stage stage, Composition initial) {
+    public Workbench(Stage stage, MaskConfig initial) {
         this.stage = stage;
         this.workers = Executors.newCachedThreadPool(daemonThreads());
         this.composer = new ComposerModel(initial);

@@ -16,7 +16,7 @@ import saw.engine.mask.Dims;
 import saw.engine.mask.IntArray;
 import saw.engine.mask.Mask;
 import saw.ui.form.Form;
-import saw.ui.model.Composition;
+import saw.engine.config.MaskConfig;
 import saw.ui.model.ComposerModel;
 import saw.ui.model.MaskEdits;
 import saw.ui.model.MaskText;
@@ -47,14 +47,14 @@ final class NodeEditor extends VBox {
     }
 
     private void refresh() {
-        Composition c = model.composition();
+        MaskConfig c = model.composition();
         NodePath path = model.selectionProperty().get();
         if (!MaskEdits.exists(c.mask(), path)) {
             return;
         }
         Mask m = MaskEdits.at(c.mask(), path);
         List<ComposerModel.FieldProblem> problems = model.problemsAt(path);
-        Object key = List.of(path, m, c.dims(), c.blockQ(), c.blockKv(), problems);
+        Object key = List.of(path, m, c.dims(), c.block().q(), c.block().kv(), problems);
         if (key.equals(shown)) {
             return;
         }
@@ -106,7 +106,7 @@ final class NodeEditor extends VBox {
         return null;
     }
 
-    private Form build(Composition c, NodePath path, Mask m) {
+    private Form build(MaskConfig c, NodePath path, Mask m) {
         Form f = new Form();
         Dims d = c.dims();
         int longest = Math.max(d.seqQ(), d.seqKv());

@@ -9,7 +9,7 @@ import javafx.scene.control.TextField;
 import javafx.scene.layout.HBox;
 import saw.engine.mask.Dims;
 import saw.ui.form.Form;
-import saw.ui.model.Composition;
+import saw.engine.config.MaskConfig;
 import saw.ui.model.ComposerModel;
 import saw.ui.model.LayoutModel;
 
@@ -101,13 +101,13 @@ public final class SizesBar extends HBox {
         return f;
     }
 
-    private void show(Composition c) {
+    private void show(MaskConfig c) {
         seqQ.setText(Integer.toString(c.dims().seqQ()));
         seqKv.setText(Integer.toString(c.dims().seqKv()));
         batch.setText(Integer.toString(c.dims().batch()));
         heads.setText(Integer.toString(c.dims().heads()));
-        blockQ.setValue(c.blockQ());
-        blockKv.setValue(c.blockKv());
+        blockQ.setValue(c.block().q());
+        blockKv.setValue(c.block().kv());
     }
 
     private void commit() {
@@ -137,7 +137,7 @@ public final class SizesBar extends HBox {
     private void commitBlocks() {
         Integer q = blockQ.getValue();
         Integer kv = blockKv.getValue();
-        if (q != null && kv != null && (q != model.composition().blockQ() || kv != model.composition().blockKv())) {
+        if (q != null && kv != null && (q != model.composition().block().q() || kv != model.composition().block().kv())) {
             model.setBlocks(q, kv);
         }
     }

@@ -1,5 +1,7 @@
 package saw.ui.model;
 
+import saw.engine.config.BlockSize;
+import saw.engine.config.MaskConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,12 +23,12 @@ public final class ComposerModel {
     /** A problem placed at a node of the tree; {@code field} is "" for the node as a whole. */
     public record FieldProblem(NodePath node, String field, String pointer, String message) {}
 
-    private final CommandStack<Composition> history;
+    private final CommandStack<MaskConfig> history;
     private final ObjectProperty<NodePath> selection = new SimpleObjectProperty<>(this, "selection", NodePath.ROOT);
     private final ReadOnlyObjectWrapper<List<FieldProblem>> problems =
             new ReadOnlyObjectWrapper<>(this, "problems", List.of());
 
-    public ComposerModel(Composition initial) {
+    public ComposerModel(MaskConfig initial) {
         this.history = new CommandStack<>(initial);
         history.stateProperty().addListener((obs, old, now) -> {
             problems.set(placeProblems(now));
@@ -37,15 +39,15 @@ public final class ComposerModel {
         problems.set(placeProblems(initial));
     }
 
-    public CommandStack<Composition> history() {
+    public CommandStack<MaskConfig> history() {
         return history;
     }
 
-    public Composition composition() {
+    public MaskConfig composition() {
         return history.state();
     }
 
-    public ReadOnlyObjectProperty<Composition> compositionProperty() {
+    public ReadOnlyObjectProperty<MaskConfig> compositionProperty() {
         return history.stateProperty();
     }
 
@@ -73,7 +75,7 @@ public final class ComposerModel {
     }
 
     public void addPrimitive(Primitive p) {
-        Composition c = composition();
+        MaskConfig c = composition();
         apply("Add " + p.key(), MaskEdits.add(c.mask(), selection.get(), p.create(c)));
     }
 
@@ -107,26 +109,26 @@ public final class ComposerModel {
 
     /** Replaces one node (a parameter edit); the selection stays on it. */
     public void setNode(NodePath path, Mask replacement, String what) {
-        Composition c = composition();
-        history.execute(what, c.withMask(MaskEdits.replace(c.mask(), path, replacement)));
+        MaskConfig c = composition();
+        history.execute(what, Configs.withMask(c, MaskEdits.replace(c.mask(), path, replacement)));
     }
 
     public void setDims(Dims d) {
-        history.execute("Set sizes", composition().withDims(d));
+        history.execute("Set sizes", Configs.withDims(composition(), d));
     }
 
     public void setBlocks(int q, int kv) {
-        history.execute("Set tile size " + q + "x" + kv, composition().withBlocks(q, kv));
+        history.execute("Set tile size " + q + "x" + kv, composition().withBlock(new BlockSize(q, kv)));
     }
 
     /** Replaces the whole composition as one undoable edit (a preset applied). */
-    public void replaceAll(String what, Composition c) {
+    public void replaceAll(String what, MaskConfig c) {
         selection.set(NodePath.ROOT);
         history.execute(what, c);
     }
 
     /** Starts over with a composition read from a file: the history is cleared and it counts as saved. */
-    public void open(Composition c) {
+    public void open(MaskConfig c) {
         selection.set(NodePath.ROOT);
         history.reset(c);
     }
@@ -160,11 +162,11 @@ public final class ComposerModel {
     }
 
     private void apply(String what, MaskEdits.Placed placed) {
-        history.execute(what, composition().withMask(placed.root()));
+        history.execute(what, Configs.withMask(composition(), placed.root()));
         selection.set(placed.selection());
     }
 
-    private static List<FieldProblem> placeProblems(Composition c) {
+    private static List<FieldProblem> placeProblems(MaskConfig c) {
         Map<String, FieldProblem> out = new LinkedHashMap<>();
         for (MaskChecks.Problem p : c.problems()) {
             MaskEdits.Location at = MaskEdits.locate(c.mask(), p.path());

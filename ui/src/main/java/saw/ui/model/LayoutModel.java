@@ -1,5 +1,6 @@
 package saw.ui.model;
 
+import saw.engine.config.MaskConfig;
 import java.util.concurrent.Executor;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.ReadOnlyBooleanProperty;
@@ -24,7 +25,7 @@ import saw.engine.mask.TileLayout;
  */
 public final class LayoutModel {
     /** A compiled composition and what the inspector shows about it. */
-    public record Compiled(Composition composition, TileLayout layout, LayoutStats stats, double compileMillis) {}
+    public record Compiled(MaskConfig composition, TileLayout layout, LayoutStats stats, double compileMillis) {}
 
     private final Executor executor;
     private final ReadOnlyObjectWrapper<Compiled> compiled = new ReadOnlyObjectWrapper<>(this, "compiled");
@@ -33,9 +34,9 @@ public final class LayoutModel {
     private final IntegerProperty batch = new SimpleIntegerProperty(this, "batch");
     private final IntegerProperty head = new SimpleIntegerProperty(this, "head");
     private final ReadOnlyIntegerWrapper variant = new ReadOnlyIntegerWrapper(this, "variant");
-    private Composition pending;
+    private MaskConfig pending;
 
-    public LayoutModel(ObservableValue<Composition> source, Executor executor) {
+    public LayoutModel(ObservableValue<MaskConfig> source, Executor executor) {
         this.executor = executor;
         source.addListener((obs, old, now) -> request(now));
         compiled.addListener((obs, old, now) -> {
@@ -90,7 +91,7 @@ public final class LayoutModel {
         return c == null ? null : TokenTile.of(c.layout().mask(), variant.get(), describe(qb, kb));
     }
 
-    private void request(Composition c) {
+    private void request(MaskConfig c) {
         if (c == null || !c.problems().isEmpty()) {
             return;
         }
@@ -101,7 +102,7 @@ public final class LayoutModel {
         start(c);
     }
 
-    private void start(Composition c) {
+    private void start(MaskConfig c) {
         busy.set(true);
         Task<Compiled> task = new Task<>() {
             @Override
@@ -123,7 +124,7 @@ public final class LayoutModel {
     }
 
     private void next() {
-        Composition c = pending;
+        MaskConfig c = pending;
         pending = null;
         if (c != null) {
             start(c);
@@ -133,9 +134,9 @@ public final class LayoutModel {
     }
 
     /** Binds and compiles on the calling thread; the view-model calls it from a task. */
-    public static Compiled compile(Composition c) {
+    public static Compiled compile(MaskConfig c) {
         long t0 = System.nanoTime();
-        TileLayout layout = BoundMask.bind(c.mask(), c.dims()).compile(c.blockQ(), c.blockKv());
+        TileLayout layout = BoundMask.bind(c.mask(), c.dims()).compile(c.block().q(), c.block().kv());
         double ms = (System.nanoTime() - t0) / 1e6;
         return new Compiled(c, layout, LayoutStats.of(layout), ms);
     }

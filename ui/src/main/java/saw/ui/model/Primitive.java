@@ -1,5 +1,6 @@
 package saw.ui.model;
 
+import saw.engine.config.MaskConfig;
 import java.util.ArrayList;
 import java.util.List;
 import saw.engine.mask.Dims;
@@ -38,7 +39,7 @@ public enum Primitive {
     }
 
     /** A new mask of this kind with parameters scaled to the composition's sizes and tile size. */
-    public Mask create(Composition c) {
+    public Mask create(MaskConfig c) {
         Dims d = c.dims();
         int seq = Math.min(d.seqQ(), d.seqKv());
         switch (this) {
@@ -52,11 +53,11 @@ public enum Primitive {
             case DILATED: return new Mask.Dilated(Math.min(seq, 2));
             case SINKS: return new Mask.Sinks(Math.min(d.seqKv(), 4));
             case RANDOM_BLOCKS: {
-                int nkv = (d.seqKv() + c.blockKv() - 1) / c.blockKv();
-                return new Mask.RandomBlocks(c.blockQ(), c.blockKv(), Math.min(nkv, 2), 0);
+                int nkv = (d.seqKv() + c.block().kv() - 1) / c.block().kv();
+                return new Mask.RandomBlocks(c.block().q(), c.block().kv(), Math.min(nkv, 2), 0);
             }
-            case BLOCK_LIST: return new Mask.BlockList(c.blockQ(), c.blockKv(), diagonalRows(c));
-            default: return new Mask.Painted(c.blockQ(), c.blockKv(), List.of());
+            case BLOCK_LIST: return new Mask.BlockList(c.block().q(), c.block().kv(), diagonalRows(c));
+            default: return new Mask.Painted(c.block().q(), c.block().kv(), List.of());
         }
     }
 
@@ -72,12 +73,12 @@ public enum Primitive {
     }
 
     /** Each q-block lists the kv-block on its diagonal and the first one. */
-    private static List<IntArray> diagonalRows(Composition c) {
-        int nq = (c.dims().seqQ() + c.blockQ() - 1) / c.blockQ();
-        int nkv = (c.dims().seqKv() + c.blockKv() - 1) / c.blockKv();
+    private static List<IntArray> diagonalRows(MaskConfig c) {
+        int nq = (c.dims().seqQ() + c.block().q() - 1) / c.block().q();
+        int nkv = (c.dims().seqKv() + c.block().kv() - 1) / c.block().kv();
         List<IntArray> rows = new ArrayList<>();
         for (int r = 0; r < nq; r++) {
-            int diag = (int) Math.min(nkv - 1L, (long) r * c.blockQ() / c.blockKv());
+            int diag = (int) Math.min(nkv - 1L, (long) r * c.block().q() / c.block().kv());
             rows.add(diag == 0 ? IntArray.of(0) : IntArray.of(0, diag));
         }
         return rows;
