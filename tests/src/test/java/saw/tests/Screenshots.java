@@ -17,6 +17,7 @@ import javafx.stage.Window;
 import javax.imageio.ImageIO;
 import saw.engine.config.Presets;
 import saw.ui.Workbench;
+import saw.ui.files.SessionStore;
 import saw.ui.grid.TileRef;
 
 /**
@@ -29,13 +30,15 @@ public final class Screenshots {
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args.length > 0 ? args[0] : "docs/img");
         Files.createDirectories(out);
+        Path session = Files.createTempDirectory("saw-screenshots");
         CountDownLatch started = new CountDownLatch(1);
         Platform.startup(started::countDown);
         started.await();
         Workbench[] wb = new Workbench[1];
         onFx(() -> {
             Stage stage = new Stage();
-            wb[0] = new Workbench(stage, Presets.get("bigbird"));
+            wb[0] = new Workbench(stage, new SessionStore(session), null);
+            wb[0].files().openPreset(Presets.get("bigbird"));
             stage.setX(0);
             stage.setY(0);
             stage.show();

@@ -16,7 +16,7 @@ public final class SawApp extends Application {
 
     @Override
     public void start(Stage stage) {
-        workbench = new Workbench(stage, Configs.starter());
+        workbench = new Workbench(stage);
         stage.show();
         if (Boolean.getBoolean("saw.startupTiming")) {
             reportWhenUsable();

@@ -1,13 +1,16 @@
 package saw.ui;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import javafx.beans.binding.Bindings;
+import javafx.geometry.Pos;
 import javafx.scene.Parent;
 import javafx.scene.Scene;
+import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.control.Menu;
 import javafx.scene.control.MenuBar;
@@ -25,15 +28,26 @@ import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
+import saw.engine.config.Preset;
+import saw.engine.config.Presets;
+import saw.engine.format.LayoutFormat;
+import saw.engine.format.LayoutFormats;
 import saw.ui.composer.ComposerView;
+import saw.ui.composer.PresetGallery;
 import saw.ui.composer.SizesBar;
+import saw.ui.files.DialogAsker;
+import saw.ui.files.FileActions;
+import saw.ui.files.FileAsker;
+import saw.ui.files.SessionStore;
 import saw.ui.grid.GridPanel;
 import saw.ui.grid.TileRef;
 import saw.ui.grid.TokenView;
 import saw.ui.inspect.InspectorView;
 import saw.ui.model.ComposerModel;
-import saw.engine.config.MaskConfig;
+import saw.ui.model.Configs;
+import saw.ui.model.FormatsModel;
 import saw.ui.model.LayoutModel;
+import saw.ui.model.Messages;
 import saw.ui.model.TokenTile;
 
 /**
@@ -48,29 +62,42 @@ public final class Workbench {
     private final ExecutorService workers;
     private final ComposerModel composer;
     private final LayoutModel layout;
+    private final FormatsModel formats;
+    private final Messages messages = new Messages();
+    private final FileActions files;
     private final GridPanel grid;
     private final InspectorView inspector;
+    private final TabPane centre;
     private final BorderPane root = new BorderPane();
-    private final Label status = new Label();
-    private final List<Stage> tokenViews = new ArrayList<>();
+    private final List<Stage> windows = new ArrayList<>();
+    private boolean closing;
 
-    public Workbench(Stage stage, MaskConfig initial) {
+    /**
+     * Opens the window on {@code stage}, restoring the session kept in {@code session}.
+     *
+     * @param asker file choosers and questions; null for the window's own dialogs
+     */
+    public Workbench(Stage stage, SessionStore session, FileAsker asker) {
         this.stage = stage;
         this.workers = Executors.newCachedThreadPool(daemonThreads());
-        this.composer = new ComposerModel(initial);
+        this.composer = new ComposerModel(Configs.starter());
         this.layout = new LayoutModel(composer.compositionProperty(), workers);
-        this.grid = new GridPanel(layout);
-        this.inspector = new InspectorView(layout);
+        this.formats = new FormatsModel(layout, workers);
+        this.files = new FileActions(composer, layout, workers, messages, session,
+                asker != null ? asker : new DialogAsker(stage));
+        this.grid = new GridPanel(layout, formats);
+        this.inspector = new InspectorView(layout, formats);
 
         ComposerView composerView = new ComposerView(composer);
-        TabPane centre = new TabPane(tab("Grid", grid));
+        centre = new TabPane(tab("Grid", grid));
         centre.setId("centre-tabs");
         SplitPane body = new SplitPane(composerView, centre, inspector);
         body.setDividerPositions(0.24, 0.78);
         SplitPane.setResizableWithParent(composerView, false);
         SplitPane.setResizableWithParent(inspector, false);
 
-        VBox top = new VBox(menus(), pad(new SizesBar(composer, layout)));
+        VBox top = new VBox(menus(), new SizesBar(composer, layout), messageBar());
+        top.getStyleClass().add("top-bar");
         root.setTop(top);
         root.setCenter(body);
         root.setBottom(statusBar());
@@ -78,6 +105,7 @@ public final class Workbench {
 
         grid.view().setOnOpen(this::openTile);
         grid.view().setOnStroke(this::paint);
+        grid.exportPngButton().setOnAction(e -> files.exportPng(grid.view().snapshot(null, null)));
         grid.brushButton().disableProperty().bind(Bindings.createBooleanBinding(() -> !composer.canPaint(),
                 composer.selectionProperty(), composer.compositionProperty()));
         grid.brushButton().disableProperty().addListener((o, was, is) -> {
@@ -101,9 +129,22 @@ public final class Workbench {
         });
         stage.setScene(scene);
         stage.titleProperty().bind(Bindings.createStringBinding(() -> "saw \u2014 " + composer.composition().name()
+                + (files.fileProperty().get() == null ? "" : " (" + files.fileProperty().get().getFileName() + ")")
                 + (composer.history().dirtyProperty().get() ? " *" : ""), composer.compositionProperty(),
-                composer.history().dirtyProperty()));
+                composer.history().dirtyProperty(), files.fileProperty()));
+        stage.setOnCloseRequest(e -> {
+            if (!closing) {
+                e.consume();
+                files.whenChangesAreSafe(this::closeWindow);
+            }
+        });
         stage.setOnHidden(e -> close());
+        files.restore(Configs.starter());
+    }
+
+    /** The window's default session folder and dialogs. */
+    public Workbench(Stage stage) {
+        this(stage, new SessionStore(SessionStore.defaultFolder()), null);
     }
 
     public Parent root() {
@@ -126,14 +167,64 @@ public final class Workbench {
         return grid;
     }
 
-    /** Stops the worker threads (they are daemons, so a window closed without this does not keep the JVM up). */
+    public FileActions files() {
+        return files;
+    }
+
+    public Messages messages() {
+        return messages;
+    }
+
+    /** Adds a tab beside the grid (the run panel and the charts). */
+    public void addTab(String name, javafx.scene.Node content) {
+        centre.getTabs().add(tab(name, content));
+    }
+
+    /** Saves the session as closed cleanly and stops the worker threads. */
     public void close() {
+        if (workers.isShutdown()) {
+            return;
+        }
+        files.autosave(true);
         workers.shutdownNow();
-        tokenViews.forEach(Stage::close);
+        windows.forEach(Stage::close);
+    }
+
+    private void closeWindow() {
+        closing = true;
+        stage.close();
     }
 
     private MenuBar menus() {
         Menu file = new Menu("File");
+        Menu recent = new Menu("Open recent");
+        recent.setId("menu-recent");
+        files.recentProperty().addListener((o, old, list) -> {
+            recent.getItems().clear();
+            for (Path p : list) {
+                recent.getItems().add(item(p.toString(), null, null, () -> files.open(p)));
+            }
+        });
+        Menu export = new Menu("Export layout as");
+        export.setId("menu-export");
+        for (LayoutFormat f : LayoutFormats.all()) {
+            export.getItems().add(item(f.name() + " \u2014 " + f.description(), "export-" + f.name(), null,
+                    () -> files.exportLayout(f)));
+        }
+        file.getItems().addAll(
+                item("New", "menu-new", new KeyCodeCombination(KeyCode.N, KeyCombination.SHORTCUT_DOWN), files::newConfig),
+                item("Open\u2026", "menu-open", new KeyCodeCombination(KeyCode.O, KeyCombination.SHORTCUT_DOWN), files::open),
+                recent, new SeparatorMenuItem(),
+                item("Save", "menu-save", new KeyCodeCombination(KeyCode.S, KeyCombination.SHORTCUT_DOWN), files::save),
+                item("Save as\u2026", "menu-save-as", new KeyCodeCombination(KeyCode.S, KeyCombination.SHORTCUT_DOWN,
+                        KeyCombination.SHIFT_DOWN), files::saveAs),
+                new SeparatorMenuItem(), export,
+                item("Export grid as PNG\u2026", "menu-export-png", null,
+                        () -> files.exportPng(grid.view().snapshot(null, null))),
+                new SeparatorMenuItem(),
+                item("Quit", "menu-quit", new KeyCodeCombination(KeyCode.Q, KeyCombination.SHORTCUT_DOWN),
+                        () -> files.whenChangesAreSafe(this::closeWindow)));
+
         Menu edit = new Menu("Edit");
         MenuItem undo = item("Undo", "undo", new KeyCodeCombination(KeyCode.Z, KeyCombination.SHORTCUT_DOWN), composer::undo);
         undo.textProperty().bind(Bindings.concat("Undo ", composer.history().undoNameProperty()));
@@ -144,20 +235,32 @@ public final class Workbench {
         redo.disableProperty().bind(composer.history().canRedoProperty().not());
         edit.getItems().addAll(undo, redo, new SeparatorMenuItem(),
                 item("Delete node", "menu-delete", null, composer::delete));
+
         Menu view = new Menu("View");
         view.getItems().addAll(item("Fit grid", "menu-fit", null, () -> grid.view().fit()),
                 item("Zoom in", "menu-zoom-in", new KeyCodeCombination(KeyCode.EQUALS, KeyCombination.SHORTCUT_DOWN),
                         () -> grid.view().zoom(2)),
                 item("Zoom out", "menu-zoom-out", new KeyCodeCombination(KeyCode.MINUS, KeyCombination.SHORTCUT_DOWN),
                         () -> grid.view().zoom(0.5)));
-        MenuBar bar = new MenuBar(file, edit, view);
+
+        Menu presets = new Menu("Presets");
+        presets.setId("menu-presets");
+        presets.getItems().add(item("Gallery\u2026", "menu-gallery", null, this::openGallery));
+        presets.getItems().add(new SeparatorMenuItem());
+        for (Preset p : Presets.all()) {
+            presets.getItems().add(item(p.name(), "preset-menu-" + p.name(), null, () -> files.openPreset(p.config())));
+        }
+        MenuBar bar = new MenuBar(file, edit, view, presets);
         bar.setId("menu-bar");
         return bar;
     }
 
     static MenuItem item(String text, String id, KeyCombination key, Runnable action) {
         MenuItem m = new MenuItem(text);
-        m.setId(id);
+        m.setMnemonicParsing(false);
+        if (id != null) {
+            m.setId(id);
+        }
         if (key != null) {
             m.setAccelerator(key);
         }
@@ -165,7 +268,38 @@ public final class Workbench {
         return m;
     }
 
+    private HBox messageBar() {
+        Label text = new Label();
+        text.setId("message");
+        text.setWrapText(true);
+        Button dismiss = new Button("\u2715");
+        dismiss.setId("message-dismiss");
+        dismiss.setOnAction(e -> messages.dismiss());
+        HBox.setHgrow(text, Priority.ALWAYS);
+        text.setMaxWidth(Double.MAX_VALUE);
+        HBox bar = new HBox(8, text, dismiss);
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.getStyleClass().add("message-bar");
+        bar.setId("message-bar");
+        Runnable show = () -> {
+            Messages.Message m = messages.currentProperty().get();
+            bar.setVisible(m != null);
+            bar.setManaged(m != null);
+            bar.getStyleClass().remove("error");
+            if (m != null) {
+                text.setText(m.text());
+                if (m.error()) {
+                    bar.getStyleClass().add("error");
+                }
+            }
+        };
+        messages.currentProperty().addListener(o -> show.run());
+        show.run();
+        return bar;
+    }
+
     private HBox statusBar() {
+        Label status = new Label();
         status.setId("status");
         Label problems = new Label();
         problems.setId("problem-count");
@@ -192,10 +326,26 @@ public final class Workbench {
         return bar;
     }
 
+    private void openGallery() {
+        Stage s = new Stage();
+        s.initOwner(stage);
+        s.setTitle("Presets");
+        PresetGallery gallery = new PresetGallery(Presets.all(), workers, grid.view().classColors(), c -> {
+            s.close();
+            files.openPreset(c);
+        });
+        Scene scene = new Scene(gallery, 980, 720);
+        scene.getStylesheets().add(STYLESHEET);
+        s.setScene(scene);
+        windows.add(s);
+        s.show();
+    }
+
     private void openTile(TileRef t) {
         TokenTile tile = layout.tokens(t.qBlock(), t.kvBlock());
         if (tile != null) {
-            tokenViews.add(TokenView.open(stage, tile, 0xff0072b2, 0xfff4f4f2, List.of(STYLESHEET)));
+            int[] c = grid.view().classColors();
+            windows.add(TokenView.open(stage, tile, c[2], c[0], List.of(STYLESHEET)));
         }
     }
 
@@ -217,13 +367,6 @@ public final class Workbench {
         t.setClosable(false);
         t.setId("tab-" + name.toLowerCase(java.util.Locale.ROOT));
         return t;
-    }
-
-    private static Region pad(Region r) {
-        r.setStyle(null);
-        VBox box = new VBox(r);
-        box.getStyleClass().add("toolbar-row");
-        return box;
     }
 
     private static java.util.concurrent.ThreadFactory daemonThreads() {

@@ -12,6 +12,9 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import saw.engine.mask.TileGrid;
+import java.util.HashSet;
+import java.util.Set;
+import saw.ui.model.FormatsModel;
 import saw.ui.model.LayoutModel;
 import saw.ui.model.TileInfo;
 
@@ -20,13 +23,15 @@ import saw.ui.model.TileInfo;
  * tiles of the interval export), the legend and a line saying what is in view.
  */
 public final class GridPanel extends BorderPane {
+    /** Extra tiles outlined at most; more would make every redraw slow. */
+    private static final int MAX_MARKS = 200_000;
     private final TileGridView view = new TileGridView();
     private final ToggleButton brush = new ToggleButton("Brush");
-    private final ToggleButton extra = new ToggleButton("Interval extra tiles");
+    private final ToggleButton extra = new ToggleButton("Extra tiles (ejkernel)");
     private final Button exportPng = new Button("Export PNG\u2026");
     private final Label range = new Label();
 
-    public GridPanel(LayoutModel layout) {
+    public GridPanel(LayoutModel layout, FormatsModel formats) {
         getStyleClass().add("grid-panel");
         view.setId("tile-grid");
         view.gridProperty().bind(Bindings.createObjectBinding(() -> {
@@ -66,6 +71,22 @@ public final class GridPanel extends BorderPane {
         status.getStyleClass().add("status-bar");
         setBottom(status);
 
+        Runnable marks = () -> {
+            FormatsModel.Report r = formats.reportProperty().get();
+            TileGrid g = view.gridProperty().get();
+            if (!extra.isSelected() || r == null || g == null || r.of() != layout.compiled()) {
+                view.markedProperty().set(Set.of());
+                return;
+            }
+            Set<TileRef> tiles = new HashSet<>();
+            for (int[] t : FormatsModel.extraTiles(r.intervals(), layout.batchProperty().get(), g, MAX_MARKS)) {
+                tiles.add(new TileRef(t[0], t[1]));
+            }
+            view.markedProperty().set(tiles);
+        };
+        extra.selectedProperty().addListener(o -> marks.run());
+        formats.reportProperty().addListener(o -> marks.run());
+        view.gridProperty().addListener(o -> marks.run());
         view.visibleRangeProperty().addListener(o -> updateRange(layout));
         view.hoveredProperty().addListener(o -> updateRange(layout));
     }

@@ -11,8 +11,17 @@ public final class Legend extends HBox {
         setSpacing(6);
         setAlignment(Pos.CENTER_LEFT);
         getStyleClass().add("legend");
-        getChildren().addAll(swatch("empty"), new Label("EMPTY (skipped)"), swatch("partial"),
-                new Label("PARTIAL (token mask applied)"), swatch("full"), new Label("FULL (no mask arithmetic)"));
+        getChildren().addAll(swatch("empty"), label("EMPTY", "skipped by the kernel"), swatch("partial"),
+                label("PARTIAL", "computed with the token mask applied"), swatch("full"),
+                label("FULL", "computed with no mask arithmetic"));
+        setMinWidth(USE_PREF_SIZE);
+    }
+
+    private static Label label(String text, String tip) {
+        Label l = new Label(text);
+        l.setTooltip(new javafx.scene.control.Tooltip(text + ": " + tip + ". Zoomed out, a pixel blends the colours of its tiles by their share."));
+        l.setMinWidth(USE_PREF_SIZE);
+        return l;
     }
 
     public static Region swatch(String styleClass) {

@@ -146,6 +146,11 @@ public final class TileGridView extends Region {
         this.onStroke = onStroke;
     }
 
+    /** ARGB of EMPTY, PARTIAL, FULL and the outside, as the stylesheet set them. */
+    public int[] classColors() {
+        return new int[] {argb(emptyColor.get()), argb(partialColor.get()), argb(fullColor.get()), argb(outsideColor.get())};
+    }
+
     /** Milliseconds the last redraw took (raster and overlay). */
     public double lastRenderMillis() {
         return lastRenderMs;
@@ -247,8 +252,7 @@ public final class TileGridView extends Region {
             image = new WritableImage(w, h);
             pixels = new int[w * h];
         }
-        raster.render(g, v, new int[] {argb(emptyColor.get()), argb(partialColor.get()), argb(fullColor.get()),
-                argb(outsideColor.get())}, pixels);
+        raster.render(g, v, classColors(), pixels);
         image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbInstance(), IntBuffer.wrap(pixels), w);
         gc.drawImage(image, 0, 0);
         drawLines(gc, v, g, w, h);

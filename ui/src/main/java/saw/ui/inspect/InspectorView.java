@@ -8,6 +8,7 @@ import javafx.scene.layout.VBox;
 import saw.engine.mask.TileClass;
 import saw.engine.mask.TileGrid;
 import saw.engine.mask.TileLayout;
+import saw.ui.model.FormatsModel;
 import saw.ui.model.LayoutModel;
 import saw.ui.model.LayoutStats;
 import saw.ui.model.TileInfo;
@@ -27,7 +28,7 @@ public final class InspectorView extends VBox {
     private final Label shownTitle = title("Tiles of the head shown");
     private final VBox extra = new VBox(6);
 
-    public InspectorView(LayoutModel layout) {
+    public InspectorView(LayoutModel layout, FormatsModel formats) {
         this.layout = layout;
         getStyleClass().addAll("side-panel", "inspector");
         setId("inspector");
@@ -42,7 +43,41 @@ public final class InspectorView extends VBox {
                 new javafx.scene.layout.HBox(6, flopsTitle, headDim), flops, extra);
         layout.compiledProperty().addListener(o -> refresh());
         layout.variantProperty().addListener(o -> refresh());
+        GridPane formatRows = grid();
+        formatRows.setId("formats");
+        extra.getChildren().addAll(title("Export formats"), formatRows);
+        formats.reportProperty().addListener((o, old, r) -> {
+            formatRows.getChildren().clear();
+            int row = 0;
+            for (FormatsModel.Summary s : r.summaries()) {
+                Label name = new Label(s.format());
+                name.getStyleClass().add("field-label");
+                Label bytes = new Label((s.measured() ? "" : "\u2248 ") + bytes(s.bytes()));
+                bytes.setId("format-bytes-" + s.format());
+                bytes.getStyleClass().add("value");
+                Label fidelity = new Label(s.fidelity());
+                fidelity.setId("format-fidelity-" + s.format());
+                fidelity.setWrapText(true);
+                fidelity.setMaxWidth(170);
+                formatRows.addRow(row++, name, bytes);
+                formatRows.add(fidelity, 1, row++);
+            }
+        });
         refresh();
+    }
+
+    static String bytes(long n) {
+        if (n < 10_000) {
+            return String.format(Locale.ROOT, "%,d B", n);
+        }
+        String[] units = {"KB", "MB", "GB", "TB"};
+        double v = n / 1000.0;
+        int u = 0;
+        while (v >= 1000 && u < units.length - 1) {
+            v /= 1000;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.3g %s", v, units[u]);
     }
 
     /** A place below the numbers for more sections (export formats). */

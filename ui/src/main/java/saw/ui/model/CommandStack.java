@@ -113,7 +113,18 @@ public final class CommandStack<S> {
 
     /** Records that the current state is what is on disk. */
     public void markSaved() {
-        saved = state.get();
+        markSaved(state.get());
+    }
+
+    /** Records that what is on disk is not the current state (restored from an autosave of unsaved work). */
+    public void markUnsaved() {
+        saved = null;
+        refresh();
+    }
+
+    /** Records that {@code s} is what is on disk (the state may have moved on while it was written). */
+    public void markSaved(S s) {
+        saved = s;
         refresh();
     }
 
@@ -128,6 +139,6 @@ public final class CommandStack<S> {
         canRedo.set(!redo.isEmpty());
         undoName.set(undo.isEmpty() ? "" : undo.peek().name());
         redoName.set(redo.isEmpty() ? "" : redo.peek().name());
-        dirty.set(!state.get().equals(saved));
+        dirty.set(!Objects.equals(state.get(), saved));
     }
 }

@@ -1,0 +1,23 @@
+package saw.ui.files;
+
+import java.nio.file.Path;
+
+/** Asks the user for files and decisions; the window uses file choosers and dialogs, tests a scripted answer. */
+public interface FileAsker {
+    /** What to do with unsaved changes. */
+    enum Unsaved { SAVE, DISCARD, CANCEL }
+
+    /** A config to open, or null when the user cancels. */
+    Path openConfig(Path folder);
+
+    /**
+     * Where to save, or null when the user cancels.
+     *
+     * @param what e.g. "Save mask config", "Export flex layout"
+     * @param extension without the dot: "json", "png"
+     */
+    Path saveAs(String what, String suggestedName, String extension, Path folder);
+
+    /** Whether to save unsaved changes to {@code name} before they would be lost. */
+    Unsaved unsavedChanges(String name);
+}
