@@ -28,6 +28,8 @@ public final class SawCli implements Runnable {
         cl.addSubcommand(new ValidateCommand());
         cl.addSubcommand(new StatsCommand());
         cl.addSubcommand(new CompileCommand());
+        cl.addSubcommand(new BenchCommand());
+        cl.addSubcommand(new ChartCommand());
         cl.setParameterExceptionHandler(CliErrors::badUsage);
         cl.setExecutionExceptionHandler(CliErrors::failed);
         return cl;

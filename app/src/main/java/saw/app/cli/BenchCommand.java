@@ -1,0 +1,292 @@
+package saw.app.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
+import saw.engine.bench.BadSweep;
+import saw.engine.bench.BenchEnvironment;
+import saw.engine.bench.BenchRow;
+import saw.engine.bench.ResultsCsv;
+import saw.engine.bench.ResultsWriter;
+import saw.engine.bench.Sweep;
+import saw.engine.bench.SweepPoint;
+import saw.engine.bench.SweepRunner;
+import saw.engine.bench.Vary;
+import saw.engine.config.BlockSize;
+import saw.engine.config.ConfigException;
+import saw.engine.config.ConfigWriter;
+import saw.engine.config.MaskConfig;
+import saw.engine.config.SpecLoader;
+import saw.engine.format.LayoutFormat;
+import saw.engine.format.LayoutFormats;
+
+/**
+ * {@code saw bench}: times a sweep of configs, tile sizes and passes on one backend and writes a {@code saw.bench/1}
+ * results file row by row (docs/bench-format.md), with a progress bar on stderr.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Time attention over a sweep of masks, tile sizes and passes; write saw.bench/1 results row by row.",
+            "Rows are flushed as they finish, so an interrupted sweep keeps every finished row. See docs/bench-format.md."})
+final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "SPEC", description = "a saw.mask/1 config file, or preset:NAME (see 'saw presets')")
+    String specName;
+
+    @Option(names = "--vary", paramLabel = "POINTER=v1,v2",
+            description = "sweep a numeric config field by JSON pointer, e.g. /mask/and/1/sliding_window/left=256,1024 (repeatable: all combinations)")
+    List<String> vary = new ArrayList<>();
+
+    @Option(names = "--density", split = ",", paramLabel = "D",
+            description = "replace the mask by random blocks at these block densities in (0, 1], e.g. 0.05,0.25,1")
+    List<Double> densities = new ArrayList<>();
+
+    @Option(names = "--seq", split = ",", paramLabel = "N", description = "query and key lengths (a list sweeps them; default: the config's)")
+    List<Integer> seqs = new ArrayList<>();
+
+    @Option(names = "--block", split = ",", paramLabel = "QxKV", description = "tile sizes, e.g. 64x64,128x64 (default: the config's block)")
+    List<String> blocks = new ArrayList<>();
+
+    @Option(names = "--pass", split = ",", paramLabel = "P", defaultValue = "fwd", description = "fwd, bwd or fwd,bwd (default: ${DEFAULT-VALUE})")
+    List<String> passes;
+
+    @Option(names = "--batch", paramLabel = "B", description = "batch size (default: the config's)")
+    int batch;
+
+    @Option(names = "--heads", paramLabel = "H", description = "query heads (default: the config's)")
+    int heads;
+
+    @Option(names = "--kv-heads", paramLabel = "HKV", description = "key/value heads, dividing H (default: H)")
+    int kvHeads;
+
+    @Option(names = "--head-dim", split = ",", paramLabel = "D", defaultValue = "128", description = "head dims (default: ${DEFAULT-VALUE})")
+    List<Integer> headDims;
+
+    @Option(names = "--dtype", paramLabel = "T", defaultValue = "bf16", description = "bf16 or fp16 (default: ${DEFAULT-VALUE})")
+    String dtype;
+
+    @Option(names = "--backend", paramLabel = "NAME", defaultValue = "cpu", description = "gpu or cpu (default: ${DEFAULT-VALUE})")
+    String backendName;
+
+    @Option(names = "--out", required = true, paramLabel = "FILE", description = "results file (saw.bench/1, JSON Lines)")
+    String out;
+
+    @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows as CSV")
+    String csv;
+
+    @Option(names = "--export-flex", paramLabel = "DIR",
+            description = "also write each timed layout in the flex format (FlexAttention's BlockMask.from_kv_blocks) to DIR; rows name their file")
+    String exportFlex;
+
+    @Option(names = "--reps", paramLabel = "N", description = "timed repetitions per point (default: 20)")
+    int reps = SweepRunner.Settings.DEFAULT_REPS;
+
+    @Option(names = "--warmup", paramLabel = "N", description = "untimed runs before them (default: 5)")
+    int warmup = SweepRunner.Settings.DEFAULT_WARMUP;
+
+    @Option(names = "--seed", paramLabel = "S", description = "seed of the random inputs and random blocks (default: 0)")
+    long seed;
+
+    private final Function<String, AttentionBackend> backends;
+
+    BenchCommand() {
+        this(Backends::open);
+    }
+
+    /** With another way to open backends by name (tests use a test double). */
+    BenchCommand(Function<String, AttentionBackend> backends) {
+        this.backends = backends;
+    }
+
+    @Override
+    public Integer call() throws ConfigException, IOException {
+        MaskConfig config = SpecLoader.load(specName);
+        Sweep sweep = new Sweep(specName, tree(config), parseVary(), densities, seqs, tiles(config), parsePasses(), batch,
+                heads, kvHeads, headDims, parseDtype(), seed);
+        List<SweepPoint> points;
+        try {
+            points = sweep.points();
+        } catch (BadSweep e) {
+            throw new BadInput(e.getMessage());
+        }
+        SweepRunner.Settings settings;
+        try {
+            settings = new SweepRunner.Settings(warmup, reps, seed);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput(e.getMessage());
+        }
+        Path outFile = outputFile("--out", out);
+        Path csvFile = csv == null ? null : outputFile("--csv", csv);
+        Path layoutDir = exportFlex == null ? null : layoutFolder();
+        PrintWriter err = spec.commandLine().getErr();
+        try (AttentionBackend backend = openBackend()) {
+            BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
+            try (ResultsWriter results = ResultsWriter.create(outFile, env);
+                 ResultsCsv table = csvFile == null ? null : ResultsCsv.create(csvFile)) {
+                err.println("saw bench: " + points.size() + " points on " + backend.name() + " (" + backend.device() + "), "
+                        + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + outFile);
+                ProgressBar bar = new ProgressBar(err, System.console() != null);
+                SweepRunner.LayoutSink layouts = layoutDir == null ? (row, point, layout) -> "" : flexExport(layoutDir, outFile, err);
+                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(points, new SweepRunner.Listener() {
+                    @Override
+                    public void pointStarted(SweepPoint point, SweepRunner.Progress progress) {
+                        bar.update(progress, point.label());
+                    }
+
+                    @Override
+                    public void rowFinished(BenchRow row, SweepRunner.Progress progress) {
+                        results.accept(row);
+                        if (table != null) {
+                            table.accept(row);
+                        }
+                        if (!row.ok()) {
+                            bar.finish();
+                            err.println("saw bench: point " + row.index() + " " + points.get(row.index()).label() + ": " + row.status());
+                        }
+                        bar.update(progress, "");
+                    }
+                }, () -> Thread.currentThread().isInterrupted());
+                bar.finish();
+                err.println("saw bench: " + outcome.rows() + " rows (" + outcome.failed() + " failed) written to " + outFile);
+            }
+        }
+        return SawCli.OK;
+    }
+
+    /**
+     * Writes each layout as DIR/layout-ROW.flex.json, with the config it was compiled from (mask, sizes, tile size;
+     * swept values applied) beside it as DIR/layout-ROW.config.json; rows name the flex file relative to the results
+     * file's folder.
+     */
+    private static SweepRunner.LayoutSink flexExport(Path dir, Path results, PrintWriter err) {
+        LayoutFormat flex = LayoutFormats.byName("flex");
+        return (row, point, layout) -> {
+            Path file = dir.resolve("layout-" + row + ".flex.json");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+                flex.write(layout, out);
+            } catch (IllegalArgumentException e) {
+                err.println("saw bench: note: row " + row + " has no flex layout file: " + e.getMessage());
+                return "";
+            }
+            MaskConfig config = new MaskConfig(point.config(), "", point.problem().seqQ(), point.problem().seqKv(),
+                    point.problem().batch(), point.problem().heads(), new BlockSize(point.tiles().blockQ(), point.tiles().blockKv()),
+                    point.mask());
+            ConfigWriter.write(config, dir.resolve("layout-" + row + ".config.json"));
+            return results.getParent().relativize(file).toString();
+        };
+    }
+
+    private Path layoutFolder() {
+        Path dir;
+        try {
+            dir = Path.of(exportFlex).toAbsolutePath();
+            Files.createDirectories(dir);
+        } catch (InvalidPathException | IOException e) {
+            throw new BadInput("--export-flex: cannot use the folder '" + exportFlex + "' (" + e.getMessage() + ")");
+        }
+        return dir;
+    }
+
+    private AttentionBackend openBackend() {
+        try {
+            return backends.apply(backendName);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput("--backend " + backendName + ": " + e.getMessage());
+        }
+    }
+
+    private JsonNode tree(MaskConfig config) {
+        if (specName.startsWith(SpecLoader.PRESET_PREFIX)) {
+            return Sweep.tree(config);
+        }
+        try {
+            // the file as written, so --vary pointers address what the user sees; SpecLoader has checked it already
+            return new ObjectMapper().readTree(Path.of(specName).toFile());
+        } catch (IOException e) {
+            throw new BadInput(specName + ": cannot be read again (" + e.getMessage() + ")");
+        }
+    }
+
+    private List<Vary> parseVary() {
+        List<Vary> out = new ArrayList<>();
+        for (String v : vary) {
+            try {
+                out.add(Vary.parse(v));
+            } catch (IllegalArgumentException e) {
+                throw new BadInput(e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    private List<KernelTiles> tiles(MaskConfig config) {
+        if (blocks.isEmpty()) {
+            return List.of(new KernelTiles(config.block().q(), config.block().kv()));
+        }
+        List<KernelTiles> out = new ArrayList<>();
+        for (String b : blocks) {
+            try {
+                out.add(KernelTiles.parse(b));
+            } catch (IllegalArgumentException e) {
+                throw new BadInput("--block: " + e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    private List<Pass> parsePasses() {
+        List<Pass> out = new ArrayList<>();
+        for (String p : passes) {
+            try {
+                out.add(Pass.parse(p.trim()));
+            } catch (IllegalArgumentException e) {
+                throw new BadInput("--pass: " + e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    private DType parseDtype() {
+        try {
+            return DType.parse(dtype);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput("--dtype: " + e.getMessage());
+        }
+    }
+
+    static Path outputFile(String option, String name) {
+        Path file;
+        try {
+            file = Path.of(name).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw new BadInput(option + ": '" + name + "' is not a valid file path");
+        }
+        if (Files.isDirectory(file)) {
+            throw new BadInput(option + ": " + name + " is a folder; give a file name");
+        }
+        if (file.getParent() != null && !Files.isDirectory(file.getParent())) {
+            throw new BadInput(option + ": the folder " + file.getParent() + " does not exist");
+        }
+        return file;
+    }
+}

@@ -1,0 +1,99 @@
+package saw.app.cli;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import saw.engine.bench.BadResultsFile;
+import saw.engine.bench.ResultsFile;
+import saw.ui.chart.BenchCharts;
+import saw.ui.chart.ChartFiles;
+import saw.ui.chart.ChartKind;
+import saw.ui.chart.ChartOptions;
+import saw.ui.chart.Metric;
+
+/** {@code saw chart}: renders saw.bench/1 results as a PNG or SVG chart, headless. */
+@Command(name = "chart", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Chart saw.bench/1 results (several files are overlaid, each implementation and tile size a series).",
+            "Forward and backward are drawn side by side; the format follows the --out extension (.png or .svg)."})
+final class ChartCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "RESULTS", description = "saw.bench/1 results files")
+    List<String> files;
+
+    @Option(names = "--x", paramLabel = "AXIS", defaultValue = "density",
+            description = "density (lines), block (grouped bars per tile size) or seq (lines); default: ${DEFAULT-VALUE}")
+    String x;
+
+    @Option(names = "--metric", paramLabel = "M", defaultValue = "useful",
+            description = "useful or computed TFLOP/s, or bandwidth GB/s (default: ${DEFAULT-VALUE})")
+    String metric;
+
+    @Option(names = "--log", description = "logarithmic y axis")
+    boolean log;
+
+    @Option(names = "--out", required = true, paramLabel = "FILE", description = "chart.png or chart.svg")
+    String out;
+
+    @Option(names = "--size", paramLabel = "WxH", defaultValue = "1200x600", description = "image size in pixels (default: ${DEFAULT-VALUE})")
+    String size;
+
+    @Override
+    public Integer call() throws IOException {
+        ChartOptions options;
+        try {
+            options = new ChartOptions(ChartKind.parse(x), Metric.parse(metric), log);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput(e.getMessage());
+        }
+        int[] wh = parseSize();
+        Path outFile = BenchCommand.outputFile("--out", out);
+        String lower = out.toLowerCase(java.util.Locale.ROOT);
+        if (!lower.endsWith(".png") && !lower.endsWith(".svg")) {
+            throw new BadInput("--out '" + out + "' must end in .png or .svg");
+        }
+        List<ResultsFile> results = new ArrayList<>();
+        for (String f : files) {
+            try {
+                ResultsFile r = ResultsFile.read(Path.of(f));
+                r.truncation().ifPresent(t -> spec.commandLine().getErr().println("saw chart: note: " + t));
+                results.add(r);
+            } catch (BadResultsFile e) {
+                throw new BadInput(e.getMessage());
+            } catch (java.nio.file.InvalidPathException e) {
+                throw new BadInput("'" + f + "' is not a valid file path");
+            }
+        }
+        try {
+            ChartFiles.write(BenchCharts.build(results, options), outFile, wh[0], wh[1]);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput(e.getMessage());
+        }
+        spec.commandLine().getOut().println(outFile);
+        return SawCli.OK;
+    }
+
+    private int[] parseSize() {
+        String[] parts = size.toLowerCase(java.util.Locale.ROOT).split("x");
+        try {
+            if (parts.length == 2) {
+                int w = Integer.parseInt(parts[0].trim());
+                int h = Integer.parseInt(parts[1].trim());
+                if (w >= 100 && h >= 100 && w <= 10000 && h <= 10000) {
+                    return new int[] {w, h};
+                }
+            }
+        } catch (NumberFormatException e) {
+            // the message below says what is expected
+        }
+        throw new BadInput("--size '" + size + "' is not WxH with both in 100..10000, e.g. 1200x600");
+    }
+}

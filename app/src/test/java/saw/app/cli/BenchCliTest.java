@@ -1,0 +1,124 @@
+package saw.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import javax.imageio.ImageIO;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
+import saw.engine.bench.BenchRow;
+import saw.engine.bench.ResultsFile;
+import saw.engine.bench.TileWorkBackend;
+import saw.engine.config.ConfigReader;
+import saw.engine.config.MaskConfig;
+import saw.engine.mask.Mask;
+
+/** {@code saw bench} and {@code saw chart} end to end: a small CPU sweep, its results file and its charts. */
+class BenchCliTest {
+    @TempDir
+    Path dir;
+
+    /** The backends the sweep runs on. */
+    static AttentionBackend backend(String name) {
+        if (name.equals("cpu")) {
+            return new TileWorkBackend(-1);
+        }
+        throw new IllegalArgumentException("no '" + name + "' backend in this test");
+    }
+
+    static CliTest.Run saw(String... args) {
+        CommandLine cl = SawCli.commandLine();
+        CommandLine withDouble = new CommandLine(new SawCli());
+        for (var e : cl.getSubcommands().entrySet()) {
+            withDouble.addSubcommand(e.getKey(), e.getKey().equals("bench") ? new BenchCommand(BenchCliTest::backend) : e.getValue().getCommand());
+        }
+        withDouble.setParameterExceptionHandler(CliErrors::badUsage);
+        withDouble.setExecutionExceptionHandler(CliErrors::failed);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        withDouble.setOut(new PrintWriter(out, true));
+        withDouble.setErr(new PrintWriter(err, true));
+        int code = withDouble.execute(args);
+        return new CliTest.Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void densitySweepWritesEveryRowAndChartsIt() throws Exception {
+        Path results = dir.resolve("results.json");
+        Path csv = dir.resolve("results.csv");
+        CliTest.Run run = saw("bench", "preset:causal", "--seq", "512", "--density", "0.1,0.5,1", "--block", "64x64,128x64",
+                "--pass", "fwd,bwd", "--batch", "1", "--heads", "2", "--kv-heads", "1", "--head-dim", "16", "--backend", "cpu",
+                "--reps", "3", "--warmup", "1", "--out", results.toString(), "--csv", csv.toString(),
+                "--export-flex", dir.resolve("layouts").toString());
+        assertEquals(SawCli.OK, run.code(), run.err());
+        assertTrue(run.err().contains("12 rows (0 failed)"), run.err());
+
+        ResultsFile file = ResultsFile.read(results);
+        assertEquals(12, file.rows().size());
+        assertTrue(file.environment().command().startsWith("saw bench preset:causal"), file.environment().command());
+        assertTrue(file.environment().date().matches("\\d{4}-\\d\\d-\\d\\dT.*Z"), file.environment().date());
+        assertEquals(13, Files.readAllLines(csv).size());
+        for (KernelTiles t : List.of(new KernelTiles(64, 64), new KernelTiles(128, 64))) {
+            List<BenchRow> fwd = file.rows().stream().filter(r -> r.tiles().equals(t) && r.pass() == Pass.FWD).toList();
+            assertEquals(3, fwd.size());
+            for (int i = 1; i < 3; i++) {
+                assertTrue(fwd.get(i).stats().full() > fwd.get(i - 1).stats().full(), "full tiles grow with density");
+                assertTrue(fwd.get(i).stats().empty() < fwd.get(i - 1).stats().empty(), "empty tiles shrink with density");
+            }
+            for (BenchRow r : fwd) {
+                assertEquals(BenchRow.OK, r.status());
+                assertEquals(2 * (512 / t.blockQ()) * (512 / t.blockKv()), r.stats().empty() + r.stats().partial() + r.stats().full());
+                assertTrue(Files.isRegularFile(dir.resolve(r.layout())), r.layout());
+            }
+        }
+        String flex = Files.readString(dir.resolve(file.rows().get(0).layout()));
+        assertTrue(flex.contains("\"full_kv_indices\"") && flex.contains("\"block_size\""), flex.substring(0, 200));
+        MaskConfig config = ConfigReader.read(dir.resolve(file.rows().get(0).layout().replace(".flex.json", ".config.json")));
+        assertEquals(new Mask.RandomBlocks(64, 64, 1, 0), config.mask(), "density 0.1 of 8 kv-blocks rounds to 1 per row");
+        assertEquals(512, config.seqLenQ());
+
+        for (String x : new String[] {"density", "block", "seq"}) {
+            Path png = dir.resolve(x + ".png");
+            CliTest.Run chart = saw("chart", results.toString(), "--x", x, "--out", png.toString(), "--size", "900x500");
+            assertEquals(SawCli.OK, chart.code(), chart.err());
+            BufferedImage image = ImageIO.read(png.toFile());
+            assertEquals(900, image.getWidth());
+            assertEquals(500, image.getHeight());
+        }
+        Path svg = dir.resolve("chart.svg");
+        CliTest.Run chart = saw("chart", results.toString(), results.toString(), "--log", "--out", svg.toString());
+        assertEquals(SawCli.OK, chart.code(), chart.err());
+        DocumentBuilderFactory xml = DocumentBuilderFactory.newInstance();
+        xml.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+        assertEquals("svg", xml.newDocumentBuilder().parse(svg.toFile()).getDocumentElement().getTagName());
+    }
+
+    @Test
+    void badInputIsOneLineNamingWhatIsWrong() throws Exception {
+        Path results = dir.resolve("r.json");
+        CliTest.badInputInOneLine(saw("bench", "preset:sliding-window", "--seq", "512", "--vary", "/mask/sliding_window/lefty=1,2",
+                "--out", results.toString()), "--vary /mask/sliding_window/lefty: /mask/sliding_window has no field 'lefty'");
+        CliTest.badInputInOneLine(saw("bench", "preset:causal", "--seq", "512", "--backend", "gpu", "--out", results.toString()),
+                "--backend gpu: no 'gpu' backend in this test");
+        CliTest.badInputInOneLine(saw("bench", "preset:causal", "--density", "1.5", "--out", results.toString()),
+                "--density 1.5 is not in (0, 1]");
+        Files.writeString(results, "{\"schema\":\"saw.bench/1\",\"backend\":\"cpu\"}\n{\"row\": 0, \"conf");
+        CliTest.Run empty = saw("chart", results.toString(), "--out", dir.resolve("c.png").toString());
+        assertEquals(SawCli.BAD_INPUT, empty.code());
+        assertTrue(empty.err().contains("is incomplete") && empty.err().contains("nothing to chart"), empty.err());
+        CliTest.badInputInOneLine(saw("chart", dir.resolve("missing.json").toString(), "--out", dir.resolve("c.png").toString()),
+                "missing.json: no such file");
+        CliTest.badInputInOneLine(saw("chart", results.toString(), "--out", dir.resolve("c.gif").toString()), "must end in .png or .svg");
+    }
+}

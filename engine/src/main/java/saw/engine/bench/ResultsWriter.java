@@ -1,0 +1,72 @@
+package saw.engine.bench;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+/**
+ * Writes a {@code saw.bench/1} file as JSON Lines: the environment header on line 1, then one row per line, each
+ * line flushed as soon as it is written, so a sweep killed at any moment leaves every finished row readable.
+ */
+public final class ResultsWriter implements Consumer<BenchRow>, AutoCloseable {
+    private final Writer out;
+
+    private ResultsWriter(Writer out) {
+        this.out = out;
+    }
+
+    /** Creates (or replaces) {@code file} and writes the header. */
+    public static ResultsWriter create(Path file, BenchEnvironment env) throws IOException {
+        Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file), StandardCharsets.UTF_8));
+        ResultsWriter rw = new ResultsWriter(w);
+        try {
+            rw.writeLine(ResultsJson.MAPPER.writeValueAsString(ResultsJson.header(env)));
+        } catch (IOException e) {
+            w.close();
+            throw e;
+        }
+        return rw;
+    }
+
+    /** Appends one row and flushes it to the file. */
+    public void write(BenchRow row) throws IOException {
+        writeLine(line(row));
+    }
+
+    /** {@link #write} for use as a row listener; an I/O failure is rethrown unchecked. */
+    @Override
+    public void accept(BenchRow row) {
+        try {
+            write(row);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** One row as its JSON line (no newline). */
+    public static String line(BenchRow row) {
+        try {
+            return ResultsJson.MAPPER.writeValueAsString(ResultsJson.flatten(row));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a results row could not be encoded", e);
+        }
+    }
+
+    private void writeLine(String json) throws IOException {
+        out.write(json);
+        out.write('\n');
+        out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+        out.close();
+    }
+}
