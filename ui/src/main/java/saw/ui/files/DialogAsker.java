@@ -18,9 +18,9 @@ public final class DialogAsker implements FileAsker {
     }
 
     @Override
-    public Path openConfig(Path folder) {
-        FileChooser c = chooser("Open mask config", folder);
-        c.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("saw mask configs (*.json)", "*.json"),
+    public Path open(String what, String extension, Path folder) {
+        FileChooser c = chooser(what, folder);
+        c.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("*." + extension, "*." + extension),
                 new FileChooser.ExtensionFilter("All files", "*"));
         File f = c.showOpenDialog(owner);
         return f == null ? null : f.toPath();

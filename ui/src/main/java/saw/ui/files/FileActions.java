@@ -76,7 +76,7 @@ public final class FileActions {
 
     public void open() {
         whenChangesAreSafe(() -> {
-            Path p = asker.openConfig(folder());
+            Path p = asker.open("Open mask config", "json", folder());
             if (p != null) {
                 read(p);
             }
@@ -264,7 +264,8 @@ public final class FileActions {
         }, "Could not save: ");
     }
 
-    private Path folder() {
+    /** Where choosers start: the open file's folder, else the most recent file's. */
+    public Path folder() {
         Path f = file.get();
         if (f != null && f.toAbsolutePath().getParent() != null) {
             return f.toAbsolutePath().getParent();

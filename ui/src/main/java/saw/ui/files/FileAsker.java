@@ -7,8 +7,13 @@ public interface FileAsker {
     /** What to do with unsaved changes. */
     enum Unsaved { SAVE, DISCARD, CANCEL }
 
-    /** A config to open, or null when the user cancels. */
-    Path openConfig(Path folder);
+    /**
+     * A file to open, or null when the user cancels.
+     *
+     * @param what e.g. "Open mask config", "Add results file"
+     * @param extension without the dot: "json"
+     */
+    Path open(String what, String extension, Path folder);
 
     /**
      * Where to save, or null when the user cancels.
