@@ -30,6 +30,8 @@ public final class SawCli implements Runnable {
         cl.addSubcommand(new CompileCommand());
         cl.addSubcommand(new BenchCommand());
         cl.addSubcommand(new ChartCommand());
+        cl.addSubcommand(new EnvCommand());
+        cl.addSubcommand(new VerifyCommand());
         cl.setParameterExceptionHandler(CliErrors::badUsage);
         cl.setExecutionExceptionHandler(CliErrors::failed);
         return cl;

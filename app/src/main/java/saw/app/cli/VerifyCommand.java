@@ -1,0 +1,185 @@
+package saw.app.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import saw.engine.attention.AttentionInputs;
+import saw.engine.attention.AttentionKernels;
+import saw.engine.attention.AttentionOutputs;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
+import saw.engine.attention.OutputComparison;
+import saw.engine.attention.Pass;
+import saw.engine.cpu.CpuBackend;
+import saw.engine.cpu.ReferenceAttention;
+import saw.engine.gpu.GpuBackend;
+import saw.engine.gpu.GpuException;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
+import saw.engine.mask.MaskChecks;
+import saw.engine.mask.TileLayout;
+
+/** {@code saw verify}: runs a backend on fresh random inputs and compares every output with the fp64 reference. */
+@Command(name = "verify", mixinStandardHelpOptions = true,
+        description = {"Runs the attention kernels on random inputs and prints each output's relative error "
+                + "||out - ref|| / ||ref|| against the fp64 reference.",
+                "Exits 3 when an error is above the dtype's tolerance (bf16 1e-2, fp16 2e-3), an output holds NaN "
+                        + "or was never written; 2 on bad input; 1 on a GPU failure."})
+final class VerifyCommand implements Callable<Integer> {
+    static final int MISMATCH = 3;
+    /** Above this many pair-dimension products (B*H*Sq*Skv*D) only some kv-head groups are checked. */
+    static final double FULL_CHECK_LIMIT = 1L << 33;
+    static final int SAMPLED_GROUPS = 2;
+
+    @Parameters(index = "0", paramLabel = "SPEC", description = "the mask, e.g. causal, window(256), "
+            + "and(causal,docs(3000,5000)), heads(causal,window(64)); see MaskExpression")
+    String spec;
+
+    @Option(names = "--seq", required = true, description = "query tokens (Sq)")
+    int seq;
+
+    @Option(names = "--seq-kv", description = "key/value tokens (Skv); default Sq")
+    Integer seqKv;
+
+    @Option(names = "--batch", defaultValue = "1")
+    int batch;
+
+    @Option(names = "--heads", defaultValue = "4")
+    int heads;
+
+    @Option(names = "--kv-heads", description = "default: --heads")
+    Integer kvHeads;
+
+    @Option(names = "--head-dim", defaultValue = "128")
+    int headDim;
+
+    @Option(names = "--dtype", defaultValue = "bf16", description = "bf16 or fp16")
+    String dtype;
+
+    @Option(names = "--block", defaultValue = "128x64", description = "tile QxKV, e.g. 128x64")
+    String block;
+
+    @Option(names = "--pass", defaultValue = "fwd,bwd", split = ",", description = "fwd, bwd or both (bwd runs fwd first)")
+    List<String> passes;
+
+    @Option(names = "--backend", defaultValue = "gpu", description = "gpu or cpu")
+    String backend;
+
+    @Option(names = "--seed", defaultValue = "1")
+    long seed;
+
+    @Option(names = "--softcap", defaultValue = "0", description = "logit softcap (0 = off)")
+    double softcap;
+
+    @Option(names = "--scale", description = "softmax scale; default 1/sqrt(head dim)")
+    Double scale;
+
+    @Override
+    public Integer call() {
+        Setup s;
+        try {
+            s = setup();
+        } catch (IllegalArgumentException e) {
+            System.err.println("saw verify: " + e.getMessage());
+            return SawCli.BAD_INPUT;
+        }
+        try (AttentionKernels kernels = open(backend)) {
+            AttentionInputs in = AttentionInputs.random(s.problem, seed, s.backward);
+            long t0 = System.nanoTime();
+            AttentionOutputs got = s.backward ? kernels.forwardBackward(in, s.layout) : kernels.forward(in, s.layout);
+            long t1 = System.nanoTime();
+            int[] groups = sampledGroups(s.problem);
+            AttentionOutputs ref = ReferenceAttention.compute(in, s.layout.mask(), s.backward, groups);
+            long t2 = System.nanoTime();
+            return report(s, kernels.name(), groups, OutputComparison.compare(got, ref), (t1 - t0) / 1e9, (t2 - t1) / 1e9);
+        } catch (IllegalArgumentException e) {
+            System.err.println("saw verify: " + e.getMessage());
+            return SawCli.BAD_INPUT;
+        } catch (GpuException e) {
+            System.err.println("saw verify: " + e.getMessage());
+            return SawCli.INTERNAL_ERROR;
+        }
+    }
+
+    private static final class Setup {
+        AttentionProblem problem;
+        TileLayout layout;
+        boolean backward;
+    }
+
+    private Setup setup() {
+        Setup s = new Setup();
+        Mask mask = MaskExpression.parse(spec);
+        DType type = DType.parse(dtype);
+        KernelTiles tiles = KernelTiles.parse(block);
+        int skv = seqKv == null ? seq : seqKv;
+        int hkv = kvHeads == null ? heads : kvHeads;
+        s.problem = new AttentionProblem(batch, heads, hkv, seq, skv, headDim, type,
+                scale == null ? 1.0 / Math.sqrt(headDim) : scale, softcap);
+        Dims dims = new Dims(seq, skv, batch, heads);
+        List<MaskChecks.Problem> problems = MaskChecks.check(mask, dims);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(problems.get(0).toString());
+        }
+        s.backward = false;
+        for (String p : passes) {
+            s.backward |= Pass.parse(p) == Pass.BWD;
+        }
+        s.layout = BoundMask.bind(mask, dims).compile(tiles.blockQ(), tiles.blockKv());
+        return s;
+    }
+
+    private static AttentionKernels open(String backend) {
+        switch (backend.toLowerCase(Locale.ROOT)) {
+            case "gpu": return GpuBackend.open();
+            case "cpu": return new CpuBackend();
+            default: throw new IllegalArgumentException("backend '" + backend + "' is not one of gpu, cpu");
+        }
+    }
+
+    /** Every group for small problems; else the first and the last kv-head group (every q head sharing it). */
+    static int[] sampledGroups(AttentionProblem p) {
+        int groups = p.batch() * p.kvHeads();
+        double work = (double) p.batch() * p.heads() * p.seqQ() * p.seqKv() * p.headDim();
+        if (work <= FULL_CHECK_LIMIT || groups <= SAMPLED_GROUPS) {
+            int[] all = new int[groups];
+            for (int g = 0; g < groups; g++) {
+                all[g] = g;
+            }
+            return all;
+        }
+        return new int[] {0, groups - 1};
+    }
+
+    private int report(Setup s, String kernels, int[] groups, List<OutputComparison.Error> errors, double runS, double refS) {
+        AttentionProblem p = s.problem;
+        double tol = p.dtype().tolerance();
+        System.out.printf(Locale.ROOT, "saw verify %s  backend %s  B=%d H=%d Hkv=%d Sq=%d Skv=%d D=%d %s block %dx%d softcap %s seed %d%n",
+                spec, kernels, p.batch(), p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), p.headDim(), p.dtype().label(),
+                s.layout.blockQ(), s.layout.blockKv(), p.softcap() > 0 ? String.valueOf(p.softcap()) : "off", seed);
+        int total = p.batch() * p.kvHeads();
+        System.out.printf(Locale.ROOT, "checked: %s; kernels %.2f s, reference %.2f s%n",
+                groups.length == total ? "every head" : groups.length + " of " + total + " kv-head groups (all their q heads)",
+                runS, refS);
+        System.out.printf("%-4s %10s %10s %6s  %s%n", "out", "rel.error", "tolerance", "NaN", "result");
+        boolean pass = true;
+        List<String> failed = new ArrayList<>();
+        for (OutputComparison.Error e : errors) {
+            boolean ok = e.passes(tol);
+            pass &= ok;
+            if (!ok) {
+                failed.add(e.output().label());
+            }
+            System.out.printf(Locale.ROOT, "%-4s %10.2e %10.1e %6d  %s%n", e.output().label(), e.relError(), tol, e.nans(),
+                    ok ? "ok" : "FAIL");
+        }
+        System.out.println(pass ? "PASS" : "FAIL: " + String.join(", ", failed));
+        return pass ? SawCli.OK : MISMATCH;
+    }
+}

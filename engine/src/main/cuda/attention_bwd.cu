@@ -1,0 +1,405 @@
+// Block-sparse attention backward, FlashAttention-2 shape:
+//   bwd_pre_*   Dsum = rowsum(dO * O), fp32, one warp per query row
+//   bwd_*       one CTA per (kv-tile, kv-head, batch): K and V stay in shared memory, dK and dV accumulate in
+//               registers over every head of the GQA group and every q-tile of the transposed layout column
+//               (PARTIAL tiles first, then FULL ones), in q steps of 64 rows; dQ is added with fp32 atomics
+//   bwd_dq_*    dQ = scale * dQacc, converted to the element type
+//
+// Column tables (transposed layout, built on the host by saw.engine.attention.TileLists):
+//   order[n]            work items, heaviest columns first: item = (b * Hkv + hkv) * nkv + kvBlock
+//   variantOf[B*H]      mask variant of each (b, h)
+//   colPtr[V*nkv + 1]   q-tiles of column (variant, kvBlock) are [colPtr[c], colPtr[c + 1]) of qIdx / maskIdx
+//   colPartial[V*nkv]   how many of those (the first ones) are PARTIAL
+//   bitsT[]             bit tile m transposed: BKV rows (kv) of BQ/32 words (q)
+
+#include "tile.cuh"
+
+namespace saw {
+
+template <typename T, int D>
+__device__ __forceinline__ void attention_bwd_pre(const T* __restrict__ O, const T* __restrict__ dO,
+                                                  float* __restrict__ Dsum, long long rows) {
+    const long long r = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (r >= rows) return;
+    const int lane = threadIdx.x & 31;
+    constexpr int PER = D / 32;  // elements per lane, 2 or 4
+    const T* o = O + r * D + lane * PER;
+    const T* d = dO + r * D + lane * PER;
+    float acc = 0.f;
+#pragma unroll
+    for (int x = 0; x < PER; x += 2) {
+        float2 a = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(o + x));
+        float2 c = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(d + x));
+        acc += a.x * c.x + a.y * c.y;
+    }
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, s);
+    if (lane == 0) Dsum[r] = acc;
+}
+
+template <typename T>
+__device__ __forceinline__ void attention_bwd_dq(const float* __restrict__ acc, T* __restrict__ dQ, long long n,
+                                                 float scale) {
+    const long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    if (i >= n) return;  // n is even: D is
+    float2 v = *reinterpret_cast<const float2*>(acc + i);
+    *reinterpret_cast<uint32_t*>(dQ + i) = Elem<T>::pack(v.x * scale, v.y * scale);
+}
+
+// The position of one step of a CTA's walk: head of the group, entry of that head's column list, q sub-step.
+struct BwdCursor {
+    int hi;     // head within the GQA group
+    int e;      // entry in the column list
+    int end;    // end of this head's column list
+    int first;  // first entry of this head's list (entries before first + partials are PARTIAL)
+    int partials;
+    int sub;  // 64-row step within the q-tile
+};
+
+template <typename T, int D, int BQ, int BKV, bool CAPPED>
+__device__ __forceinline__ void attention_bwd(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
+    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
+    T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ variantOf,
+    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
+    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
+    float scale, float softcap) {
+    constexpr int QS = 64;  // q rows per step
+    constexpr int SUBS = BQ / QS;
+    constexpr int WARPS = BKV / 16;
+    constexpr int THREADS = WARPS * 32;
+    constexpr int NQ = QS / 8;  // n8 blocks of a transposed score row
+    constexpr int DB = D / 8;
+    constexpr int WORDS = BQ / 32;
+    constexpr int DQ_UNITS = (QS / 16) * (D / 32);  // 16 x 32 pieces of a dQ step
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* sK = reinterpret_cast<T*>(smem);
+    T* sV = sK + BKV * D;
+    T* sQ = sV + BKV * D;          // 2 stages of QS x D
+    T* sdO = sQ + 2 * QS * D;      // 2 stages of QS x D
+    T* sdS = sdO + 2 * QS * D;     // BKV x QS, dS transposed
+    float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
+    float* sDs = sLse + 2 * QS;                                // 2 stages of QS
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+
+    const int item = order[blockIdx.x];
+    const int kb = item % nkv;
+    const int bkvh = item / nkv;
+    const int hkv = bkvh % Hkv;
+    const int b = bkvh / Hkv;
+    const int group = H / Hkv;
+    const int kv0 = kb * BKV;
+
+    const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
+    const float capIn = CAPPED ? scale / softcap : 0.f;
+
+    // first step
+    BwdCursor cur;
+    cur.hi = -1;
+    cur.e = 0;
+    cur.end = 0;
+    cur.sub = 0;
+    auto nextHead = [&](BwdCursor& c) {
+        while (c.e == c.end && ++c.hi < group) {
+            const int col = variantOf[b * H + hkv * group + c.hi] * nkv + kb;
+            c.first = colPtr[col];
+            c.e = c.first;
+            c.end = colPtr[col + 1];
+            c.partials = colPartial[col];
+        }
+    };
+    nextHead(cur);
+
+    // total steps, for the loop bound
+    int steps = 0;
+    for (int hi = 0; hi < group; ++hi) {
+        const int col = variantOf[b * H + hkv * group + hi] * nkv + kb;
+        steps += (colPtr[col + 1] - colPtr[col]) * SUBS;
+    }
+
+    auto loadStep = [&](const BwdCursor& c, int stage) {
+        const int h = hkv * group + c.hi;
+        const size_t bh = (size_t)b * H + h;
+        const int q0 = qIdx[c.e] * BQ + c.sub * QS;
+        load_tile<QS, D, THREADS>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, tid);
+        load_tile<QS, D, THREADS>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, tid);
+        for (int i = tid; i < QS; i += THREADS) {
+            const bool valid = q0 + i < Sq;
+            const size_t at = valid ? bh * Sq + q0 + i : 0;
+            cp_async4(smem_u32(sLse + stage * QS + i), LSE + at, valid);
+            cp_async4(smem_u32(sDs + stage * QS + i), Dsum + at, valid);
+        }
+    };
+
+    const size_t kvHead = (size_t)(b * Hkv + hkv) * Skv * D;
+    load_tile<BKV, D, THREADS>(sK, K + kvHead, kv0, Skv, tid);
+    load_tile<BKV, D, THREADS>(sV, V + kvHead, kv0, Skv, tid);
+    if (steps > 0) loadStep(cur, 0);
+    cp_async_commit();
+
+    float dk[DB][4];
+    float dv[DB][4];
+#pragma unroll
+    for (int d = 0; d < DB; ++d) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            dk[d][e] = 0.f;
+            dv[d][e] = 0.f;
+        }
+    }
+
+    const int r0 = warp * 16;  // this warp's kv rows within the tile
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        BwdCursor next = cur;
+        if (++next.sub == SUBS) {
+            next.sub = 0;
+            ++next.e;
+            nextHead(next);
+        }
+        if (it + 1 < steps) loadStep(next, stage ^ 1);
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+
+        const T* tQ = sQ + stage * QS * D;
+        const T* tdO = sdO + stage * QS * D;
+        const float* tLse = sLse + stage * QS;
+        const float* tDs = sDs + stage * QS;
+        const int h = hkv * group + cur.hi;
+        const int qTile = qIdx[cur.e];
+        const int q0 = qTile * BQ + cur.sub * QS;
+        const bool partial = cur.e - cur.first < cur.partials;
+
+        // S^T = K Q^T for this warp's 16 kv rows
+        float s[NQ][4];
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
+        }
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            uint32_t a[4];
+            ldmatrix_x4(a, addr_a_order<D>(sK, r0, kc * 2, lane));
+#pragma unroll
+            for (int n2 = 0; n2 < NQ / 2; ++n2) {
+                uint32_t bq[4];
+                ldmatrix_x4(bq, addr_b_order<D>(tQ, n2 * 16, kc * 2, lane));
+                Elem<T>::mma(s[2 * n2], a, bq[0], bq[1]);
+                Elem<T>::mma(s[2 * n2 + 1], a, bq[2], bq[3]);
+            }
+        }
+        // P^T = exp(logits - LSE); capped logits keep their derivative factor (1 - tanh^2) in s
+        float dcap[CAPPED ? NQ : 1][4];
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float z = s[n][e];
+                if constexpr (CAPPED) {
+                    const float th = tanhf(z * capIn);
+                    z = softcap * th;
+                    dcap[n][e] = 1.f - th * th;
+                }
+                const float lse = tLse[n * 8 + 2 * t + (e & 1)];
+                s[n][e] = exp2_approx(fmaf(z, sl2, -lse * LOG2E));
+            }
+        }
+        if (partial) {
+            const uint32_t* tileBits = bitsT + (size_t)maskIdx[cur.e] * BKV * WORDS;
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const uint32_t* rowBits = tileBits + (r0 + g + 8 * r) * WORDS + cur.sub * (QS / 32);
+                const uint32_t w0 = __ldg(rowBits);
+                const uint32_t w1 = __ldg(rowBits + 1);
+#pragma unroll
+                for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int j = n * 8 + 2 * t + e;
+                        const uint32_t w = j < 32 ? w0 : w1;
+                        if (!((w >> (j & 31)) & 1u)) s[n][2 * r + e] = 0.f;
+                    }
+                }
+            }
+        }
+        // dV += P^T dO
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            uint32_t a[4];
+            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
+            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
+            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
+            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+#pragma unroll
+            for (int d2 = 0; d2 < DB / 2; ++d2) {
+                uint32_t bo[4];
+                ldmatrix_x4_trans(bo, addr_a_order<D>(tdO, kc * 16, d2 * 2, lane));
+                Elem<T>::mma(dv[2 * d2], a, bo[0], bo[1]);
+                Elem<T>::mma(dv[2 * d2 + 1], a, bo[2], bo[3]);
+            }
+        }
+        // dP^T = V dO^T
+        float dp[NQ][4];
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) dp[n][e] = 0.f;
+        }
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            uint32_t a[4];
+            ldmatrix_x4(a, addr_a_order<D>(sV, r0, kc * 2, lane));
+#pragma unroll
+            for (int n2 = 0; n2 < NQ / 2; ++n2) {
+                uint32_t bo[4];
+                ldmatrix_x4(bo, addr_b_order<D>(tdO, n2 * 16, kc * 2, lane));
+                Elem<T>::mma(dp[2 * n2], a, bo[0], bo[1]);
+                Elem<T>::mma(dp[2 * n2 + 1], a, bo[2], bo[3]);
+            }
+        }
+        // dS^T = P^T (dP^T - Dsum) (1 - tanh^2); kept in s, also stored to shared memory for dQ
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const float dsum = tDs[n * 8 + 2 * t + (e & 1)];
+                s[n][e] *= dp[n][e] - dsum;
+                if constexpr (CAPPED) s[n][e] *= dcap[n][e];
+            }
+        }
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                *reinterpret_cast<uint32_t*>(sdS + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
+                    Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
+            }
+        }
+        // dK += dS^T Q
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            uint32_t a[4];
+            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
+            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
+            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
+            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+#pragma unroll
+            for (int d2 = 0; d2 < DB / 2; ++d2) {
+                uint32_t bq[4];
+                ldmatrix_x4_trans(bq, addr_a_order<D>(tQ, kc * 16, d2 * 2, lane));
+                Elem<T>::mma(dk[2 * d2], a, bq[0], bq[1]);
+                Elem<T>::mma(dk[2 * d2 + 1], a, bq[2], bq[3]);
+            }
+        }
+        __syncthreads();
+        // dQ += dS K, in 16 x 32 pieces spread over the warps, added to global fp32 with atomics
+        float* dQh = dQacc + ((size_t)b * H + h) * Sq * D;
+        for (int u = warp; u < DQ_UNITS; u += WARPS) {
+            const int m0 = (u % (QS / 16)) * 16;
+            const int d0 = (u / (QS / 16)) * 32;
+            float acc[4][4];
+#pragma unroll
+            for (int n = 0; n < 4; ++n) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) acc[n][e] = 0.f;
+            }
+#pragma unroll
+            for (int kc = 0; kc < BKV / 16; ++kc) {
+                uint32_t a[4];
+                ldmatrix_x4_trans(a, addr_b_order<QS>(sdS, kc * 16, m0 / 8, lane));
+#pragma unroll
+                for (int d2 = 0; d2 < 2; ++d2) {
+                    uint32_t bk[4];
+                    ldmatrix_x4_trans(bk, addr_a_order<D>(sK, kc * 16, d0 / 8 + d2 * 2, lane));
+                    Elem<T>::mma(acc[2 * d2], a, bk[0], bk[1]);
+                    Elem<T>::mma(acc[2 * d2 + 1], a, bk[2], bk[3]);
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int q = q0 + m0 + g + 8 * r;
+                if (q < Sq) {
+                    float* dst = dQh + (size_t)q * D + d0 + 2 * t;
+#pragma unroll
+                    for (int n = 0; n < 4; ++n) {
+                        atomicAdd(dst + n * 8, acc[n][2 * r]);
+                        atomicAdd(dst + n * 8 + 1, acc[n][2 * r + 1]);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        cur = next;
+    }
+
+    // epilogue: dK = scale * acc, dV = acc
+    const size_t base = kvHead;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const int kv = kv0 + r0 + g + 8 * r;
+        if (kv < Skv) {
+            T* k = dK + base + (size_t)kv * D + 2 * t;
+            T* v = dV + base + (size_t)kv * D + 2 * t;
+#pragma unroll
+            for (int d = 0; d < DB; ++d) {
+                *reinterpret_cast<uint32_t*>(k + d * 8) = Elem<T>::pack(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
+                *reinterpret_cast<uint32_t*>(v + d * 8) = Elem<T>::pack(dv[d][2 * r], dv[d][2 * r + 1]);
+            }
+        }
+    }
+}
+
+}  // namespace saw
+
+#define SAW_BWD(NAME, T, D, BQ, BKV, CAPPED)                                                                         \
+    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) NAME(                                        \
+        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,  \
+        T* dK, T* dV, const int* order, const int* variantOf, const int* colPtr, const int* colPartial,      \
+        const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv, int Sq, int Skv, int nkv, \
+        float scale, float softcap) {                                                                         \
+        saw::attention_bwd<T, D, BQ, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr,    \
+                                          colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,    \
+                                          softcap);                                                           \
+    }
+
+#define SAW_BWD_TILE(TN, T, D, BQ, BKV)                                   \
+    SAW_BWD(bwd_##TN##_d##D##_q##BQ##_kv##BKV, T, D, BQ, BKV, false) \
+    SAW_BWD(bwd_##TN##_d##D##_q##BQ##_kv##BKV##_softcap, T, D, BQ, BKV, true)
+
+#define SAW_BWD_TILES(TN, T, D)        \
+    SAW_BWD_TILE(TN, T, D, 64, 32)   \
+    SAW_BWD_TILE(TN, T, D, 64, 64)   \
+    SAW_BWD_TILE(TN, T, D, 64, 128)  \
+    SAW_BWD_TILE(TN, T, D, 128, 32)  \
+    SAW_BWD_TILE(TN, T, D, 128, 64)  \
+    SAW_BWD_TILE(TN, T, D, 128, 128)
+
+#define SAW_BWD_HELPERS(TN, T, D)                                                                             \
+    extern "C" __global__ void bwd_pre_##TN##_d##D(const T* O, const T* dO, float* Dsum, long long rows) {  \
+        saw::attention_bwd_pre<T, D>(O, dO, Dsum, rows);                                                      \
+    }
+
+SAW_BWD_TILES(bf16, __nv_bfloat16, 64)
+SAW_BWD_TILES(bf16, __nv_bfloat16, 128)
+SAW_BWD_TILES(fp16, __half, 64)
+SAW_BWD_TILES(fp16, __half, 128)
+SAW_BWD_HELPERS(bf16, __nv_bfloat16, 64)
+SAW_BWD_HELPERS(bf16, __nv_bfloat16, 128)
+SAW_BWD_HELPERS(fp16, __half, 64)
+SAW_BWD_HELPERS(fp16, __half, 128)
+
+extern "C" __global__ void bwd_dq_bf16(const float* acc, __nv_bfloat16* dQ, long long n, float scale) {
+    saw::attention_bwd_dq<__nv_bfloat16>(acc, dQ, n, scale);
+}
+
+extern "C" __global__ void bwd_dq_fp16(const float* acc, __half* dQ, long long n, float scale) {
+    saw::attention_bwd_dq<__half>(acc, dQ, n, scale);
+}

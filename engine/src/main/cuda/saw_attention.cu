@@ -1,0 +1,4 @@
+// The one translation unit the build compiles into the saw_attention.fatbin resource: every kernel family.
+#include "attention_fwd.cu"
+#include "attention_bwd.cu"
+#include "random_fill.cu"

@@ -1,0 +1,426 @@
+package saw.engine.attention;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.Dims;
+import saw.engine.mask.TileClass;
+import saw.engine.mask.TileGrid;
+import saw.engine.mask.TileLayout;
+
+/**
+ * A tile layout flattened into the int tables block-sparse kernels walk (the GPU kernels read exactly these
+ * arrays; the CPU kernel walks them too).
+ *
+ * <p>Rows (forward): for mask variant {@code v} and q-block {@code r}, entries {@code [rowPtr[v*nq+r],
+ * rowPtr[v*nq+r+1])} of {@code rowKv} / {@code rowMask} list the row's PARTIAL kv-blocks (ascending, the first
+ * {@code rowPartial[v*nq+r]} entries, each with the index of its bit tile in {@code rowMask}) and then its FULL
+ * kv-blocks (ascending). Columns (backward) are the same for the transposed layout: per (variant, kv-block) the
+ * PARTIAL then FULL q-blocks. A tile that sticks out past the sequence end (the last row or column when a length is
+ * not a multiple of the block) is listed as PARTIAL even when every real pair attends, so that FULL tiles never
+ * need bounds checks.
+ *
+ * <p>Bit tiles are deduplicated: a causal diagonal has one distinct tile. {@code bits} holds each distinct tile as
+ * blockQ rows of blockKv/32 words (bit j%32 of word j/32 of row i: pair (i, j) of the tile attends);
+ * {@code bitsT} holds the same tiles transposed, blockKv rows of blockQ/32 words.
+ *
+ * <p>Work orders list items heaviest first (most tiles, then lowest index), so that a long row does not start last:
+ * forward items are {@code (b*heads + h)*nq + qBlock}, backward items {@code (b*kvHeads + hkv)*nkv + kvBlock}.
+ */
+public final class TileLists {
+    private final int blockQ;
+    private final int blockKv;
+    private final int numQBlocks;
+    private final int numKvBlocks;
+    private final int[] variantOf;
+    private final int[] rowPtr;
+    private final int[] rowPartial;
+    private final int[] rowKv;
+    private final int[] rowMask;
+    private final int[] colPtr;
+    private final int[] colPartial;
+    private final int[] colQ;
+    private final int[] colMask;
+    private final int[] bits;
+    private final int[] bitsT;
+    private final int distinctTiles;
+    private final int[] rowOrder;
+    private final int[] colOrder;
+
+    private TileLists(Builder b) {
+        this.blockQ = b.bq;
+        this.blockKv = b.bkv;
+        this.numQBlocks = b.nq;
+        this.numKvBlocks = b.nkv;
+        this.variantOf = b.variantOf;
+        this.rowPtr = b.rowPtr;
+        this.rowPartial = b.rowPartial;
+        this.rowKv = b.rowKv;
+        this.rowMask = b.rowMask;
+        this.colPtr = b.colPtr;
+        this.colPartial = b.colPartial;
+        this.colQ = b.colQ;
+        this.colMask = b.colMask;
+        this.bits = b.bits;
+        this.bitsT = b.bitsT;
+        this.distinctTiles = b.distinct;
+        this.rowOrder = b.rowOrder;
+        this.colOrder = b.colOrder;
+    }
+
+    /**
+     * Flattens {@code layout} for {@code problem}.
+     *
+     * @throws IllegalArgumentException when the layout's sizes differ from the problem's, or its blocks are not
+     *     multiples of 32 (the bit tables pack 32 pairs to a word)
+     */
+    public static TileLists of(AttentionProblem problem, TileLayout layout) {
+        requireMatching(problem, layout);
+        return new Builder(problem, layout).build();
+    }
+
+    /** Throws when the layout was not compiled for the problem's sizes. */
+    public static void requireMatching(AttentionProblem p, TileLayout layout) {
+        Dims d = layout.dims();
+        if (d.seqQ() != p.seqQ() || d.seqKv() != p.seqKv() || d.batch() != p.batch() || d.heads() != p.heads()) {
+            throw new IllegalArgumentException("the layout is for Sq=" + d.seqQ() + ", Skv=" + d.seqKv() + ", batch="
+                    + d.batch() + ", heads=" + d.heads() + " but the problem has Sq=" + p.seqQ() + ", Skv=" + p.seqKv()
+                    + ", batch=" + p.batch() + ", heads=" + p.heads());
+        }
+        if (layout.blockQ() % 32 != 0 || layout.blockKv() % 32 != 0) {
+            throw new IllegalArgumentException("block " + layout.blockQ() + "x" + layout.blockKv()
+                    + " is not supported by the block-sparse kernels: both sides must be multiples of 32");
+        }
+    }
+
+    public int blockQ() {
+        return blockQ;
+    }
+
+    public int blockKv() {
+        return blockKv;
+    }
+
+    public int numQBlocks() {
+        return numQBlocks;
+    }
+
+    public int numKvBlocks() {
+        return numKvBlocks;
+    }
+
+    /** Mask variant of each (b, h), index b*heads + h. */
+    public int[] variantOf() {
+        return variantOf.clone();
+    }
+
+    public int[] rowPtr() {
+        return rowPtr.clone();
+    }
+
+    public int[] rowPartial() {
+        return rowPartial.clone();
+    }
+
+    public int[] rowKv() {
+        return rowKv.clone();
+    }
+
+    public int[] rowMask() {
+        return rowMask.clone();
+    }
+
+    public int[] colPtr() {
+        return colPtr.clone();
+    }
+
+    public int[] colPartial() {
+        return colPartial.clone();
+    }
+
+    public int[] colQ() {
+        return colQ.clone();
+    }
+
+    public int[] colMask() {
+        return colMask.clone();
+    }
+
+    public int[] bits() {
+        return bits.clone();
+    }
+
+    public int[] bitsT() {
+        return bitsT.clone();
+    }
+
+    /** Distinct PARTIAL bit tiles after deduplication. */
+    public int distinctTiles() {
+        return distinctTiles;
+    }
+
+    public int[] rowOrder() {
+        return rowOrder.clone();
+    }
+
+    public int[] colOrder() {
+        return colOrder.clone();
+    }
+
+    /** Tiles listed (PARTIAL plus FULL) over every (b, h): the tiles a kernel visits. */
+    public long visitedTiles() {
+        long n = 0;
+        for (int bh = 0; bh < variantOf.length; bh++) {
+            int row0 = variantOf[bh] * numQBlocks;
+            n += rowPtr[row0 + numQBlocks] - rowPtr[row0];
+        }
+        return n;
+    }
+
+    private static final class Builder {
+        final int bq;
+        final int bkv;
+        final int nq;
+        final int nkv;
+        final int sq;
+        final int skv;
+        final int variants;
+        final int[] variantOf;
+        final int[] rowPtr;
+        final int[] rowPartial;
+        int[] rowKv;
+        int[] rowMask;
+        final int[] colPtr;
+        final int[] colPartial;
+        int[] colQ;
+        int[] colMask;
+        int[] bits;
+        int[] bitsT;
+        int distinct;
+        int[] rowOrder;
+        int[] colOrder;
+        private final TileLayout layout;
+        private final BoundMask mask;
+        private final AttentionProblem problem;
+        private final Map<Key, Integer> tiles = new HashMap<>();
+        private int[] tileWords = new int[1024];
+
+        Builder(AttentionProblem problem, TileLayout layout) {
+            this.problem = problem;
+            this.layout = layout;
+            this.mask = layout.mask();
+            this.bq = layout.blockQ();
+            this.bkv = layout.blockKv();
+            this.nq = layout.numQBlocks();
+            this.nkv = layout.numKvBlocks();
+            this.sq = problem.seqQ();
+            this.skv = problem.seqKv();
+            this.variants = layout.variantCount();
+            this.variantOf = new int[problem.batch() * problem.heads()];
+            for (int b = 0; b < problem.batch(); b++) {
+                for (int h = 0; h < problem.heads(); h++) {
+                    variantOf[b * problem.heads() + h] = mask.variantOf(b, h);
+                }
+            }
+            this.rowPtr = new int[variants * nq + 1];
+            this.rowPartial = new int[variants * nq];
+            this.colPtr = new int[variants * nkv + 1];
+            this.colPartial = new int[variants * nkv];
+        }
+
+        TileLists build() {
+            checkItemCount();
+            // class of every listed tile, per variant: 0 EMPTY, 1 PARTIAL (ragged FULL included), 2 FULL
+            byte[][] cls = new byte[variants][];
+            int[][] tileOf = new int[variants][];
+            int total = 0;
+            for (int v = 0; v < variants; v++) {
+                TileGrid grid = layout.grid(v);
+                byte[] c = new byte[nq * nkv];
+                for (int r = 0; r < nq; r++) {
+                    for (int run = 0; run < grid.runCount(r); run++) {
+                        TileClass tc = grid.runClass(r, run);
+                        for (int kb = grid.runStart(r, run); kb < grid.runEnd(r, run); kb++) {
+                            c[r * nkv + kb] = (byte) classOf(tc, r, kb);
+                            total += tc == TileClass.EMPTY ? 0 : 1;
+                        }
+                    }
+                }
+                cls[v] = c;
+                int[] t = new int[nq * nkv];
+                Arrays.fill(t, -1);
+                for (int i = 0; i < c.length; i++) {
+                    if (c[i] == 1) {
+                        t[i] = tileIndex(v, i / nkv, i % nkv);
+                    }
+                }
+                tileOf[v] = t;
+            }
+            rowKv = new int[total];
+            rowMask = new int[total];
+            colQ = new int[total];
+            colMask = new int[total];
+            int pos = 0;
+            for (int v = 0; v < variants; v++) {
+                for (int r = 0; r < nq; r++) {
+                    int row = v * nq + r;
+                    rowPtr[row] = pos;
+                    for (int pass = 1; pass <= 2; pass++) {
+                        for (int kb = 0; kb < nkv; kb++) {
+                            if (cls[v][r * nkv + kb] == pass) {
+                                rowKv[pos] = kb;
+                                rowMask[pos++] = tileOf[v][r * nkv + kb];
+                            }
+                        }
+                        if (pass == 1) {
+                            rowPartial[row] = pos - rowPtr[row];
+                        }
+                    }
+                }
+            }
+            rowPtr[variants * nq] = pos;
+            pos = 0;
+            for (int v = 0; v < variants; v++) {
+                for (int kb = 0; kb < nkv; kb++) {
+                    int col = v * nkv + kb;
+                    colPtr[col] = pos;
+                    for (int pass = 1; pass <= 2; pass++) {
+                        for (int r = 0; r < nq; r++) {
+                            if (cls[v][r * nkv + kb] == pass) {
+                                colQ[pos] = r;
+                                colMask[pos++] = tileOf[v][r * nkv + kb];
+                            }
+                        }
+                        if (pass == 1) {
+                            colPartial[col] = pos - colPtr[col];
+                        }
+                    }
+                }
+            }
+            colPtr[variants * nkv] = pos;
+            int wordsPerTile = bq * bkv / 32;
+            bits = Arrays.copyOf(tileWords, distinct * wordsPerTile);
+            bitsT = transpose(bits, distinct);
+            rowOrder = order(problem.batch() * problem.heads(), nq, (item) -> {
+                int row = variantOf[item / nq] * nq + item % nq;
+                return rowPtr[row + 1] - rowPtr[row];
+            });
+            int group = problem.heads() / problem.kvHeads();
+            colOrder = order(problem.batch() * problem.kvHeads(), nkv, (item) -> {
+                int bkvh = item / nkv;
+                int b = bkvh / problem.kvHeads();
+                int hkv = bkvh % problem.kvHeads();
+                int n = 0;
+                for (int g = 0; g < group; g++) {
+                    int col = variantOf[b * problem.heads() + hkv * group + g] * nkv + item % nkv;
+                    n += colPtr[col + 1] - colPtr[col];
+                }
+                return n;
+            });
+            return new TileLists(this);
+        }
+
+        private void checkItemCount() {
+            if ((long) problem.batch() * problem.heads() * nq > Integer.MAX_VALUE
+                    || (long) problem.batch() * problem.kvHeads() * nkv > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("too many tiles for one launch: batch * heads * blocks exceeds 2^31");
+            }
+        }
+
+        /** 0 EMPTY, 1 PARTIAL, 2 FULL; a FULL tile that reaches past a sequence end counts as PARTIAL. */
+        private int classOf(TileClass c, int r, int kb) {
+            if (c == TileClass.EMPTY) {
+                return 0;
+            }
+            if (c == TileClass.PARTIAL) {
+                return 1;
+            }
+            boolean ragged = (r + 1) * bq > sq || (kb + 1) * bkv > skv;
+            return ragged ? 1 : 2;
+        }
+
+        private int tileIndex(int v, int r, int kb) {
+            int wordsRow = bkv / 32;
+            int[] w = new int[bq * wordsRow];
+            int q0 = r * bq;
+            int k0 = kb * bkv;
+            int q1 = Math.min(sq, q0 + bq);
+            int k1 = Math.min(skv, k0 + bkv);
+            for (int i = q0; i < q1; i++) {
+                int base = (i - q0) * wordsRow;
+                for (int j = k0; j < k1; j++) {
+                    if (mask.attends(v, i, j)) {
+                        w[base + ((j - k0) >>> 5)] |= 1 << ((j - k0) & 31);
+                    }
+                }
+            }
+            Key key = new Key(w);
+            Integer index = tiles.get(key);
+            if (index == null) {
+                index = distinct++;
+                tiles.put(key, index);
+                int need = distinct * w.length;
+                if (need > tileWords.length) {
+                    tileWords = Arrays.copyOf(tileWords, Math.max(need, tileWords.length * 2));
+                }
+                System.arraycopy(w, 0, tileWords, index * w.length, w.length);
+            }
+            return index;
+        }
+
+        private int[] transpose(int[] tilesRowMajor, int count) {
+            int wordsRow = bkv / 32;
+            int wordsCol = bq / 32;
+            int per = bq * wordsRow;
+            int[] out = new int[count * per];
+            for (int m = 0; m < count; m++) {
+                int base = m * per;
+                for (int i = 0; i < bq; i++) {
+                    for (int j = 0; j < bkv; j++) {
+                        if ((tilesRowMajor[base + i * wordsRow + (j >>> 5)] >>> (j & 31) & 1) != 0) {
+                            out[base + j * wordsCol + (i >>> 5)] |= 1 << (i & 31);
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+
+        private static int[] order(int outer, int blocks, java.util.function.IntUnaryOperator weight) {
+            int n = outer * blocks;
+            long[] keyed = new long[n];
+            for (int item = 0; item < n; item++) {
+                // heavier first, then lower index: sort ascending on (-weight, item)
+                keyed[item] = ((long) (Integer.MAX_VALUE - weight.applyAsInt(item)) << 32) | item;
+            }
+            Arrays.sort(keyed);
+            int[] out = new int[n];
+            for (int x = 0; x < n; x++) {
+                out[x] = (int) keyed[x];
+            }
+            return out;
+        }
+    }
+
+    /** Value equality over a bit tile's words, for deduplication. */
+    private static final class Key {
+        private final int[] words;
+        private final int hash;
+
+        Key(int[] words) {
+            this.words = words;
+            this.hash = Arrays.hashCode(words);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.hash == hash && Arrays.equals(k.words, words);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package saw.engine.cpu;
+
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.AttentionInputs;
+import saw.engine.attention.AttentionKernels;
+import saw.engine.attention.AttentionOutputs;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.Pass;
+import saw.engine.attention.TileLists;
+import saw.engine.mask.TileLayout;
+
+/**
+ * The multithreaded fp32 block-sparse CPU implementation, so charts and tests work without a GPU. Timing uses the
+ * wall clock around one pass on the common fork-join pool.
+ */
+public final class CpuBackend implements AttentionBackend, AttentionKernels {
+    @Override
+    public String name() {
+        return "cpu";
+    }
+
+    @Override
+    public String device() {
+        return "CPU, " + Runtime.getRuntime().availableProcessors() + " threads";
+    }
+
+    @Override
+    public AttentionOutputs forward(AttentionInputs in, TileLayout layout) {
+        AttentionProblem p = in.problem();
+        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
+        float[] o = new float[(int) AttentionInputs.qSize(p)];
+        float[] lse = new float[p.batch() * p.heads() * p.seqQ()];
+        kernel.forward(ReferenceAttention.array(in.q()), ReferenceAttention.array(in.k()),
+                ReferenceAttention.array(in.v()), o, lse);
+        return AttentionOutputs.forward(o, lse);
+    }
+
+    @Override
+    public AttentionOutputs forwardBackward(AttentionInputs in, TileLayout layout) {
+        if (!in.hasGradient()) {
+            throw new IllegalArgumentException("the backward pass needs inputs with dO");
+        }
+        AttentionProblem p = in.problem();
+        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
+        Tensors x = new Tensors(in);
+        kernel.forward(x.q, x.k, x.v, x.o, x.lse);
+        kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv);
+        return AttentionOutputs.withGradients(x.o, x.lse, x.dq, x.dk, x.dv);
+    }
+
+    @Override
+    public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
+        AttentionInputs in = AttentionInputs.random(problem, seed, pass == Pass.BWD);
+        BlockSparseCpu kernel = new BlockSparseCpu(problem, TileLists.of(problem, layout));
+        Tensors x = new Tensors(in);
+        if (pass == Pass.BWD) {
+            kernel.forward(x.q, x.k, x.v, x.o, x.lse);
+        }
+        return new PreparedRun() {
+            @Override
+            public String kernelName() {
+                return "cpu_" + pass.label() + "_fp32_q" + layout.blockQ() + "_kv" + layout.blockKv();
+            }
+
+            @Override
+            public double runTimedMs() {
+                long t0 = System.nanoTime();
+                if (pass == Pass.FWD) {
+                    kernel.forward(x.q, x.k, x.v, x.o, x.lse);
+                } else {
+                    kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv);
+                }
+                return (System.nanoTime() - t0) / 1e6;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+    }
+
+    /** Working arrays of one problem. */
+    private static final class Tensors {
+        final float[] q;
+        final float[] k;
+        final float[] v;
+        final float[] dO;
+        final float[] o;
+        final float[] lse;
+        final float[] dq;
+        final float[] dk;
+        final float[] dv;
+
+        Tensors(AttentionInputs in) {
+            AttentionProblem p = in.problem();
+            q = ReferenceAttention.array(in.q());
+            k = ReferenceAttention.array(in.k());
+            v = ReferenceAttention.array(in.v());
+            dO = in.hasGradient() ? ReferenceAttention.array(in.dO()) : null;
+            o = new float[q.length];
+            lse = new float[p.batch() * p.heads() * p.seqQ()];
+            dq = dO == null ? null : new float[q.length];
+            dk = dO == null ? null : new float[k.length];
+            dv = dO == null ? null : new float[v.length];
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package saw.engine.cpu;
+
+import java.util.Arrays;
+import java.util.stream.IntStream;
+import saw.engine.attention.AttentionInputs;
+import saw.engine.attention.AttentionOutputs;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.mask.BoundMask;
+
+/**
+ * Exact attention in fp64, dense over every token pair, straight from {@link BoundMask#attends}: the oracle the
+ * kernels are checked against. Cost grows with Sq * Skv per head, so large problems compute only chosen kv-head
+ * groups (every q head that shares the kv head); outputs outside them are NaN.
+ */
+public final class ReferenceAttention {
+    private ReferenceAttention() {}
+
+    /** Every head. */
+    public static AttentionOutputs compute(AttentionInputs in, BoundMask mask, boolean backward) {
+        AttentionProblem p = in.problem();
+        return compute(in, mask, backward, IntStream.range(0, p.batch() * p.kvHeads()).toArray());
+    }
+
+    /**
+     * Only the given kv-head groups, index {@code b * kvHeads + hkv}.
+     *
+     * @param backward whether to compute dQ, dK, dV too (the inputs must hold dO)
+     */
+    public static AttentionOutputs compute(AttentionInputs in, BoundMask mask, boolean backward, int[] groups) {
+        AttentionProblem p = in.problem();
+        if (backward && !in.hasGradient()) {
+            throw new IllegalArgumentException("the backward reference needs inputs with dO");
+        }
+        int d = p.headDim();
+        float[] q = array(in.q());
+        float[] k = array(in.k());
+        float[] v = array(in.v());
+        float[] dO = backward ? array(in.dO()) : null;
+        float[] o = nan(q.length);
+        float[] lse = nan(p.batch() * p.heads() * p.seqQ());
+        float[] dq = backward ? nan(q.length) : null;
+        float[] dk = backward ? nan(k.length) : null;
+        float[] dv = backward ? nan(v.length) : null;
+        int group = p.heads() / p.kvHeads();
+        for (int bkvh : groups) {
+            int b = bkvh / p.kvHeads();
+            int hkv = bkvh % p.kvHeads();
+            long kvBase = (long) bkvh * p.seqKv() * d;
+            double[] kd = toDouble(k, kvBase, p.seqKv() * d);
+            double[] vd = toDouble(v, kvBase, p.seqKv() * d);
+            double[] dkAcc = backward ? new double[p.seqKv() * d] : null;
+            double[] dvAcc = backward ? new double[p.seqKv() * d] : null;
+            for (int hg = 0; hg < group; hg++) {
+                int h = hkv * group + hg;
+                Head head = new Head(p, mask.variantOf(b, h), mask, kd, vd, q, dO, (long) (b * p.heads() + h) * p.seqQ());
+                head.run(o, lse, dq, dkAcc, dvAcc);
+            }
+            if (backward) {
+                for (int x = 0; x < dkAcc.length; x++) {
+                    dk[(int) (kvBase + x)] = (float) (p.scale() * dkAcc[x]);
+                    dv[(int) (kvBase + x)] = (float) dvAcc[x];
+                }
+            }
+        }
+        return backward ? AttentionOutputs.withGradients(o, lse, dq, dk, dv) : AttentionOutputs.forward(o, lse);
+    }
+
+    /** One q head against its kv head; rows run in parallel, each worker with its own dK/dV sums. */
+    private static final class Head {
+        private final AttentionProblem p;
+        private final int variant;
+        private final BoundMask mask;
+        private final double[] k;
+        private final double[] v;
+        private final float[] q;
+        private final float[] dO;
+        private final long rowBase;
+
+        Head(AttentionProblem p, int variant, BoundMask mask, double[] k, double[] v, float[] q, float[] dO, long rowBase) {
+            this.p = p;
+            this.variant = variant;
+            this.mask = mask;
+            this.k = k;
+            this.v = v;
+            this.q = q;
+            this.dO = dO;
+            this.rowBase = rowBase;
+        }
+
+        void run(float[] o, float[] lse, float[] dq, double[] dkAcc, double[] dvAcc) {
+            int workers = Math.max(1, Math.min(p.seqQ(), Runtime.getRuntime().availableProcessors()));
+            double[][] dkPart = new double[workers][];
+            double[][] dvPart = new double[workers][];
+            IntStream.range(0, workers).parallel().forEach(w -> {
+                double[] dkW = dkAcc == null ? null : new double[dkAcc.length];
+                double[] dvW = dvAcc == null ? null : new double[dvAcc.length];
+                Row row = new Row(p.seqKv(), p.headDim());
+                for (int i = w; i < p.seqQ(); i += workers) {
+                    row.compute(i, o, lse, dq, dkW, dvW);
+                }
+                dkPart[w] = dkW;
+                dvPart[w] = dvW;
+            });
+            if (dkAcc != null) {
+                for (int w = 0; w < workers; w++) {
+                    for (int x = 0; x < dkAcc.length; x++) {
+                        dkAcc[x] += dkPart[w][x];
+                        dvAcc[x] += dvPart[w][x];
+                    }
+                }
+            }
+        }
+
+        /** Scratch for one query row. */
+        private final class Row {
+            final double[] z;
+            final double[] prob;
+            final double[] dcap;
+            final int[] cols;
+            final double[] qi;
+            final double[] oi;
+            final double[] gi;
+            final double[] dqi;
+
+            Row(int skv, int d) {
+                z = new double[skv];
+                prob = new double[skv];
+                dcap = new double[skv];
+                cols = new int[skv];
+                qi = new double[d];
+                oi = new double[d];
+                gi = new double[d];
+                dqi = new double[d];
+            }
+
+            void compute(int i, float[] o, float[] lse, float[] dq, double[] dkW, double[] dvW) {
+                int d = p.headDim();
+                long at = (rowBase + i) * d;
+                for (int x = 0; x < d; x++) {
+                    qi[x] = q[(int) (at + x)];
+                }
+                int n = 0;
+                double max = Double.NEGATIVE_INFINITY;
+                double cap = p.softcap();
+                for (int j = 0; j < p.seqKv(); j++) {
+                    if (!mask.attends(variant, i, j)) {
+                        continue;
+                    }
+                    double s = 0;
+                    int kj = j * d;
+                    for (int x = 0; x < d; x++) {
+                        s += qi[x] * k[kj + x];
+                    }
+                    s *= p.scale();
+                    if (cap > 0) {
+                        double th = Math.tanh(s / cap);
+                        s = cap * th;
+                        dcap[n] = 1 - th * th;
+                    } else {
+                        dcap[n] = 1;
+                    }
+                    cols[n] = j;
+                    z[n++] = s;
+                    max = Math.max(max, s);
+                }
+                Arrays.fill(oi, 0);
+                if (n == 0) {
+                    lse[(int) (rowBase + i)] = Float.NEGATIVE_INFINITY;
+                    for (int x = 0; x < d; x++) {
+                        o[(int) (at + x)] = 0f;
+                        if (dq != null) {
+                            dq[(int) (at + x)] = 0f;
+                        }
+                    }
+                    return;
+                }
+                double sum = 0;
+                for (int c = 0; c < n; c++) {
+                    prob[c] = Math.exp(z[c] - max);
+                    sum += prob[c];
+                }
+                for (int c = 0; c < n; c++) {
+                    prob[c] /= sum;
+                    int vj = cols[c] * d;
+                    for (int x = 0; x < d; x++) {
+                        oi[x] += prob[c] * v[vj + x];
+                    }
+                }
+                lse[(int) (rowBase + i)] = (float) (max + Math.log(sum));
+                for (int x = 0; x < d; x++) {
+                    o[(int) (at + x)] = (float) oi[x];
+                }
+                if (dq == null) {
+                    return;
+                }
+                double rowD = 0;
+                for (int x = 0; x < d; x++) {
+                    gi[x] = dO[(int) (at + x)];
+                    rowD += gi[x] * oi[x];
+                }
+                Arrays.fill(dqi, 0);
+                for (int c = 0; c < n; c++) {
+                    int j = cols[c] * d;
+                    double dp = 0;
+                    for (int x = 0; x < d; x++) {
+                        dp += gi[x] * v[j + x];
+                    }
+                    double ds = prob[c] * (dp - rowD) * dcap[c];
+                    for (int x = 0; x < d; x++) {
+                        dqi[x] += ds * k[j + x];
+                        dkW[j + x] += ds * qi[x];
+                        dvW[j + x] += prob[c] * gi[x];
+                    }
+                }
+                for (int x = 0; x < d; x++) {
+                    dq[(int) (at + x)] = (float) (p.scale() * dqi[x]);
+                }
+            }
+        }
+    }
+
+    static float[] array(java.nio.FloatBuffer b) {
+        float[] a = new float[b.remaining()];
+        b.duplicate().get(a);
+        return a;
+    }
+
+    private static float[] nan(int n) {
+        float[] a = new float[n];
+        Arrays.fill(a, Float.NaN);
+        return a;
+    }
+
+    private static double[] toDouble(float[] a, long from, int n) {
+        double[] out = new double[n];
+        for (int x = 0; x < n; x++) {
+            out[x] = a[(int) (from + x)];
+        }
+        return out;
+    }
+}

@@ -1,0 +1,384 @@
+package saw.engine.gpu;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import jcuda.driver.CUevent;
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.AttentionInputs;
+import saw.engine.attention.AttentionKernels;
+import saw.engine.attention.AttentionOutputs;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.DType;
+import saw.engine.attention.HalfFloats;
+import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
+import saw.engine.attention.TileLists;
+import saw.engine.mask.TileLayout;
+
+/**
+ * saw's CUDA kernels through JCuda on GPU 0: block-sparse forward and backward for bf16/fp16, head dims 64 and
+ * 128, tiles q{64,128} x kv{32,64,128}. Not thread-safe; each call makes the context current on its thread.
+ */
+public final class GpuBackend implements AttentionBackend, AttentionKernels {
+    /** Compute capability the fatbin's oldest code (sm_80) needs. */
+    static final int MIN_MAJOR = 8;
+    private static final long ROTATION_BYTES = 256L << 20;
+    private static final int MAX_INPUT_SETS = 8;
+    private static final short NAN16 = (short) 0xffff;
+    private static final int NAN32 = 0x7fc00000;
+
+    private final CudaDevice cuda;
+    private final String description;
+
+    private GpuBackend(CudaDevice cuda, String description) {
+        this.cuda = cuda;
+        this.description = description;
+    }
+
+    /** What is there, in a sentence a user understands; never throws. */
+    public static GpuStatus detect() {
+        try {
+            return detect(new JCudaProbe());
+        } catch (RuntimeException | LinkageError e) {
+            return new GpuStatus(false, "The GPU could not be queried: " + e.getMessage(), "", List.of(), false);
+        }
+    }
+
+    static GpuStatus detect(DeviceProbe probe) {
+        boolean built = probe.kernelsBuilt();
+        String driverProblem = probe.initDriver();
+        if (driverProblem != null) {
+            return new GpuStatus(false, "No usable CUDA driver: " + driverProblem + ". The GPU backend needs an NVIDIA GPU "
+                    + "and its driver; use --backend cpu on this machine.", "", List.of(), built);
+        }
+        int v = probe.driverVersion();
+        String driver = (v / 1000) + "." + (v % 1000) / 10;
+        int count = probe.deviceCount();
+        if (count == 0) {
+            return new GpuStatus(false, "The CUDA driver " + driver + " is installed but sees no GPU; use --backend cpu "
+                    + "on this machine.", driver, List.of(), built);
+        }
+        List<String> devices = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            DeviceProbe.Device d = probe.device(i);
+            devices.add(String.format(Locale.ROOT, "%d: %s, compute capability %d.%d, %.1f GiB", i, d.name(), d.major(),
+                    d.minor(), d.memoryBytes() / (double) (1L << 30)));
+        }
+        DeviceProbe.Device first = probe.device(0);
+        if (first.major() < MIN_MAJOR) {
+            return new GpuStatus(false, "GPU 0 (" + first.name() + ") has compute capability " + first.major() + "."
+                    + first.minor() + "; saw's kernels need " + MIN_MAJOR + ".0 or newer (Ampere, Hopper or later).",
+                    driver, devices, built);
+        }
+        if (!built) {
+            return new GpuStatus(false, "This build of saw has no CUDA kernels: nvcc was not found when it was built. "
+                    + "Rebuild with nvcc on the PATH or at /usr/local/bin/nvcc.", driver, devices, false);
+        }
+        return new GpuStatus(true, "GPU 0 (" + first.name() + ", compute capability " + first.major() + "." + first.minor()
+                + ") is ready, CUDA driver " + driver + ".", driver, devices, true);
+    }
+
+    /**
+     * Opens GPU 0 and loads the kernels.
+     *
+     * @throws GpuException with {@link #detect()}'s sentence when the GPU backend cannot run here
+     */
+    public static GpuBackend open() {
+        GpuStatus status = detect();
+        if (!status.usable()) {
+            throw new GpuException(status.message());
+        }
+        CudaDevice cuda = new CudaDevice(0);
+        return new GpuBackend(cuda, new JCudaProbe().device(0).name());
+    }
+
+    /** The kernels of the full set that the loaded fatbin holds. */
+    public List<String> kernelNames() {
+        cuda.makeCurrent();
+        List<String> found = new ArrayList<>();
+        for (String n : KernelCatalog.allNames()) {
+            if (cuda.hasKernel(n)) {
+                found.add(n);
+            }
+        }
+        return found;
+    }
+
+    /** Null when the kernels can run this problem with this layout's tiles, else why not. */
+    public static String unsupported(AttentionProblem p, TileLayout layout) {
+        return KernelCatalog.unsupported(p, new KernelTiles(layout.blockQ(), layout.blockKv()));
+    }
+
+    @Override
+    public String name() {
+        return "gpu";
+    }
+
+    @Override
+    public String device() {
+        return description;
+    }
+
+    @Override
+    public AttentionOutputs forward(AttentionInputs in, TileLayout layout) {
+        return run(in, layout, false);
+    }
+
+    @Override
+    public AttentionOutputs forwardBackward(AttentionInputs in, TileLayout layout) {
+        if (!in.hasGradient()) {
+            throw new IllegalArgumentException("the backward pass needs inputs with dO");
+        }
+        return run(in, layout, true);
+    }
+
+    private AttentionOutputs run(AttentionInputs in, TileLayout layout, boolean backward) {
+        AttentionProblem p = in.problem();
+        Plan plan = plan(p, layout);
+        cuda.makeCurrent();
+        cuda.syncEachLaunch(true);
+        int qn = (int) AttentionInputs.qSize(p);
+        int kvn = (int) AttentionInputs.kvSize(p);
+        int rows = p.batch() * p.heads() * p.seqQ();
+        try (Tables t = new Tables(plan.lists);
+             DeviceBuffer q = upload("Q", p.dtype(), in.q());
+             DeviceBuffer k = upload("K", p.dtype(), in.k());
+             DeviceBuffer v = upload("V", p.dtype(), in.v());
+             DeviceBuffer o = new DeviceBuffer("O", 2L * qn);
+             DeviceBuffer lse = new DeviceBuffer("LSE", 4L * rows)) {
+            o.fill16("O", NAN16);
+            lse.fill32("LSE", NAN32);
+            launchForward(plan, t, q, k, v, o, lse);
+            float[] oh = decode(p.dtype(), o.readShorts("O", qn));
+            float[] lseh = lse.readFloats("LSE", rows);
+            if (!backward) {
+                return AttentionOutputs.forward(oh, lseh);
+            }
+            try (DeviceBuffer dO = upload("dO", p.dtype(), in.dO());
+                 DeviceBuffer dsum = new DeviceBuffer("Dsum", 4L * rows);
+                 DeviceBuffer dqAcc = new DeviceBuffer("dQ accumulator", 4L * qn);
+                 DeviceBuffer dq = new DeviceBuffer("dQ", 2L * qn);
+                 DeviceBuffer dk = new DeviceBuffer("dK", 2L * kvn);
+                 DeviceBuffer dv = new DeviceBuffer("dV", 2L * kvn)) {
+                dq.fill16("dQ", NAN16);
+                dk.fill16("dK", NAN16);
+                dv.fill16("dV", NAN16);
+                launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
+                return AttentionOutputs.withGradients(oh, lseh, decode(p.dtype(), dq.readShorts("dQ", qn)),
+                        decode(p.dtype(), dk.readShorts("dK", kvn)), decode(p.dtype(), dv.readShorts("dV", kvn)));
+            }
+        }
+    }
+
+    @Override
+    public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
+        Plan plan = plan(problem, layout);
+        cuda.makeCurrent();
+        cuda.syncEachLaunch(false);
+        return new TimedRun(plan, pass, seed);
+    }
+
+    @Override
+    public void close() {
+        cuda.close();
+    }
+
+    /** Validated problem, its tables and its launch shapes. */
+    private static final class Plan {
+        final AttentionProblem p;
+        final TileLists lists;
+        final LaunchShape fwd;
+        final LaunchShape bwd;
+
+        Plan(AttentionProblem p, TileLists lists, KernelTiles tiles) {
+            this.p = p;
+            this.lists = lists;
+            this.fwd = KernelCatalog.forward(p, tiles, lists.numQBlocks());
+            this.bwd = KernelCatalog.backward(p, tiles, lists.numKvBlocks());
+        }
+    }
+
+    private static Plan plan(AttentionProblem p, TileLayout layout) {
+        KernelTiles tiles = new KernelTiles(layout.blockQ(), layout.blockKv());
+        String why = KernelCatalog.unsupported(p, tiles);
+        if (why != null) {
+            throw new IllegalArgumentException(why);
+        }
+        return new Plan(p, TileLists.of(p, layout), tiles);
+    }
+
+    /** The layout tables on the device. */
+    private static final class Tables implements AutoCloseable {
+        final DeviceBuffer rowOrder;
+        final DeviceBuffer colOrder;
+        final DeviceBuffer variantOf;
+        final DeviceBuffer rowPtr;
+        final DeviceBuffer rowPartial;
+        final DeviceBuffer rowKv;
+        final DeviceBuffer rowMask;
+        final DeviceBuffer colPtr;
+        final DeviceBuffer colPartial;
+        final DeviceBuffer colQ;
+        final DeviceBuffer colMask;
+        final DeviceBuffer bits;
+        final DeviceBuffer bitsT;
+
+        Tables(TileLists t) {
+            rowOrder = DeviceBuffer.of("row order", t.rowOrder());
+            colOrder = DeviceBuffer.of("column order", t.colOrder());
+            variantOf = DeviceBuffer.of("variants", t.variantOf());
+            rowPtr = DeviceBuffer.of("row pointers", t.rowPtr());
+            rowPartial = DeviceBuffer.of("row partial counts", t.rowPartial());
+            rowKv = DeviceBuffer.of("row kv-blocks", t.rowKv());
+            rowMask = DeviceBuffer.of("row bit tiles", t.rowMask());
+            colPtr = DeviceBuffer.of("column pointers", t.colPtr());
+            colPartial = DeviceBuffer.of("column partial counts", t.colPartial());
+            colQ = DeviceBuffer.of("column q-blocks", t.colQ());
+            colMask = DeviceBuffer.of("column bit tiles", t.colMask());
+            bits = DeviceBuffer.of("bit tiles", t.bits());
+            bitsT = DeviceBuffer.of("transposed bit tiles", t.bitsT());
+        }
+
+        @Override
+        public void close() {
+            for (DeviceBuffer b : new DeviceBuffer[] {rowOrder, colOrder, variantOf, rowPtr, rowPartial, rowKv, rowMask, colPtr,
+                    colPartial, colQ, colMask, bits, bitsT}) {
+                b.close();
+            }
+        }
+    }
+
+    private void launchForward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
+                               DeviceBuffer lse) {
+        AttentionProblem p = plan.p;
+        cuda.launch(plan.fwd, q, k, v, o, lse, t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits,
+                p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numQBlocks(), (float) p.scale(), (float) p.softcap());
+    }
+
+    private void launchBackward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
+                                DeviceBuffer lse, DeviceBuffer dO, DeviceBuffer dsum, DeviceBuffer dqAcc, DeviceBuffer dq,
+                                DeviceBuffer dk, DeviceBuffer dv) {
+        AttentionProblem p = plan.p;
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        dqAcc.fill32("dQ accumulator", 0);
+        cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
+        cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.colOrder, t.variantOf, t.colPtr, t.colPartial, t.colQ,
+                t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numKvBlocks(), (float) p.scale(),
+                (float) p.softcap());
+        cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
+    }
+
+    private static DeviceBuffer upload(String what, DType type, java.nio.FloatBuffer values) {
+        short[] bits = new short[values.remaining()];
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = HalfFloats.encode(type, values.get(i));
+        }
+        return DeviceBuffer.of(what, bits);
+    }
+
+    private static float[] decode(DType type, short[] bits) {
+        float[] out = new float[bits.length];
+        for (int i = 0; i < bits.length; i++) {
+            out[i] = HalfFloats.decode(type, bits[i]);
+        }
+        return out;
+    }
+
+    /**
+     * A pass on random device-drawn inputs, timed with CUDA events. When one input set is smaller than
+     * {@value #ROTATION_BYTES} bytes, runs rotate over several sets so the L2 cache does not hold the inputs.
+     */
+    private final class TimedRun implements PreparedRun {
+        private final Plan plan;
+        private final Pass pass;
+        private final Tables tables;
+        private final List<DeviceBuffer[]> sets = new ArrayList<>();
+        private final CUevent start;
+        private final CUevent end;
+        private int next;
+
+        TimedRun(Plan plan, Pass pass, long seed) {
+            this.plan = plan;
+            this.pass = pass;
+            AttentionProblem p = plan.p;
+            long qn = AttentionInputs.qSize(p);
+            long kvn = AttentionInputs.kvSize(p);
+            long rows = (long) p.batch() * p.heads() * p.seqQ();
+            long perSet = pass == Pass.FWD ? 2 * (qn + 2 * kvn) + 4 * rows : 2 * (3 * qn + 2 * kvn) + 8 * rows + 4 * qn;
+            int count = (int) Math.max(1, Math.min(MAX_INPUT_SETS, (ROTATION_BYTES + perSet - 1) / perSet));
+            this.tables = new Tables(plan.lists);
+            try {
+                for (int s = 0; s < count; s++) {
+                    // q k v o lse [dO dsum dqAcc dq dk dv]
+                    DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
+                    set[0] = filled("Q", qn, seed * 31 + s * 7 + 1);
+                    set[1] = filled("K", kvn, seed * 31 + s * 7 + 2);
+                    set[2] = filled("V", kvn, seed * 31 + s * 7 + 3);
+                    set[3] = new DeviceBuffer("O", 2 * qn);
+                    set[4] = new DeviceBuffer("LSE", 4 * rows);
+                    sets.add(set);
+                    if (pass == Pass.BWD) {
+                        set[5] = filled("dO", qn, seed * 31 + s * 7 + 4);
+                        set[6] = new DeviceBuffer("Dsum", 4 * rows);
+                        set[7] = new DeviceBuffer("dQ accumulator", 4 * qn);
+                        set[8] = new DeviceBuffer("dQ", 2 * qn);
+                        set[9] = new DeviceBuffer("dK", 2 * kvn);
+                        set[10] = new DeviceBuffer("dV", 2 * kvn);
+                        launchForward(plan, tables, set[0], set[1], set[2], set[3], set[4]);
+                    }
+                }
+                cuda.sync();
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+            this.start = cuda.event();
+            this.end = cuda.event();
+        }
+
+        private DeviceBuffer filled(String what, long n, long seed) {
+            DeviceBuffer b = new DeviceBuffer(what, 2 * n);
+            cuda.launch(KernelCatalog.fill(plan.p.dtype(), n), b, n, seed);
+            return b;
+        }
+
+        @Override
+        public String kernelName() {
+            return pass == Pass.FWD ? plan.fwd.kernel() : plan.bwd.kernel();
+        }
+
+        @Override
+        public double runTimedMs() {
+            cuda.makeCurrent();
+            cuda.syncEachLaunch(false);
+            DeviceBuffer[] s = sets.get(next);
+            next = (next + 1) % sets.size();
+            cuda.record(start);
+            if (pass == Pass.FWD) {
+                launchForward(plan, tables, s[0], s[1], s[2], s[3], s[4]);
+            } else {
+                launchBackward(plan, tables, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
+            }
+            cuda.record(end);
+            return cuda.elapsedMs(start, end);
+        }
+
+        @Override
+        public void close() {
+            for (DeviceBuffer[] set : sets) {
+                for (DeviceBuffer b : set) {
+                    if (b != null) {
+                        b.close();
+                    }
+                }
+            }
+            sets.clear();
+            tables.close();
+            if (start != null) {
+                CudaDevice.destroy(start);
+                CudaDevice.destroy(end);
+            }
+        }
+    }
+}

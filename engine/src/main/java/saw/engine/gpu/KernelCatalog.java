@@ -1,0 +1,120 @@
+package saw.engine.gpu;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
+
+/**
+ * The kernels in the fatbin and how to launch them: names, launch shapes and shared-memory sizes, mirroring the
+ * template parameters in engine/src/main/cuda. Validation of what the kernels support lives here too.
+ */
+final class KernelCatalog {
+    static final int[] HEAD_DIMS = {64, 128};
+    static final int[] TILE_Q = {64, 128};
+    static final int[] TILE_KV = {32, 64, 128};
+    /** q rows per backward step (QS in attention_bwd.cu). */
+    static final int BWD_Q_STEP = 64;
+    static final int PRE_THREADS = 256;
+    static final int ELEMENTWISE_THREADS = 256;
+
+    private KernelCatalog() {}
+
+    /** Null when the kernels can run the problem with these tiles, else a sentence saying what is not supported. */
+    static String unsupported(AttentionProblem p, KernelTiles tiles) {
+        if (p.headDim() != 64 && p.headDim() != 128) {
+            return "head dim " + p.headDim() + " is not supported by the GPU kernels (64 or 128)";
+        }
+        if (!contains(TILE_Q, tiles.blockQ()) || !contains(TILE_KV, tiles.blockKv())) {
+            return "tile " + tiles + " is not supported by the GPU kernels (q 64 or 128, kv 32, 64 or 128)";
+        }
+        return null;
+    }
+
+    static String forwardName(DType t, int d, KernelTiles tiles) {
+        return "fwd_" + t.label() + "_d" + d + "_q" + tiles.blockQ() + "_kv" + tiles.blockKv();
+    }
+
+    static String backwardName(DType t, int d, KernelTiles tiles, boolean softcap) {
+        return "bwd_" + t.label() + "_d" + d + "_q" + tiles.blockQ() + "_kv" + tiles.blockKv() + (softcap ? "_softcap" : "");
+    }
+
+    /** Warps of a forward CTA: two m16 blocks per warp for 128-row tiles with kv <= 64 (fwd_warps in the .cu). */
+    static int forwardWarps(KernelTiles tiles) {
+        return tiles.blockQ() == 128 && tiles.blockKv() <= 64 ? 4 : tiles.blockQ() / 16;
+    }
+
+    static LaunchShape forward(AttentionProblem p, KernelTiles tiles, int numQBlocks) {
+        int d = p.headDim();
+        int smem = (tiles.blockQ() * d + 4 * tiles.blockKv() * d) * 2;
+        return new LaunchShape(forwardName(p.dtype(), d, tiles), (long) p.batch() * p.heads() * numQBlocks,
+                forwardWarps(tiles) * 32, smem);
+    }
+
+    static LaunchShape backward(AttentionProblem p, KernelTiles tiles, int numKvBlocks) {
+        int d = p.headDim();
+        int bkv = tiles.blockKv();
+        int smem = (2 * bkv * d + 4 * BWD_Q_STEP * d + bkv * BWD_Q_STEP) * 2 + 4 * BWD_Q_STEP * 4;
+        return new LaunchShape(backwardName(p.dtype(), d, tiles, p.softcap() > 0),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, bkv / 16 * 32, smem);
+    }
+
+    /** Dsum = rowsum(dO * O): one warp per row. */
+    static LaunchShape backwardPre(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        int rowsPerBlock = PRE_THREADS / 32;
+        return new LaunchShape("bwd_pre_" + p.dtype().label() + "_d" + p.headDim(), (rows + rowsPerBlock - 1) / rowsPerBlock,
+                PRE_THREADS, 0);
+    }
+
+    /** dQ from the fp32 accumulator: two elements per thread. */
+    static LaunchShape backwardDq(AttentionProblem p) {
+        long pairs = (long) p.batch() * p.heads() * p.seqQ() * p.headDim() / 2;
+        return new LaunchShape("bwd_dq_" + p.dtype().label(), (pairs + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
+                ELEMENTWISE_THREADS, 0);
+    }
+
+    static LaunchShape fill(DType t, long elements) {
+        long pairs = (elements + 1) / 2;
+        return new LaunchShape("fill_normal_" + t.label(), (pairs + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
+                ELEMENTWISE_THREADS, 0);
+    }
+
+    /** Every kernel the fatbin should hold, for {@code saw env} and the startup check. */
+    static List<String> allNames() {
+        List<String> names = new ArrayList<>();
+        for (DType t : DType.values()) {
+            for (int d : HEAD_DIMS) {
+                for (int bq : TILE_Q) {
+                    for (int bkv : TILE_KV) {
+                        KernelTiles tiles = new KernelTiles(bq, bkv);
+                        names.add(forwardName(t, d, tiles));
+                        names.add(backwardName(t, d, tiles, false));
+                        names.add(backwardName(t, d, tiles, true));
+                    }
+                }
+                names.add("bwd_pre_" + t.label() + "_d" + d);
+            }
+            names.add("bwd_dq_" + t.label());
+            names.add("fill_normal_" + t.label());
+        }
+        return names;
+    }
+
+    /** A short description of the kernel set, e.g. for {@code saw env}. */
+    static String summary() {
+        return String.format(Locale.ROOT, "%d kernels: forward and backward for bf16/fp16, head dims 64/128, tiles q{64,128} x kv{32,64,128}",
+                allNames().size());
+    }
+
+    private static boolean contains(int[] a, int x) {
+        for (int v : a) {
+            if (v == x) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
