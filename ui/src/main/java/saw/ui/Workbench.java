@@ -49,6 +49,12 @@ import saw.ui.model.FormatsModel;
 import saw.ui.model.LayoutModel;
 import saw.ui.model.Messages;
 import saw.ui.model.TokenTile;
+import saw.ui.run.BackendChoice;
+import saw.ui.run.ChartsModel;
+import saw.ui.run.ChartsView;
+import saw.ui.run.RunBackends;
+import saw.ui.run.RunModel;
+import saw.ui.run.RunView;
 
 /**
  * The workbench window: builds the view-models and the views, and wires menus and shortcuts to them. Everything
@@ -67,6 +73,8 @@ public final class Workbench {
     private final FileActions files;
     private final GridPanel grid;
     private final InspectorView inspector;
+    private final RunModel run;
+    private final ChartsModel charts;
     private final TabPane centre;
     private final BorderPane root = new BorderPane();
     private final List<Stage> windows = new ArrayList<>();
@@ -83,13 +91,17 @@ public final class Workbench {
         this.composer = new ComposerModel(Configs.starter());
         this.layout = new LayoutModel(composer.compositionProperty(), workers);
         this.formats = new FormatsModel(layout, workers);
-        this.files = new FileActions(composer, layout, workers, messages, session,
-                asker != null ? asker : new DialogAsker(stage));
+        FileAsker dialogs = asker != null ? asker : new DialogAsker(stage);
+        this.files = new FileActions(composer, layout, workers, messages, session, dialogs);
+        detectBackends();
         this.grid = new GridPanel(layout, formats);
         this.inspector = new InspectorView(layout, formats);
+        this.run = new RunModel(workers);
+        this.charts = new ChartsModel(run, workers);
 
         ComposerView composerView = new ComposerView(composer);
-        centre = new TabPane(tab("Grid", grid));
+        centre = new TabPane(tab("Grid", grid), tab("Run", new RunView(run, composer)),
+                tab("Charts", new ChartsView(charts, dialogs, messages, files::folder)));
         centre.setId("centre-tabs");
         SplitPane body = new SplitPane(composerView, centre, inspector);
         body.setDividerPositions(0.24, 0.78);
@@ -175,9 +187,33 @@ public final class Workbench {
         return messages;
     }
 
-    /** Adds a tab beside the grid (the run panel and the charts). */
-    public void addTab(String name, javafx.scene.Node content) {
-        centre.getTabs().add(tab(name, content));
+    public RunModel run() {
+        return run;
+    }
+
+    public ChartsModel charts() {
+        return charts;
+    }
+
+    /** Selects the tab "Grid", "Run" or "Charts". */
+    public void showTab(String name) {
+        centre.getTabs().stream().filter(t -> t.getText().equals(name)).findFirst()
+                .ifPresent(t -> centre.getSelectionModel().select(t));
+    }
+
+    private void detectBackends() {
+        javafx.concurrent.Task<List<BackendChoice>> probe = new javafx.concurrent.Task<>() {
+            @Override
+            protected List<BackendChoice> call() {
+                return RunBackends.detect();
+            }
+        };
+        probe.setOnSucceeded(e -> {
+            run.backends().setAll(probe.getValue());
+            run.backendProperty().set(probe.getValue().get(0));
+        });
+        probe.setOnFailed(e -> messages.error("Could not look for backends: " + probe.getException()));
+        workers.execute(probe);
     }
 
     /** Saves the session as closed cleanly and stops the worker threads. */
