@@ -126,7 +126,8 @@ public final class Workbench {
             }
         });
 
-        Scene scene = new Scene(root, 1360, 860);
+        var screen = javafx.stage.Screen.getPrimary().getVisualBounds();
+        Scene scene = new Scene(root, Math.min(1360, screen.getWidth()), Math.min(860, screen.getHeight()));
         scene.getStylesheets().add(STYLESHEET);
         scene.getAccelerators().put(new KeyCodeCombination(KeyCode.Y, KeyCombination.SHORTCUT_DOWN), composer::redo);
         scene.setOnKeyPressed(e -> {

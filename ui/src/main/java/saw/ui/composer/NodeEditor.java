@@ -43,6 +43,7 @@ final class NodeEditor extends VBox {
         nodeProblems.setWrapText(true);
         model.compositionProperty().addListener(o -> refresh());
         model.selectionProperty().addListener(o -> refresh());
+        model.problemsProperty().addListener(o -> refresh());
         refresh();
     }
 

@@ -305,8 +305,11 @@ public final class TileGridView extends Region {
     }
 
     private void onScroll(ScrollEvent e) {
-        if (e.getDeltaY() != 0) {
-            zoomAround(Math.pow(1.25, e.getDeltaY() / 40), e.getX(), e.getY());
+        // a wheel notch is 3 lines (40 px) on most platforms; Monocle's robot sends one line per event
+        double notches = e.getTextDeltaYUnits() == ScrollEvent.VerticalTextScrollUnits.LINES ? e.getTextDeltaY() / 3
+                : e.getDeltaY() / 40;
+        if (notches != 0) {
+            zoomAround(Math.pow(1.25, notches), e.getX(), e.getY());
             e.consume();
         }
     }

@@ -30,7 +30,9 @@ public final class ComposerModel {
 
     public ComposerModel(MaskConfig initial) {
         this.history = new CommandStack<>(initial);
-        history.stateProperty().addListener((obs, old, now) -> {
+        // an invalidation listener, added first, so problems and selection are current before any view hears of it
+        history.stateProperty().addListener(o -> {
+            MaskConfig now = history.state();
             problems.set(placeProblems(now));
             if (!MaskEdits.exists(now.mask(), selection.get())) {
                 selection.set(NodePath.ROOT);
@@ -56,7 +58,8 @@ public final class ComposerModel {
     }
 
     public Mask selectedMask() {
-        return MaskEdits.at(composition().mask(), selection.get());
+        Mask root = composition().mask();
+        return MaskEdits.exists(root, selection.get()) ? MaskEdits.at(root, selection.get()) : root;
     }
 
     /** Problems of the current composition, in document order. */

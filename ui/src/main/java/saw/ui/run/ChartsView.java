@@ -71,12 +71,15 @@ public final class ChartsView extends BorderPane {
         StackPane centre = new StackPane(viewer, note);
         StackPane.setAlignment(note, Pos.CENTER);
         setCenter(centre);
-        model.chartProperty().addListener((o, a, c) -> {
+        model.chartProperty().addListener((o, a, c) -> show(c));
+        show(model.chartProperty().get());
+    }
+
+    private void show(org.jfree.chart.JFreeChart c) {
+        if (c != null) {
             viewer.setChart(c);
-            viewer.setVisible(c != null);
-        });
-        viewer.setChart(model.chartProperty().get());
-        viewer.setVisible(model.chartProperty().get() != null);
+        }
+        viewer.setVisible(c != null);
     }
 
     public ChartViewer viewer() {
