@@ -66,10 +66,15 @@ abstract class WorkbenchFixture {
 
     /** Waits until a condition (checked on the FX thread) holds. */
     static void waitUntil(String what, Callable<Boolean> condition) {
+        waitUntil(what, condition, () -> "");
+    }
+
+    /** Waits as {@link #waitUntil(String, Callable)}; on time-out the message adds {@code detail}. */
+    static void waitUntil(String what, Callable<Boolean> condition, Callable<String> detail) {
         try {
             WaitForAsyncUtils.waitFor(TIMEOUT_S, TimeUnit.SECONDS, () -> fx(condition));
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("timed out waiting until " + what, e);
+            throw new AssertionError("timed out waiting until " + what + " " + fx(detail), e);
         }
     }
 

@@ -230,6 +230,7 @@ public final class RunModel {
         task = new Task<>() {
             @Override
             protected SweepRunner.Outcome call() {
+                // running ends when this thread is done, after every row it posted (a cancelled task returns early)
                 try (AttentionBackend b = choice.open().get()) {
                     BenchEnvironment env = BenchEnvironment.here(b.name(), b.device(), "saw window");
                     Platform.runLater(() -> environment = env);
@@ -246,6 +247,14 @@ public final class RunModel {
                             updateMessage(p.done() + " of " + p.total() + " points done" + eta(p));
                         }
                     }, this::isCancelled);
+                } finally {
+                    boolean cancelled = isCancelled();
+                    Platform.runLater(() -> {
+                        running.set(false);
+                        if (cancelled) {
+                            status.set("Cancelled; " + rows.size() + " finished rows kept.");
+                        }
+                    });
                 }
             }
         };
@@ -253,21 +262,17 @@ public final class RunModel {
         task.progressProperty().addListener((o, a, p) -> progress.set(Math.max(0, p.doubleValue())));
         task.setOnSucceeded(e -> {
             SweepRunner.Outcome out = task.getValue();
-            running.set(false);
             status.set(out.rows() + " rows" + (out.failed() > 0 ? ", " + out.failed() + " failed" : "") + ".");
         });
-        task.setOnCancelled(e -> {
-            running.set(false);
-            Platform.runLater(() -> status.set("Cancelled; " + rows.size() + " finished rows kept."));
-        });
+        task.setOnCancelled(e -> status.set("Cancelling after the repetition in progress\u2026"));
         task.setOnFailed(e -> {
-            running.set(false);
             Throwable t = task.getException();
             fail("The sweep stopped: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
         });
         executor.execute(task);
     }
 
+    /** Stops the sweep after the repetition in progress; {@link #runningProperty()} turns false once it has. */
     public void cancel() {
         if (task != null) {
             task.cancel(false);
