@@ -22,7 +22,7 @@ import saw.ui.grid.TileRef;
 
 /**
  * Captures the real window on a real display (bench/screenshots.sh runs it under Xvfb): the composer with the grid
- * of a preset, a tile at token level, and a chart. Not a test; a program that writes PNGs into the folder given.
+ * of a preset, a tile at token level, a CPU sweep in the run panel and its chart. Not a test; a program that writes PNGs into the folder given.
  */
 public final class Screenshots {
     private Screenshots() {}
@@ -60,10 +60,31 @@ public final class Screenshots {
         settle();
         Stage tokens = (Stage) Window.getWindows().stream().filter(w -> w != wb[0].stage()).findFirst().orElseThrow();
         capture(tokens, out.resolve("token-view.png"));
+        onFx(tokens::close);
+
         onFx(() -> {
-            tokens.close();
-            wb[0].stage().close();
+            wb[0].showTab("Run");
+            var run = wb[0].run();
+            run.sweptProperty().set(saw.ui.run.RunModel.Swept.DENSITY);
+            run.valuesProperty().set("0.05, 0.1, 0.25, 0.5, 1");
+            run.tilesProperty().set("64x64, 128x64, 128x128");
+            run.headsProperty().set(2);
+            run.warmupProperty().set(1);
+            run.repsProperty().set(5);
         });
+        waitFor(() -> wb[0].run().backendProperty().get() != null);
+        onFx(() -> {
+            var run = wb[0].run();
+            run.backendProperty().set(run.backends().stream().filter(b -> b.name().equals("cpu")).findFirst().orElseThrow());
+            run.run(wb[0].composer().composition());
+        });
+        waitFor(() -> !wb[0].run().runningProperty().get() && !wb[0].run().rows().isEmpty());
+        settle();
+        capture(wb[0].stage(), out.resolve("run.png"));
+        onFx(() -> wb[0].showTab("Charts"));
+        settle();
+        capture(wb[0].stage(), out.resolve("chart.png"));
+        onFx(() -> wb[0].stage().close());
         Platform.exit();
     }
 
@@ -96,7 +117,7 @@ public final class Screenshots {
     }
 
     private static void waitFor(BooleanSupplier condition) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600);
         boolean[] ok = new boolean[1];
         while (System.nanoTime() < deadline) {
             onFx(() -> ok[0] = condition.getAsBoolean());

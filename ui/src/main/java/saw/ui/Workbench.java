@@ -93,15 +93,16 @@ public final class Workbench {
         this.formats = new FormatsModel(layout, workers);
         FileAsker dialogs = asker != null ? asker : new DialogAsker(stage);
         this.files = new FileActions(composer, layout, workers, messages, session, dialogs);
-        detectBackends();
         this.grid = new GridPanel(layout, formats);
         this.inspector = new InspectorView(layout, formats);
         this.run = new RunModel(workers);
         this.charts = new ChartsModel(run, workers);
 
         ComposerView composerView = new ComposerView(composer);
-        centre = new TabPane(tab("Grid", grid), tab("Run", new RunView(run, composer)),
-                tab("Charts", new ChartsView(charts, dialogs, messages, files::folder)));
+        centre = new TabPane(tab("Grid", grid), lazyTab("Run", () -> {
+            detectBackends();
+            return new RunView(run, composer);
+        }), lazyTab("Charts", () -> new ChartsView(charts, dialogs, messages, files::folder)));
         centre.setId("centre-tabs");
         SplitPane body = new SplitPane(composerView, centre, inspector);
         body.setDividerPositions(0.24, 0.78);
@@ -284,9 +285,13 @@ public final class Workbench {
         presets.setId("menu-presets");
         presets.getItems().add(item("Gallery\u2026", "menu-gallery", null, this::openGallery));
         presets.getItems().add(new SeparatorMenuItem());
-        for (Preset p : Presets.all()) {
-            presets.getItems().add(item(p.name(), "preset-menu-" + p.name(), null, () -> files.openPreset(p.config())));
-        }
+        presets.setOnShowing(e -> {
+            if (presets.getItems().size() == 2) {
+                for (Preset p : Presets.all()) {
+                    presets.getItems().add(item(p.name(), "preset-menu-" + p.name(), null, () -> files.openPreset(p.config())));
+                }
+            }
+        });
         MenuBar bar = new MenuBar(file, edit, view, presets);
         bar.setId("menu-bar");
         return bar;
@@ -397,6 +402,17 @@ public final class Workbench {
             rects.add(new int[] {lay.qStart(t.qBlock()), lay.qEnd(t.qBlock()), lay.kvStart(t.kvBlock()), lay.kvEnd(t.kvBlock())});
         }
         composer.paint(rects);
+    }
+
+    /** A tab whose content is built when it is first shown, so the window opens without loading what it needs. */
+    private static Tab lazyTab(String name, java.util.function.Supplier<javafx.scene.Node> content) {
+        Tab t = tab(name, null);
+        t.selectedProperty().addListener((o, was, is) -> {
+            if (is && t.getContent() == null) {
+                t.setContent(content.get());
+            }
+        });
+        return t;
     }
 
     private static Tab tab(String name, javafx.scene.Node content) {

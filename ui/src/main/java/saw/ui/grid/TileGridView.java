@@ -253,7 +253,7 @@ public final class TileGridView extends Region {
             pixels = new int[w * h];
         }
         raster.render(g, v, classColors(), pixels);
-        image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbInstance(), IntBuffer.wrap(pixels), w);
+        image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbPreInstance(), IntBuffer.wrap(pixels), w);
         gc.drawImage(image, 0, 0);
         drawLines(gc, v, g, w, h);
         drawTiles(gc, v, marked.get(), markColor.get(), false);

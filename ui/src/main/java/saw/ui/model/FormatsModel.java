@@ -24,7 +24,7 @@ import saw.engine.mask.TileLayout;
  */
 public final class FormatsModel {
     /** Formats larger than this (by estimate) are not written just to measure them. */
-    static final long MEASURE_LIMIT = 64L << 20;
+    static final long MEASURE_LIMIT = 4L << 20;
 
     /** One format's line in the inspector. */
     public record Summary(String format, long bytes, boolean measured, String fidelity) {}
