@@ -89,14 +89,15 @@ public final class Workbench {
         this.stage = stage;
         this.workers = Executors.newCachedThreadPool(daemonThreads());
         this.composer = new ComposerModel(Configs.starter());
-        this.layout = new LayoutModel(composer.compositionProperty(), workers);
-        this.formats = new FormatsModel(layout, workers);
+        java.util.concurrent.Executor work = this::submit;
+        this.layout = new LayoutModel(composer.compositionProperty(), work);
+        this.formats = new FormatsModel(layout, work);
         FileAsker dialogs = asker != null ? asker : new DialogAsker(stage);
-        this.files = new FileActions(composer, layout, workers, messages, session, dialogs);
+        this.files = new FileActions(composer, layout, work, messages, session, dialogs);
         this.grid = new GridPanel(layout, formats);
         this.inspector = new InspectorView(layout, formats);
-        this.run = new RunModel(workers);
-        this.charts = new ChartsModel(run, workers);
+        this.run = new RunModel(work);
+        this.charts = new ChartsModel(run, work);
 
         ComposerView composerView = new ComposerView(composer);
         centre = new TabPane(tab("Grid", grid), lazyTab("Run", () -> {
@@ -215,7 +216,7 @@ public final class Workbench {
             run.backendProperty().set(probe.getValue().get(0));
         });
         probe.setOnFailed(e -> messages.error("Could not look for backends: " + probe.getException()));
-        workers.execute(probe);
+        submit(probe);
     }
 
     /** Saves the session as closed cleanly and stops the worker threads. */
@@ -226,6 +227,15 @@ public final class Workbench {
         files.autosave(true);
         workers.shutdownNow();
         windows.forEach(Stage::close);
+    }
+
+    /** Runs work on the worker threads; after the window closed, timers that still fire submit nothing. */
+    private void submit(Runnable task) {
+        try {
+            workers.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // the window has closed and its workers are gone: the work is no longer wanted
+        }
     }
 
     private void closeWindow() {
@@ -372,7 +382,7 @@ public final class Workbench {
         Stage s = new Stage();
         s.initOwner(stage);
         s.setTitle("Presets");
-        PresetGallery gallery = new PresetGallery(Presets.all(), workers, grid.view().classColors(), c -> {
+        PresetGallery gallery = new PresetGallery(Presets.all(), this::submit, grid.view().classColors(), c -> {
             s.close();
             files.openPreset(c);
         });

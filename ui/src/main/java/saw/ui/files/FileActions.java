@@ -47,6 +47,11 @@ public final class FileActions {
     private final ReadOnlyObjectWrapper<List<Path>> recent = new ReadOnlyObjectWrapper<>(this, "recent", List.of());
     private long autosavedRevision = -1;
     private Timeline autosave;
+    private boolean closed;
+    /** Session writes in the order they were asked for: an older one that finishes late is dropped. */
+    private final Object sessionLock = new Object();
+    private long sessionAsked;
+    private long sessionWritten;
 
     public FileActions(ComposerModel composer, LayoutModel layout, Executor workers, Messages messages,
                        SessionStore session, FileAsker asker) {
@@ -183,12 +188,17 @@ public final class FileActions {
         last.map(SessionStore.Session::problem).ifPresent(p -> messages.error("Could not restore the last session: " + p));
         autosave = new Timeline(new KeyFrame(Duration.seconds(30), e -> autosave(false)));
         autosave.setCycleCount(Timeline.INDEFINITE);
-        autosave.play();
-        autosave(false);
+        // marks the session as open (not cleanly closed) soon after start, off the window's first frames
+        autosave.getKeyFrames().add(new KeyFrame(Duration.seconds(3), e -> autosave(false)));
+        autosave.playFromStart();
     }
 
     /** Saves the session now, on a worker thread; {@code cleanExit} on the last save before the window closes. */
     public void autosave(boolean cleanExit) {
+        if (closed) {
+            return;
+        }
+        closed = cleanExit;
         long revision = composer.history().revisionProperty().get();
         if (revision == autosavedRevision && !cleanExit) {
             return;
@@ -200,8 +210,14 @@ public final class FileActions {
         List<Path> r = recent.get();
         int head = layout.headProperty().get();
         int batch = layout.batchProperty().get();
+        long order = ++sessionAsked;
         Callable<Void> write = () -> {
-            session.save(c, f, unsaved, r, cleanExit, head, batch);
+            synchronized (sessionLock) {
+                if (order > sessionWritten) {
+                    sessionWritten = order;
+                    session.save(c, f, unsaved, r, cleanExit, head, batch);
+                }
+            }
             return null;
         };
         if (cleanExit) {

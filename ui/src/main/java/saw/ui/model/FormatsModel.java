@@ -10,7 +10,9 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.animation.PauseTransition;
 import javafx.concurrent.Task;
+import javafx.util.Duration;
 import saw.engine.format.LayoutFormat;
 import saw.engine.format.LayoutFormats;
 import saw.engine.mask.TileClass;
@@ -39,7 +41,11 @@ public final class FormatsModel {
     private final ReadOnlyObjectWrapper<Report> report = new ReadOnlyObjectWrapper<>(this, "report");
 
     public FormatsModel(LayoutModel layout, Executor executor) {
-        layout.compiledProperty().addListener((o, old, c) -> {
+        // the sizes wait until edits pause, so a burst of edits (or the window opening) does not write every format
+        PauseTransition settle = new PauseTransition(Duration.millis(300));
+        layout.compiledProperty().addListener(o -> settle.playFromStart());
+        settle.setOnFinished(e -> {
+            LayoutModel.Compiled c = layout.compiled();
             if (c == null) {
                 return;
             }
@@ -49,7 +55,7 @@ public final class FormatsModel {
                     return summarize(c);
                 }
             };
-            task.setOnSucceeded(e -> {
+            task.setOnSucceeded(done -> {
                 if (layout.compiled() == c) {
                     report.set(task.getValue());
                 }
