@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Builds a self-contained folder for a GPU machine that has no Java: a jlink'd runtime, the headless jars (no
 # JavaFX), a `saw` launcher and the GPU scripts (verify matrix, timing table). Usage:
-#   bench/gpu-pack.sh TARGET_DIR        (builds with Maven first; SAW_PACK_SKIP_BUILD=1 to reuse target/)
+#   bench/gpu-pack.sh TARGET_DIR        (builds with Maven first; MAVEN_ARGS=-o to build offline)
 # Then on the GPU machine:  TARGET_DIR/saw env ; TARGET_DIR/run-matrix.sh ; TARGET_DIR/run-timing.sh
 set -euo pipefail
 target=${1:?usage: bench/gpu-pack.sh TARGET_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-if [[ "${SAW_PACK_SKIP_BUILD:-0}" != 1 ]]; then
-  mvn -q -B -pl app -am package -DskipTests
-fi
-if ! unzip -l engine/target/saw-engine-*.jar | grep -q saw/kernels/saw_attention.fatbin; then
+cp_file=$(mktemp)
+# one reactor run: the app's classpath needs the engine's test-jar packaged in the same build
+mvn -q -B ${MAVEN_ARGS:-} -pl app -am package dependency:build-classpath -DskipTests \
+  -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=runtime >/dev/null
+engine_jar=$(ls engine/target/saw-engine-*.jar | grep -v -- '-tests\.jar$')
+if ! unzip -l "$engine_jar" | grep -q saw/kernels/saw_attention.fatbin; then
   echo "gpu-pack: the engine jar holds no CUDA kernels (was nvcc missing?); the pack would be useless" >&2
   exit 1
 fi
@@ -18,12 +20,12 @@ rm -rf "$target"
 mkdir -p "$target/lib"
 jlink --add-modules java.base,jdk.unsupported,java.logging --strip-debug --no-man-pages --no-header-files \
   --compress=2 --output "$target/runtime"
-cp engine/target/saw-engine-*.jar presets/target/saw-presets-*.jar app/target/saw-app-*.jar "$target/lib/"
+cp "$engine_jar" "$target/lib/"
+ls presets/target/saw-presets-*.jar app/target/saw-app-*.jar | grep -v -- '-tests\.jar$' | xargs -I{} cp {} "$target/lib/"
 # runtime dependencies of engine + app, minus JavaFX and the chart libraries the CLI commands here do not need
-mvn -q -B -o -pl app dependency:build-classpath -Dmdep.outputFile="$target/cp.txt" -Dmdep.includeScope=runtime >/dev/null
-tr ':' '\n' <"$target/cp.txt" | grep -E '/(picocli|jackson-[a-z]+|jcuda|jcuda-natives)-[^/]*\.jar$' \
+tr ':' '\n' <"$cp_file" | grep -E '/(picocli|jackson-[a-z]+|jcuda|jcuda-natives)-[^/]*\.jar$' \
   | grep -v -- '-natives-[0-9.]*-(windows|apple|linux-(arm|ppc))' | while read -r jar; do cp "$jar" "$target/lib/"; done
-rm "$target/cp.txt"
+rm "$cp_file"
 cat >"$target/saw" <<'LAUNCH'
 #!/usr/bin/env bash
 here=$(cd "$(dirname "$0")" && pwd)

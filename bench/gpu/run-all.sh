@@ -7,7 +7,7 @@ export SAW_JAVA_OPTS=${SAW_JAVA_OPTS:--Xmx16g}
 fb=$(mktemp -d)
 python3 - "$here" "$fb" <<'PY'
 import glob, sys, zipfile
-jar = glob.glob(sys.argv[1] + "/lib/saw-engine-*.jar")[0]
+jar = [j for j in glob.glob(sys.argv[1] + "/lib/saw-engine-*.jar") if not j.endswith("-tests.jar")][0]
 zipfile.ZipFile(jar).extract("saw/kernels/saw_attention.fatbin", sys.argv[2])
 PY
 if command -v cuobjdump >/dev/null; then

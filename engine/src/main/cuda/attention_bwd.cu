@@ -46,6 +46,27 @@ __device__ __forceinline__ void attention_bwd_dq(const float* __restrict__ acc, 
     *reinterpret_cast<uint32_t*>(dQ + i) = Elem<T>::pack(v.x * scale, v.y * scale);
 }
 
+// Adds two n8 blocks of an mma accumulator row to global memory: the lane with quad index t holds (a0, a1) at
+// columns 2t, 2t+1 of the first block and (b0, b1) at the same columns of the second (dst points at the first).
+// Lanes t and t^1 swap halves so that each adds 4 consecutive floats: one 16-byte vector reduction on Hopper,
+// where the vector reductions halved the backward time spent on dQ (docs/kernel-notes.md).
+__device__ __forceinline__ void add4_pair(float* dst, float a0, float a1, float b0, float b1, int t, bool valid) {
+    const bool odd = t & 1;
+    const float r0 = __shfl_xor_sync(0xffffffffu, odd ? a0 : b0, 1);
+    const float r1 = __shfl_xor_sync(0xffffffffu, odd ? a1 : b1, 1);
+    if (!valid) return;
+    float4 v = odd ? make_float4(r0, r1, b0, b1) : make_float4(a0, a1, r0, r1);
+    float* at = odd ? dst + 8 + 2 * (t - 1) : dst + 2 * t;
+#if __CUDA_ARCH__ >= 900
+    atomicAdd(reinterpret_cast<float4*>(at), v);
+#else
+    atomicAdd(at, v.x);
+    atomicAdd(at + 1, v.y);
+    atomicAdd(at + 2, v.z);
+    atomicAdd(at + 3, v.w);
+#endif
+}
+
 // The position of one step of a CTA's walk: head of the group, entry of that head's column list, q sub-step.
 struct BwdCursor {
     int hi;     // head within the GQA group
@@ -326,13 +347,11 @@ __device__ __forceinline__ void attention_bwd(
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
                 const int q = q0 + m0 + g + 8 * r;
-                if (q < Sq) {
-                    float* dst = dQh + (size_t)q * D + d0 + 2 * t;
+                float* dst = dQh + (size_t)q * D + d0;
 #pragma unroll
-                    for (int n = 0; n < 4; ++n) {
-                        atomicAdd(dst + n * 8, acc[n][2 * r]);
-                        atomicAdd(dst + n * 8 + 1, acc[n][2 * r + 1]);
-                    }
+                for (int np = 0; np < 2; ++np) {
+                    add4_pair(dst + np * 16, acc[2 * np][2 * r], acc[2 * np][2 * r + 1], acc[2 * np + 1][2 * r],
+                              acc[2 * np + 1][2 * r + 1], t, q < Sq);
                 }
             }
         }
@@ -403,3 +422,4 @@ extern "C" __global__ void bwd_dq_bf16(const float* acc, __nv_bfloat16* dQ, long
 extern "C" __global__ void bwd_dq_fp16(const float* acc, __half* dQ, long long n, float scale) {
     saw::attention_bwd_dq<__half>(acc, dQ, n, scale);
 }
+

@@ -101,32 +101,40 @@ __device__ __forceinline__ void attention_fwd(
         const bool partial = it < partials;
         const uint32_t* tileBits = partial ? bits + (size_t)maskIdx[begin + it] * BQ * WORDS : nullptr;
 
+        // S = Q K^T; each K fragment feeds every m16 block of the warp (ldmatrix is volatile: no CSE across blocks)
+        float s[MB][NB][4];
 #pragma unroll
         for (int mb = 0; mb < MB; ++mb) {
-            const int r0 = (warp * MB + mb) * 16;
-            float s[NB][4];
 #pragma unroll
             for (int n = 0; n < NB; ++n) {
 #pragma unroll
-                for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
+                for (int e = 0; e < 4; ++e) s[mb][n][e] = 0.f;
             }
+        }
 #pragma unroll
-            for (int kc = 0; kc < D / 16; ++kc) {
-                uint32_t a[4];
-                ldmatrix_x4(a, addr_a_order<D>(sQ, r0, kc * 2, lane));
+        for (int kc = 0; kc < D / 16; ++kc) {
+            uint32_t a[MB][4];
 #pragma unroll
-                for (int n2 = 0; n2 < NB / 2; ++n2) {
-                    uint32_t bk[4];
-                    ldmatrix_x4(bk, addr_b_order<D>(tK, n2 * 16, kc * 2, lane));
-                    Elem<T>::mma(s[2 * n2], a, bk[0], bk[1]);
-                    Elem<T>::mma(s[2 * n2 + 1], a, bk[2], bk[3]);
+            for (int mb = 0; mb < MB; ++mb) ldmatrix_x4(a[mb], addr_a_order<D>(sQ, (warp * MB + mb) * 16, kc * 2, lane));
+#pragma unroll
+            for (int n2 = 0; n2 < NB / 2; ++n2) {
+                uint32_t bk[4];
+                ldmatrix_x4(bk, addr_b_order<D>(tK, n2 * 16, kc * 2, lane));
+#pragma unroll
+                for (int mb = 0; mb < MB; ++mb) {
+                    Elem<T>::mma(s[mb][2 * n2], a[mb], bk[0], bk[1]);
+                    Elem<T>::mma(s[mb][2 * n2 + 1], a[mb], bk[2], bk[3]);
                 }
             }
+        }
+#pragma unroll
+        for (int mb = 0; mb < MB; ++mb) {
+            const int r0 = (warp * MB + mb) * 16;
             if (capped) {
 #pragma unroll
                 for (int n = 0; n < NB; ++n) {
 #pragma unroll
-                    for (int e = 0; e < 4; ++e) s[n][e] = softcap * tanhf(s[n][e] * capIn);
+                    for (int e = 0; e < 4; ++e) s[mb][n][e] = softcap * tanhf(s[mb][n][e] * capIn);
                 }
             }
             if (partial) {
@@ -141,7 +149,7 @@ __device__ __forceinline__ void attention_fwd(
 #pragma unroll
                         for (int e = 0; e < 2; ++e) {
                             int j = n * 8 + 2 * t + e;
-                            if (!((w[j >> 5] >> (j & 31)) & 1u)) s[n][2 * r + e] = -INFINITY;
+                            if (!((w[j >> 5] >> (j & 31)) & 1u)) s[mb][n][2 * r + e] = -INFINITY;
                         }
                     }
                 }
@@ -151,7 +159,7 @@ __device__ __forceinline__ void attention_fwd(
             for (int r = 0; r < 2; ++r) {
                 float mx = m[mb][r];
 #pragma unroll
-                for (int n = 0; n < NB; ++n) mx = fmaxf(mx, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
+                for (int n = 0; n < NB; ++n) mx = fmaxf(mx, fmaxf(s[mb][n][2 * r], s[mb][n][2 * r + 1]));
                 mx = quad_max(mx);
                 const float base = mx == -INFINITY ? 0.f : mx * sl2;
                 const float alpha = exp2_approx(m[mb][r] * sl2 - base);
@@ -161,8 +169,8 @@ __device__ __forceinline__ void attention_fwd(
                 for (int n = 0; n < NB; ++n) {
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
-                        float p = exp2_approx(fmaf(s[n][2 * r + e], sl2, -base));
-                        s[n][2 * r + e] = p;
+                        float p = exp2_approx(fmaf(s[mb][n][2 * r + e], sl2, -base));
+                        s[mb][n][2 * r + e] = p;
                         sum += p;
                     }
                 }
@@ -173,20 +181,26 @@ __device__ __forceinline__ void attention_fwd(
                     o[mb][d][2 * r + 1] *= alpha;
                 }
             }
-            // O += P V
+        }
+        // O += P V, each V fragment shared by the warp's m16 blocks
 #pragma unroll
-            for (int kc = 0; kc < BKV / 16; ++kc) {
-                uint32_t a[4];
-                a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
-                a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
-                a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
-                a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+        for (int kc = 0; kc < BKV / 16; ++kc) {
+            uint32_t a[MB][4];
 #pragma unroll
-                for (int d2 = 0; d2 < DB / 2; ++d2) {
-                    uint32_t bv[4];
-                    ldmatrix_x4_trans(bv, addr_a_order<D>(tV, kc * 16, d2 * 2, lane));
-                    Elem<T>::mma(o[mb][2 * d2], a, bv[0], bv[1]);
-                    Elem<T>::mma(o[mb][2 * d2 + 1], a, bv[2], bv[3]);
+            for (int mb = 0; mb < MB; ++mb) {
+                a[mb][0] = Elem<T>::pack(s[mb][2 * kc][0], s[mb][2 * kc][1]);
+                a[mb][1] = Elem<T>::pack(s[mb][2 * kc][2], s[mb][2 * kc][3]);
+                a[mb][2] = Elem<T>::pack(s[mb][2 * kc + 1][0], s[mb][2 * kc + 1][1]);
+                a[mb][3] = Elem<T>::pack(s[mb][2 * kc + 1][2], s[mb][2 * kc + 1][3]);
+            }
+#pragma unroll
+            for (int d2 = 0; d2 < DB / 2; ++d2) {
+                uint32_t bv[4];
+                ldmatrix_x4_trans(bv, addr_a_order<D>(tV, kc * 16, d2 * 2, lane));
+#pragma unroll
+                for (int mb = 0; mb < MB; ++mb) {
+                    Elem<T>::mma(o[mb][2 * d2], a[mb], bv[0], bv[1]);
+                    Elem<T>::mma(o[mb][2 * d2 + 1], a[mb], bv[2], bv[3]);
                 }
             }
         }

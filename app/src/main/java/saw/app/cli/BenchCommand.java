@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -107,17 +106,6 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "seed of the random inputs and random blocks (default: 0)")
     long seed;
 
-    private final Function<String, AttentionBackend> backends;
-
-    BenchCommand() {
-        this(Backends::open);
-    }
-
-    /** With another way to open backends by name (tests use a test double). */
-    BenchCommand(Function<String, AttentionBackend> backends) {
-        this.backends = backends;
-    }
-
     @Override
     public Integer call() throws ConfigException, IOException {
         MaskConfig config = SpecLoader.load(specName);
@@ -209,7 +197,7 @@ final class BenchCommand implements Callable<Integer> {
 
     private AttentionBackend openBackend() {
         try {
-            return backends.apply(backendName);
+            return Backends.open(backendName);
         } catch (IllegalArgumentException e) {
             throw new BadInput("--backend " + backendName + ": " + e.getMessage());
         }

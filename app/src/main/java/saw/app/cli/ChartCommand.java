@@ -48,6 +48,7 @@ final class ChartCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        requireChartLibraries();
         ChartOptions options;
         try {
             options = new ChartOptions(ChartKind.parse(x), Metric.parse(metric), log);
@@ -79,6 +80,19 @@ final class ChartCommand implements Callable<Integer> {
         }
         spec.commandLine().getOut().println(outFile);
         return SawCli.OK;
+    }
+
+    /** A headless pack for GPU servers may leave out the chart libraries or the java.desktop module. */
+    private static void requireChartLibraries() {
+        for (String name : new String[] {"java.awt.image.BufferedImage", "org.jfree.chart.JFreeChart", "org.jfree.svg.SVGGraphics2D",
+            "saw.ui.chart.BenchCharts"}) {
+            try {
+                Class.forName(name, false, ChartCommand.class.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                throw new BadInput("this saw installation cannot draw charts: " + name + " is missing (saw chart needs "
+                        + "saw-ui, JFreeChart, JFreeSVG and the java.desktop module); chart the results where the full saw.jar runs");
+            }
+        }
     }
 
     private int[] parseSize() {

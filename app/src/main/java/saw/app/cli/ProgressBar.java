@@ -18,7 +18,11 @@ final class ProgressBar {
         this.inPlace = inPlace;
     }
 
+    /** Redraws the line; off a terminal only updates that name a point are printed, one line each. */
     void update(SweepRunner.Progress p, String label) {
+        if (!inPlace && label.isEmpty()) {
+            return;
+        }
         String line = render(p, label);
         if (inPlace) {
             String pad = " ".repeat(Math.max(0, lastLength - line.length()));

@@ -28,10 +28,11 @@ public final class SawCli implements Runnable {
         cl.addSubcommand(new ValidateCommand());
         cl.addSubcommand(new StatsCommand());
         cl.addSubcommand(new CompileCommand());
-        cl.addSubcommand(new BenchCommand());
-        cl.addSubcommand(new ChartCommand());
         cl.addSubcommand(new EnvCommand());
         cl.addSubcommand(new VerifyCommand());
+        cl.addSubcommand(new BenchCommand());
+        cl.addSubcommand(new ChartCommand());
+        cl.addSubcommand(new DumpCommand());
         cl.setParameterExceptionHandler(CliErrors::badUsage);
         cl.setExecutionExceptionHandler(CliErrors::failed);
         return cl;

@@ -1,5 +1,8 @@
 package saw.app.cli;
 
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -15,8 +18,12 @@ import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.OutputComparison;
 import saw.engine.attention.Pass;
+import saw.engine.config.ConfigException;
+import saw.engine.config.MaskConfig;
+import saw.engine.config.SpecLoader;
 import saw.engine.cpu.CpuBackend;
 import saw.engine.cpu.ReferenceAttention;
+import saw.engine.cpu.ReferenceBackend;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
 import saw.engine.mask.BoundMask;
@@ -37,21 +44,21 @@ final class VerifyCommand implements Callable<Integer> {
     static final double FULL_CHECK_LIMIT = 1L << 33;
     static final int SAMPLED_GROUPS = 2;
 
-    @Parameters(index = "0", paramLabel = "SPEC", description = "the mask, e.g. causal, window(256), "
-            + "and(causal,docs(3000,5000)), heads(causal,window(64)); see MaskExpression")
+    @Parameters(index = "0", paramLabel = "SPEC", description = "a saw.mask/1 config file, preset:NAME, or a one-line "
+            + "mask such as causal, window(256), and(causal,docs(3000,5000)), heads(causal,window(64)) (docs/gpu.md)")
     String spec;
 
-    @Option(names = "--seq", required = true, description = "query tokens (Sq)")
-    int seq;
+    @Option(names = "--seq", description = "query tokens (Sq); required for a one-line mask, else the config's")
+    Integer seq;
 
     @Option(names = "--seq-kv", description = "key/value tokens (Skv); default Sq")
     Integer seqKv;
 
-    @Option(names = "--batch", defaultValue = "1")
-    int batch;
+    @Option(names = "--batch", description = "default: the config's, or 1")
+    Integer batch;
 
-    @Option(names = "--heads", defaultValue = "4")
-    int heads;
+    @Option(names = "--heads", description = "default: the config's, or 4")
+    Integer heads;
 
     @Option(names = "--kv-heads", description = "default: --heads")
     Integer kvHeads;
@@ -62,13 +69,13 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--dtype", defaultValue = "bf16", description = "bf16 or fp16")
     String dtype;
 
-    @Option(names = "--block", defaultValue = "128x64", description = "tile QxKV, e.g. 128x64")
+    @Option(names = "--block", description = "tile QxKV, e.g. 128x64; default: the config's, or 128x64")
     String block;
 
     @Option(names = "--pass", defaultValue = "fwd,bwd", split = ",", description = "fwd, bwd or both (bwd runs fwd first)")
     List<String> passes;
 
-    @Option(names = "--backend", defaultValue = "gpu", description = "gpu or cpu")
+    @Option(names = "--backend", defaultValue = "gpu", description = "gpu, cpu or cpu-reference (checks the checker)")
     String backend;
 
     @Option(names = "--seed", defaultValue = "1")
@@ -81,13 +88,12 @@ final class VerifyCommand implements Callable<Integer> {
     Double scale;
 
     @Override
-    public Integer call() {
+    public Integer call() throws ConfigException {
         Setup s;
         try {
             s = setup();
         } catch (IllegalArgumentException e) {
-            System.err.println("saw verify: " + e.getMessage());
-            return SawCli.BAD_INPUT;
+            throw new BadInput(e.getMessage());
         }
         try (AttentionKernels kernels = open(backend)) {
             AttentionInputs in = AttentionInputs.random(s.problem, seed, s.backward);
@@ -99,8 +105,7 @@ final class VerifyCommand implements Callable<Integer> {
             long t2 = System.nanoTime();
             return report(s, kernels.name(), groups, OutputComparison.compare(got, ref), (t1 - t0) / 1e9, (t2 - t1) / 1e9);
         } catch (IllegalArgumentException e) {
-            System.err.println("saw verify: " + e.getMessage());
-            return SawCli.BAD_INPUT;
+            throw new BadInput(e.getMessage());
         } catch (GpuException e) {
             System.err.println("saw verify: " + e.getMessage());
             return SawCli.INTERNAL_ERROR;
@@ -113,16 +118,37 @@ final class VerifyCommand implements Callable<Integer> {
         boolean backward;
     }
 
-    private Setup setup() {
+    private Setup setup() throws ConfigException {
         Setup s = new Setup();
-        Mask mask = MaskExpression.parse(spec);
+        Mask mask;
+        int sq;
+        int b = batch == null ? 1 : batch;
+        int h = heads == null ? 4 : heads;
+        String tile = block == null ? "128x64" : block;
+        if (isConfig(spec)) {
+            MaskConfig c = SpecLoader.load(spec);
+            mask = c.mask();
+            sq = seq == null ? c.seqLenQ() : seq;
+            b = batch == null ? c.batch() : batch;
+            h = heads == null ? c.heads() : heads;
+            tile = block == null ? c.block().q() + "x" + c.block().kv() : block;
+            if (seq == null && seqKv == null) {
+                seqKv = c.seqLenKv();
+            }
+        } else {
+            mask = MaskExpression.parse(spec);
+            if (seq == null) {
+                throw new BadInput("--seq is required with a one-line mask (a config file or preset gives its own)");
+            }
+            sq = seq;
+        }
         DType type = DType.parse(dtype);
-        KernelTiles tiles = KernelTiles.parse(block);
-        int skv = seqKv == null ? seq : seqKv;
-        int hkv = kvHeads == null ? heads : kvHeads;
-        s.problem = new AttentionProblem(batch, heads, hkv, seq, skv, headDim, type,
+        KernelTiles tiles = KernelTiles.parse(tile);
+        int skv = seqKv == null ? sq : seqKv;
+        int hkv = kvHeads == null ? h : kvHeads;
+        s.problem = new AttentionProblem(b, h, hkv, sq, skv, headDim, type,
                 scale == null ? 1.0 / Math.sqrt(headDim) : scale, softcap);
-        Dims dims = new Dims(seq, skv, batch, heads);
+        Dims dims = new Dims(sq, skv, b, h);
         List<MaskChecks.Problem> problems = MaskChecks.check(mask, dims);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(problems.get(0).toString());
@@ -135,11 +161,24 @@ final class VerifyCommand implements Callable<Integer> {
         return s;
     }
 
+    /** A preset, or a path to an existing file or one ending in .json; anything else is a one-line mask. */
+    private static boolean isConfig(String spec) {
+        if (spec.startsWith(SpecLoader.PRESET_PREFIX) || spec.endsWith(".json")) {
+            return true;
+        }
+        try {
+            return Files.isRegularFile(Path.of(spec));
+        } catch (InvalidPathException e) {
+            return false;
+        }
+    }
+
     private static AttentionKernels open(String backend) {
         switch (backend.toLowerCase(Locale.ROOT)) {
             case "gpu": return GpuBackend.open();
             case "cpu": return new CpuBackend();
-            default: throw new IllegalArgumentException("backend '" + backend + "' is not one of gpu, cpu");
+            case "cpu-reference": return new ReferenceBackend();
+            default: throw new IllegalArgumentException("backend '" + backend + "' is not one of gpu, cpu, cpu-reference");
         }
     }
 

@@ -13,44 +13,21 @@ import javax.imageio.ImageIO;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
-import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.Pass;
 import saw.engine.bench.BenchRow;
 import saw.engine.bench.ResultsFile;
-import saw.engine.bench.TileWorkBackend;
 import saw.engine.config.ConfigReader;
 import saw.engine.config.MaskConfig;
 import saw.engine.mask.Mask;
 
-/** {@code saw bench} and {@code saw chart} end to end: a small CPU sweep, its results file and its charts. */
+/** {@code saw bench}, {@code saw chart} and {@code saw dump} end to end: a small CPU sweep, its results file and charts. */
 class BenchCliTest {
     @TempDir
     Path dir;
 
-    /** The backends the sweep runs on. */
-    static AttentionBackend backend(String name) {
-        if (name.equals("cpu")) {
-            return new TileWorkBackend(-1);
-        }
-        throw new IllegalArgumentException("no '" + name + "' backend in this test");
-    }
-
     static CliTest.Run saw(String... args) {
-        CommandLine cl = SawCli.commandLine();
-        CommandLine withDouble = new CommandLine(new SawCli());
-        for (var e : cl.getSubcommands().entrySet()) {
-            withDouble.addSubcommand(e.getKey(), e.getKey().equals("bench") ? new BenchCommand(BenchCliTest::backend) : e.getValue().getCommand());
-        }
-        withDouble.setParameterExceptionHandler(CliErrors::badUsage);
-        withDouble.setExecutionExceptionHandler(CliErrors::failed);
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        withDouble.setOut(new PrintWriter(out, true));
-        withDouble.setErr(new PrintWriter(err, true));
-        int code = withDouble.execute(args);
-        return new CliTest.Run(code, out.toString(), err.toString());
+        return CliTest.saw(args);
     }
 
     @Test
@@ -109,8 +86,8 @@ class BenchCliTest {
         Path results = dir.resolve("r.json");
         CliTest.badInputInOneLine(saw("bench", "preset:sliding-window", "--seq", "512", "--vary", "/mask/sliding_window/lefty=1,2",
                 "--out", results.toString()), "--vary /mask/sliding_window/lefty: /mask/sliding_window has no field 'lefty'");
-        CliTest.badInputInOneLine(saw("bench", "preset:causal", "--seq", "512", "--backend", "gpu", "--out", results.toString()),
-                "--backend gpu: no 'gpu' backend in this test");
+        CliTest.badInputInOneLine(saw("bench", "preset:causal", "--seq", "512", "--backend", "tpu", "--out", results.toString()),
+                "--backend tpu: 'tpu' is not one of gpu, cpu");
         CliTest.badInputInOneLine(saw("bench", "preset:causal", "--density", "1.5", "--out", results.toString()),
                 "--density 1.5 is not in (0, 1]");
         Files.writeString(results, "{\"schema\":\"saw.bench/1\",\"backend\":\"cpu\"}\n{\"row\": 0, \"conf");
@@ -120,5 +97,24 @@ class BenchCliTest {
         CliTest.badInputInOneLine(saw("chart", dir.resolve("missing.json").toString(), "--out", dir.resolve("c.png").toString()),
                 "missing.json: no such file");
         CliTest.badInputInOneLine(saw("chart", results.toString(), "--out", dir.resolve("c.gif").toString()), "must end in .png or .svg");
+    }
+
+    @Test
+    void dumpWritesInputsAndOutputsAsNpy() throws Exception {
+        Path out = dir.resolve("dump");
+        CliTest.Run run = saw("dump", "preset:causal", "--seq", "128", "--block", "64x64", "--batch", "1", "--heads", "2",
+                "--kv-heads", "1", "--head-dim", "16", "--backend", "cpu", "--seed", "3", "--out", out.toString());
+        assertEquals(SawCli.OK, run.code(), run.err());
+        long q = 1L * 2 * 128 * 16;
+        long kv = 1L * 1 * 128 * 16;
+        for (Object[] f : new Object[][] {{"q", q}, {"k", kv}, {"v", kv}, {"do", q}, {"o", q}, {"lse", 2L * 128},
+                {"dq", q}, {"dk", kv}, {"dv", kv}}) {
+            byte[] bytes = Files.readAllBytes(out.resolve(f[0] + ".npy"));
+            int header = 10 + ((bytes[8] & 0xff) | (bytes[9] & 0xff) << 8);
+            assertEquals(header + 4 * (long) f[1], bytes.length, f[0] + ".npy");
+        }
+        assertEquals(new Mask.Causal(0), ConfigReader.read(out.resolve("config.json")).mask());
+        assertTrue(Files.readString(out.resolve("layout.flex.json")).contains("\"kv_num_blocks\""));
+        assertTrue(Files.readString(out.resolve("meta.json")).contains("\"kv_heads\" : 1"));
     }
 }

@@ -1,6 +1,5 @@
 package saw.engine.config;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -10,7 +9,6 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,12 +20,10 @@ import saw.engine.mask.Mask;
 import saw.engine.mask.MaskChecks;
 
 /**
- * One pass over one config's tokens. Each {@code read...} method starts on the first token of its value and ends on
- * its last, returns null when it recorded a problem, and skips what it cannot use so that reading goes on and
- * every problem is reported. The place (line, column) of each value is remembered by JSON pointer, so that the
- * problems {@link MaskChecks} finds later can be pointed at too.
+ * One pass over one config's tokens: the saw.mask/1 structure on top of {@link StrictJsonReader}. Problems that need
+ * the whole config (the checks of {@link MaskChecks}) are found after reading and pointed at the places recorded.
  */
-final class ConfigParser {
+final class ConfigParser extends StrictJsonReader {
     static final BlockSize DEFAULT_BLOCK = new BlockSize(128, 128);
     private static final List<String> TOP_KEYS =
             List.of("schema", "name", "description", "seq_len_q", "seq_len_kv", "batch", "heads", "block", "mask");
@@ -44,28 +40,8 @@ final class ConfigParser {
     private static final int MAX_SEQ = Dims.MAX_SEQ;
     private static final BigInteger TWO_TO_64 = BigInteger.ONE.shiftLeft(64);
 
-    /** Thrown to stop reading: the problem that stopped it has been recorded. */
-    private static final class Stop extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Stop() {
-            super(null, null, false, false);
-        }
-    }
-
-    @FunctionalInterface
-    private interface FieldReader {
-        void read(String key, String path) throws IOException;
-    }
-
-    private final JsonParser p;
-    private final List<ConfigProblem> problems = new ArrayList<>();
-    private final Map<String, Long> places = new HashMap<>();
-    /** For long arrays of arrays (block-list rows): the place of every element, by the array's pointer. */
-    private final Map<String, long[]> elementPlaces = new HashMap<>();
     /** Pointers MaskChecks may use for values written under another key (equal q/kv ids read as segment_ids). */
     private final Map<String, String> aliases = new HashMap<>();
-    private long integersRead;
     private ConfigProblem newerSchema;
     private MaskConfig config;
 
@@ -79,10 +55,10 @@ final class ConfigParser {
     private Mask mask;
 
     ConfigParser(JsonParser p) {
-        this.p = p;
+        super(p);
     }
 
-    List<ConfigProblem> problems() {
+    List<ConfigProblem> problemsToReport() {
         return newerSchema != null ? List.of(newerSchema) : problems;
     }
 
@@ -273,31 +249,23 @@ final class ConfigParser {
                 break;
             }
             case "chunked_causal": {
-                Map<String, Long> v = requiredInt(path, kind, "chunk", 1, MAX_SEQ);
-                if (v != null) {
-                    m = new Mask.ChunkedCausal(v.get("chunk").intValue());
-                }
+                Integer chunk = requiredInt(path, kind, "chunk", 1, MAX_SEQ);
+                m = chunk == null ? null : new Mask.ChunkedCausal(chunk);
                 break;
             }
             case "prefix_lm": {
-                Map<String, Long> v = requiredInt(path, kind, "prefix", 0, MAX_SEQ);
-                if (v != null) {
-                    m = new Mask.PrefixLm(v.get("prefix").intValue());
-                }
+                Integer prefix = requiredInt(path, kind, "prefix", 0, MAX_SEQ);
+                m = prefix == null ? null : new Mask.PrefixLm(prefix);
                 break;
             }
             case "dilated": {
-                Map<String, Long> v = requiredInt(path, kind, "stride", 1, MAX_SEQ);
-                if (v != null) {
-                    m = new Mask.Dilated(v.get("stride").intValue());
-                }
+                Integer stride = requiredInt(path, kind, "stride", 1, MAX_SEQ);
+                m = stride == null ? null : new Mask.Dilated(stride);
                 break;
             }
             case "sinks": {
-                Map<String, Long> v = requiredInt(path, kind, "count", 0, MAX_SEQ);
-                if (v != null) {
-                    m = new Mask.Sinks(v.get("count").intValue());
-                }
+                Integer count = requiredInt(path, kind, "count", 0, MAX_SEQ);
+                m = count == null ? null : new Mask.Sinks(count);
                 break;
             }
             case "documents":
@@ -356,7 +324,7 @@ final class ConfigParser {
         Integer[] count = new Integer[1];
         Set<String> seen = readObject(path, "global_tokens", List.of("indices", "count"), (key, keyPath) -> {
             if (key.equals("indices")) {
-                indices[0] = readIntArray(keyPath, 0, MAX_SEQ - 1, MAX_SEQ);
+                indices[0] = readTokenArray(keyPath, 0, MAX_SEQ - 1);
             } else {
                 count[0] = readInt(keyPath, 0, MAX_SEQ);
             }
@@ -435,11 +403,24 @@ final class ConfigParser {
                 rowPlaces = Arrays.copyOf(rowPlaces, r * 2);
             }
             rowPlaces[r] = here();
-            IntArray row = painted ? readCells(rowPath) : readIntArray(rowPath, 0, MAX_BLOCKS - 1, MAX_BLOCKS);
+            IntArray row = painted ? readCells(rowPath) : readIntArray(rowPath, 0, MAX_BLOCKS - 1, MAX_BLOCKS, "");
             rows.add(row == null ? IntArray.of() : row);
         }
         elementPlaces.put(path, Arrays.copyOf(rowPlaces, rows.size()));
         return problems.size() == before;
+    }
+
+    /**
+     * An array with at most one entry per token (segment ids, document lengths, token indices). Once the sequence
+     * lengths are known (saw writes them before the mask) it may not be longer than the longest sequence, so a
+     * hostile array is refused after that many entries rather than after 2^24.
+     */
+    private IntArray readTokenArray(String path, long min, long max) throws IOException {
+        if (seqLenQ == null || seqLenKv == null) {
+            return readIntArray(path, min, max, MAX_SEQ, "");
+        }
+        int longest = Math.max(seqLenQ, seqLenKv);
+        return readIntArray(path, min, max, longest, ", more than the longest sequence has tokens");
     }
 
     private IntArray readCells(String path) throws IOException {
@@ -448,7 +429,7 @@ final class ConfigParser {
             return null;
         }
         try {
-            int[] cells = CellRanges.parse(text, ConfigReader.MAX_INTEGERS - integersRead);
+            int[] cells = CellRanges.parse(text, integerBudget());
             countIntegers(cells.length, path);
             return IntArray.of(cells);
         } catch (IllegalArgumentException e) {
@@ -521,16 +502,16 @@ final class ConfigParser {
     private void readSegmentField(String key, String path, SegmentFields f) throws IOException {
         switch (key) {
             case "lengths":
-                f.lengths = readIntArray(path, 0, MAX_SEQ, MAX_SEQ);
+                f.lengths = readTokenArray(path, 0, MAX_SEQ);
                 break;
             case "segment_ids":
-                f.ids = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                f.ids = readTokenArray(path, -1, Integer.MAX_VALUE);
                 break;
             case "q_segment_ids":
-                f.qIds = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                f.qIds = readTokenArray(path, -1, Integer.MAX_VALUE);
                 break;
             default:
-                f.kvIds = readIntArray(path, -1, Integer.MAX_VALUE, MAX_SEQ);
+                f.kvIds = readTokenArray(path, -1, Integer.MAX_VALUE);
                 break;
         }
     }
@@ -566,76 +547,6 @@ final class ConfigParser {
             aliases.put(path + "/segment_ids", path + "/q_segment_ids");
         }
         return new Mask.SegmentIds(f.qIds, f.kvIds);
-    }
-
-    // ---- objects and values ----
-
-    /** Reads an object's fields; unknown and duplicate keys are problems. Null when the value is not an object. */
-    private Set<String> readObject(String path, String owner, List<String> allowed, FieldReader reader) throws IOException {
-        String example = allowed.isEmpty() ? "{}" : "{\"" + allowed.get(0) + "\": ...}";
-        if (!expect(JsonToken.START_OBJECT, path, owner + " takes an object such as " + example)) {
-            return null;
-        }
-        return readFields(path, owner, allowed, reader);
-    }
-
-    /** Reads the fields of the object whose START_OBJECT is the current token. */
-    private Set<String> readFields(String path, String owner, List<String> allowed, FieldReader reader) throws IOException {
-        Set<String> seen = new HashSet<>();
-        while (next() == JsonToken.FIELD_NAME) {
-            String key = p.currentName();
-            String keyPath = path + "/" + pointerToken(key);
-            long keyPlace = here();
-            next();
-            if (!seen.add(key)) {
-                problem(keyPath, keyPlace, "duplicate key " + quote(key));
-                p.skipChildren();
-            } else if (!allowed.contains(key)) {
-                seen.remove(key);
-                problem(keyPath, keyPlace, "unknown key " + quote(key) + "; " + owner
-                        + (allowed.isEmpty() ? " takes no keys" : " takes " + String.join(", ", allowed)));
-                p.skipChildren();
-            } else {
-                places.put(keyPath, here());
-                reader.read(key, keyPath);
-            }
-        }
-        return seen;
-    }
-
-    /** An object of integer parameters (only those in {@code keys}); null when it had a problem. */
-    private Map<String, Long> readIntParams(String path, String owner, String[] keys, long[] min, long[] max) throws IOException {
-        int before = problems.size();
-        Map<String, Long> values = new HashMap<>();
-        List<String> allowed = List.of(keys);
-        readObject(path, owner, allowed, (key, keyPath) -> {
-            int k = allowed.indexOf(key);
-            Long v = readLong(keyPath, min[k], max[k]);
-            if (v != null) {
-                values.put(key, v);
-            }
-        });
-        return problems.size() == before ? values : null;
-    }
-
-    private Map<String, Long> requiredInt(String path, String owner, String key, long min, long max) throws IOException {
-        Map<String, Long> v = readIntParams(path, owner, keys(key), mins(min), maxs(max));
-        if (v != null && !v.containsKey(key)) {
-            problem(path, places.get(path), owner + " needs \"" + key + "\"");
-            return null;
-        }
-        return v;
-    }
-
-    private boolean requireKeys(String path, String owner, Set<String> seen, String... required) {
-        boolean ok = true;
-        for (String key : required) {
-            if (!seen.contains(key)) {
-                problem(path, places.get(path), owner + " needs \"" + key + "\"");
-                ok = false;
-            }
-        }
-        return ok;
     }
 
     private BlockSize readBlockObject(String path) throws IOException {
@@ -699,236 +610,9 @@ final class ConfigParser {
         return null;
     }
 
-    private Integer readInt(String path, int min, int max) throws IOException {
-        Long v = readLong(path, min, max);
-        return v == null ? null : v.intValue();
-    }
-
-    private Long readLong(String path, long min, long max) throws IOException {
-        JsonToken t = p.currentToken();
-        if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
-            long v = p.getLongValue();
-            if (v >= min && v <= max) {
-                return v;
-            }
-        }
-        problem(path, here(), "must be an integer in " + min + ".." + max + ", got " + describe(t));
-        p.skipChildren();
-        return null;
-    }
-
-    private String readString(String path, int maxLength) throws IOException {
-        JsonToken t = p.currentToken();
-        if (t != JsonToken.VALUE_STRING) {
-            problem(path, here(), "must be a string, got " + describe(t));
-            p.skipChildren();
-            return null;
-        }
-        String s = p.getText();
-        if (s.length() > maxLength) {
-            problem(path, here(), "is longer than " + maxLength + " characters");
-            return null;
-        }
-        return s;
-    }
-
-    /** An array of integers in [min, max] with at most {@code maxLength} entries. */
-    private IntArray readIntArray(String path, long min, long max, int maxLength) throws IOException {
-        long place = here();
-        if (!expect(JsonToken.START_ARRAY, path, "must be an array of integers")) {
-            return null;
-        }
-        int before = problems.size();
-        int[] values = new int[16];
-        int n = 0;
-        JsonToken t;
-        while ((t = next()) != JsonToken.END_ARRAY) {
-            if (n == maxLength) {
-                problem(path, place, "has more than " + maxLength + " entries");
-                throw new Stop();
-            }
-            countIntegers(1, path);
-            if (n == values.length) {
-                values = Arrays.copyOf(values, Math.min(maxLength, n * 2));
-            }
-            if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT
-                    && p.getIntValue() >= min && p.getIntValue() <= max) {
-                values[n] = p.getIntValue();
-            } else {
-                problem(path + "/" + n, here(), "must be an integer in " + min + ".." + max + ", got " + describe(t));
-                p.skipChildren();
-            }
-            n++;
-        }
-        return problems.size() == before ? IntArray.of(Arrays.copyOf(values, n)) : null;
-    }
-
-    private void countIntegers(long count, String path) {
-        integersRead += count;
-        if (integersRead > ConfigReader.MAX_INTEGERS) {
-            problem(path, here(), "the config holds more than " + ConfigReader.MAX_INTEGERS + " integers in its arrays");
-            throw new Stop();
-        }
-    }
-
-    /** Whether the current token is {@code want}; if not, records "{@code what}, got ..." and skips the value. */
-    private boolean expect(JsonToken want, String path, String what) throws IOException {
-        JsonToken t = p.currentToken();
-        if (t == want) {
-            return true;
-        }
-        problem(path, here(), what + ", got " + describe(t));
-        p.skipChildren();
-        return false;
-    }
-
-    private JsonToken next() throws IOException {
-        JsonToken t = p.nextToken();
-        if (t == null) {
-            problem(p.getParsingContext().pathAsPointer().toString(), here(), "the file ends in the middle of the config");
-            throw new Stop();
-        }
-        return t;
-    }
-
-    // ---- problems and places ----
-
-    private void problem(String path, Long place, String message) {
-        problems.add(problemAt(path, place == null ? 0 : place, message));
-        if (problems.size() >= ConfigReader.MAX_PROBLEMS) {
-            problems.add(new ConfigProblem("", 0, 0, "stopped after " + ConfigReader.MAX_PROBLEMS + " problems"));
-            throw new Stop();
-        }
-    }
-
-    private static ConfigProblem problemAt(String path, long place, String message) {
-        return new ConfigProblem(path, (int) (place >>> 32), (int) place, message);
-    }
-
-    private void parserProblem(String message, JsonLocation location) {
-        String path = p.getParsingContext() == null ? "" : p.getParsingContext().pathAsPointer().toString();
-        JsonLocation at = location != null && location.getLineNr() > 0 ? location : p.currentLocation();
-        long place = at == null ? 0 : pack(at.getLineNr(), at.getColumnNr());
-        problems.add(problemAt(path, place, message));
-    }
-
-    /** The place of the nearest value at or above {@code path} that was seen while reading. */
-    private long placeOf(String path) {
-        String at = path;
-        while (true) {
-            Long place = places.get(at);
-            if (place != null) {
-                return place;
-            }
-            int slash = at.lastIndexOf('/');
-            if (slash < 0) {
-                return pack(1, 1);
-            }
-            long[] elements = elementPlaces.get(at.substring(0, slash));
-            if (elements != null) {
-                try {
-                    int index = Integer.parseInt(at.substring(slash + 1));
-                    if (index >= 0 && index < elements.length) {
-                        return elements[index];
-                    }
-                } catch (NumberFormatException e) {
-                    // not an element index: go up
-                }
-            }
-            at = at.substring(0, slash);
-        }
-    }
-
-    private long here() {
-        JsonLocation l = p.currentTokenLocation();
-        return pack(l.getLineNr(), l.getColumnNr());
-    }
-
-    private static long pack(int line, int column) {
-        return ((long) Math.max(line, 0) << 32) | (Math.max(column, 0) & 0xffffffffL);
-    }
-
-    private String describe(JsonToken t) throws IOException {
-        if (t == null) {
-            return "nothing";
-        }
-        switch (t) {
-            case START_OBJECT: return "an object";
-            case START_ARRAY: return "an array";
-            case VALUE_STRING: return "a string";
-            case VALUE_NUMBER_INT: return p.getText();
-            case VALUE_NUMBER_FLOAT: return p.getText() + " (not an integer)";
-            case VALUE_TRUE: return "true";
-            case VALUE_FALSE: return "false";
-            case VALUE_NULL: return "null";
-            default: return t.asString() == null ? t.name() : t.asString();
-        }
-    }
-
-    /** A short, printable rendering of a key or value taken from the input. */
-    private static String quote(String s) {
-        StringBuilder q = new StringBuilder("\"");
-        for (int i = 0; i < s.length() && i < 40; i++) {
-            char c = s.charAt(i);
-            q.append(c < 0x20 || c == 0x7f ? '?' : c);
-        }
-        return q.append(s.length() > 40 ? "...\"" : "\"").toString();
-    }
-
-    private static String pointerToken(String key) {
-        return key.replace("~", "~0").replace("/", "~1");
-    }
-
     private static List<String> sorted(Set<String> keys) {
         List<String> list = new ArrayList<>(keys);
         list.sort(null);
         return list;
-    }
-
-    /** Turns a Jackson limit message into a sentence naming saw's limit. */
-    static String limitMessage(String original) {
-        String m = original == null ? "" : original;
-        if (m.startsWith("Document nesting depth")) {
-            return "the JSON nests deeper than " + ConfigReader.MAX_JSON_DEPTH + " levels";
-        } else if (m.startsWith("String value length") || m.startsWith("String length")) {
-            return "a string is longer than " + ConfigReader.MAX_STRING_LENGTH + " characters";
-        } else if (m.startsWith("Number value length") || m.startsWith("Number length")) {
-            return "a number is longer than " + ConfigReader.MAX_NUMBER_LENGTH + " characters";
-        } else if (m.startsWith("Name length")) {
-            return "a key is longer than 1000 characters";
-        } else if (m.startsWith("Document length") || m.startsWith("Document size")) {
-            return "the file is longer than " + ConfigReader.MAX_DOCUMENT_BYTES + " bytes";
-        } else if (m.startsWith("Token count")) {
-            return "the config has too many JSON values (more than " + 2 * ConfigReader.MAX_INTEGERS + ")";
-        }
-        return cleanMessage(m);
-    }
-
-    /** Jackson's message without its advice on parser features and its source excerpts. */
-    static String cleanMessage(String original) {
-        String m = original == null ? "not valid JSON" : original;
-        int cut = m.indexOf('\n');
-        m = cut >= 0 ? m.substring(0, cut) : m;
-        for (String tail : new String[] {": enable", " (start marker at", ", from `"}) {
-            cut = m.indexOf(tail);
-            m = cut >= 0 ? m.substring(0, cut) : m;
-        }
-        if (m.startsWith("Non-standard token")) {
-            return "not valid JSON: " + m.substring("Non-standard token ".length())
-                    + " is not a JSON number (NaN and Infinity are not allowed)";
-        }
-        return "not valid JSON: " + m;
-    }
-
-    private static String[] keys(String... k) {
-        return k;
-    }
-
-    private static long[] mins(long... v) {
-        return v;
-    }
-
-    private static long[] maxs(long... v) {
-        return v;
     }
 }

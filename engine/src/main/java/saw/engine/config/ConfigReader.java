@@ -87,8 +87,8 @@ public final class ConfigReader {
         } catch (IOException e) {
             throw ConfigException.of(source, "cannot read: " + e.getMessage());
         }
-        if (!parser.problems().isEmpty()) {
-            throw new ConfigException(source, parser.problems());
+        if (!parser.problemsToReport().isEmpty()) {
+            throw new ConfigException(source, parser.problemsToReport());
         }
         return parser.config();
     }

@@ -42,25 +42,17 @@ final class DenseFormat implements LayoutFormat {
             throw new IllegalArgumentException("the dense export is limited to " + MAX_SEQ + " x " + MAX_SEQ + " tokens, but this mask is "
                     + d.seqQ() + " x " + d.seqKv() + "; use the flex, ejkernel or nsa format for larger masks");
         }
-        Extents e = Extents.of(layout);
         char[] row = new char[d.seqKv()];
         JsonGenerator g = FormatJson.begin(out, "saw.dense/1", layout);
         g.writeFieldName("mask");
-        g.writeStartArray();
-        for (int b = 0; b < e.batch(); b++) {
+        FormatJson.perBatchAndHead(g, layout, variant -> {
             g.writeStartArray();
-            for (int h = 0; h < e.heads(); h++) {
-                int variant = layout.mask().variantOf(b, h);
-                g.writeStartArray();
-                for (int i = 0; i < d.seqQ(); i++) {
-                    fillRow(layout, variant, i, row);
-                    g.writeString(row, 0, row.length);
-                }
-                g.writeEndArray();
+            for (int i = 0; i < d.seqQ(); i++) {
+                fillRow(layout, variant, i, row);
+                g.writeString(row, 0, row.length);
             }
             g.writeEndArray();
-        }
-        g.writeEndArray();
+        });
         FormatJson.end(g);
     }
 

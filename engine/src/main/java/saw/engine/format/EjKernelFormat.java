@@ -57,21 +57,24 @@ final class EjKernelFormat implements LayoutFormat {
         for (int b = 0; b < batch; b++) {
             covers[b] = b >= layout.mask().batchPeriod() ? covers[b % layout.mask().batchPeriod()] : Cover.of(layout, b);
         }
-        long[] waste = new long[4];
+        long extra = 0;
+        long dkdvExtra = 0;
+        long maskedFull = 0;
+        long dkdvMaskedFull = 0;
         for (Cover c : covers) {
-            waste[0] += c.fwd.extraTiles;
-            waste[1] += c.dkdv.extraTiles;
-            waste[2] += c.fwd.maskedFullTiles;
-            waste[3] += c.dkdv.maskedFullTiles;
+            extra += c.fwd.extraTiles;
+            dkdvExtra += c.dkdv.extraTiles;
+            maskedFull += c.fwd.maskedFullTiles;
+            dkdvMaskedFull += c.dkdv.maskedFullTiles;
         }
         JsonGenerator g = FormatJson.begin(out, "saw.ejkernel/1", layout);
         writeBounds(g, "", covers, c -> c.fwd);
         writeBounds(g, "dkdv_", covers, c -> c.dkdv);
-        g.writeBooleanField("exact", Arrays.stream(waste).allMatch(x -> x == 0));
-        g.writeNumberField("extra_tiles", waste[0]);
-        g.writeNumberField("dkdv_extra_tiles", waste[1]);
-        g.writeNumberField("masked_full_tiles", waste[2]);
-        g.writeNumberField("dkdv_masked_full_tiles", waste[3]);
+        g.writeBooleanField("exact", extra + dkdvExtra + maskedFull + dkdvMaskedFull == 0);
+        g.writeNumberField("extra_tiles", extra);
+        g.writeNumberField("dkdv_extra_tiles", dkdvExtra);
+        g.writeNumberField("masked_full_tiles", maskedFull);
+        g.writeNumberField("dkdv_masked_full_tiles", dkdvMaskedFull);
         FormatJson.end(g);
     }
 

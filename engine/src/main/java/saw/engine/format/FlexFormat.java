@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
+import java.util.function.IntFunction;
 import saw.engine.mask.TileClass;
 import saw.engine.mask.TileGrid;
 import saw.engine.mask.TileLayout;
@@ -39,62 +40,42 @@ final class FlexFormat implements LayoutFormat {
     @Override
     public void write(TileLayout layout, OutputStream out) throws IOException {
         FormatJson.checkSize(this, layout);
-        Extents e = Extents.of(layout);
         JsonGenerator g = FormatJson.begin(out, "saw.flex/1", layout);
-        for (TileClass c : new TileClass[] {TileClass.PARTIAL, TileClass.FULL}) {
-            String prefix = c == TileClass.FULL ? "full_" : "";
-            Lines[] rows = new Lines[layout.variantCount()];
-            for (int v = 0; v < rows.length; v++) {
-                rows[v] = new Rows(layout.grid(v), c);
+        for (boolean kvMajor : new boolean[] {true, false}) {
+            for (TileClass c : new TileClass[] {TileClass.PARTIAL, TileClass.FULL}) {
+                String stem = (c == TileClass.FULL ? "full_" : "") + (kvMajor ? "kv" : "q");
+                writePair(g, stem, layout, v -> kvMajor ? new Rows(layout.grid(v), c) : Columns.of(layout.grid(v), c));
             }
-            writePair(g, prefix + "kv", e, layout, rows);
-        }
-        for (TileClass c : new TileClass[] {TileClass.PARTIAL, TileClass.FULL}) {
-            String prefix = c == TileClass.FULL ? "full_" : "";
-            Lines[] columns = new Lines[layout.variantCount()];
-            for (int v = 0; v < columns.length; v++) {
-                columns[v] = Columns.of(layout.grid(v), c);
-            }
-            writePair(g, prefix + "q", e, layout, columns);
         }
         FormatJson.end(g);
     }
 
     /** Writes {@code <stem>_num_blocks} [B][H][lines] and {@code <stem>_indices} [B][H][lines][length]. */
-    private static void writePair(JsonGenerator g, String stem, Extents e, TileLayout layout, Lines[] byVariant) throws IOException {
+    private static void writePair(JsonGenerator g, String stem, TileLayout layout, IntFunction<Lines> ofVariant) throws IOException {
+        Lines[] byVariant = new Lines[layout.variantCount()];
+        for (int v = 0; v < byVariant.length; v++) {
+            byVariant[v] = ofVariant.apply(v);
+        }
         int[] buf = new int[Math.max(layout.numQBlocks(), layout.numKvBlocks())];
         g.writeFieldName(stem + "_num_blocks");
-        g.writeStartArray();
-        for (int b = 0; b < e.batch(); b++) {
+        FormatJson.perBatchAndHead(g, layout, v -> {
             g.writeStartArray();
-            for (int h = 0; h < e.heads(); h++) {
-                Lines lines = byVariant[layout.mask().variantOf(b, h)];
-                g.writeStartArray();
-                for (int line = 0; line < lines.count(); line++) {
-                    g.writeNumber(lines.listed(line, buf));
-                }
-                g.writeEndArray();
+            for (int line = 0; line < byVariant[v].count(); line++) {
+                g.writeNumber(byVariant[v].listed(line, buf));
             }
             g.writeEndArray();
-        }
-        g.writeEndArray();
+        });
         g.writeFieldName(stem + "_indices");
-        g.writeStartArray();
-        for (int b = 0; b < e.batch(); b++) {
+        FormatJson.perBatchAndHead(g, layout, v -> {
+            Lines lines = byVariant[v];
             g.writeStartArray();
-            for (int h = 0; h < e.heads(); h++) {
-                Lines lines = byVariant[layout.mask().variantOf(b, h)];
-                g.writeStartArray();
-                for (int line = 0; line < lines.count(); line++) {
-                    int n = lines.listed(line, buf);
-                    appendUnlisted(buf, n, lines.length());
-                    g.writeArray(buf, 0, lines.length());
-                }
-                g.writeEndArray();
+            for (int line = 0; line < lines.count(); line++) {
+                int n = lines.listed(line, buf);
+                appendUnlisted(buf, n, lines.length());
+                g.writeArray(buf, 0, lines.length());
             }
             g.writeEndArray();
-        }
-        g.writeEndArray();
+        });
     }
 
     /** Completes buf[0, n), ascending, with the indices in [0, length) it lacks, ascending. */
@@ -134,15 +115,9 @@ final class FlexFormat implements LayoutFormat {
 
         @Override
         public int listed(int qBlock, int[] buf) {
-            int n = 0;
-            for (int r = 0, runs = grid.runCount(qBlock); r < runs; r++) {
-                if (grid.runClass(qBlock, r) == c) {
-                    for (int kb = grid.runStart(qBlock, r), end = grid.runEnd(qBlock, r); kb < end; kb++) {
-                        buf[n++] = kb;
-                    }
-                }
-            }
-            return n;
+            int[] kvBlocks = grid.kvBlocks(qBlock, c);
+            System.arraycopy(kvBlocks, 0, buf, 0, kvBlocks.length);
+            return kvBlocks.length;
         }
     }
 

@@ -53,6 +53,27 @@ final class FormatJson {
         g.close();
     }
 
+    /**
+     * Writes the [B][H] levels of an array ({@link Extents}: 1 where the mask does not vary), letting {@code inner}
+     * write each entry's contents for the variant that batch entry and head use.
+     */
+    static void perBatchAndHead(JsonGenerator g, TileLayout layout, VariantWriter inner) throws IOException {
+        Extents e = Extents.of(layout);
+        g.writeStartArray();
+        for (int b = 0; b < e.batch(); b++) {
+            g.writeStartArray();
+            for (int h = 0; h < e.heads(); h++) {
+                inner.write(layout.mask().variantOf(b, h));
+            }
+            g.writeEndArray();
+        }
+        g.writeEndArray();
+    }
+
+    interface VariantWriter {
+        void write(int variant) throws IOException;
+    }
+
     /** Refuses a layout whose output would pass {@link #MAX_BYTES}. */
     static void checkSize(LayoutFormat format, TileLayout layout) {
         long bytes = format.estimateBytes(layout);

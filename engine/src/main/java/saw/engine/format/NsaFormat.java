@@ -60,7 +60,7 @@ final class NsaFormat implements LayoutFormat {
             width = Math.max(width, selections[v].maxCount);
         }
         int seqQ = layout.dims().seqQ();
-        int[] buf = new int[Math.max(width, 1)];
+        int[] buf = new int[width];
         JsonGenerator g = FormatJson.begin(out, "saw.nsa/1", layout);
         g.writeFieldName("block_indices");
         g.writeStartArray();

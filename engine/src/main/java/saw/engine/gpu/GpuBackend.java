@@ -105,6 +105,11 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         return found;
     }
 
+    /** The tile size to compile a layout with for this pass when the user has not chosen one. */
+    public static KernelTiles recommendedTiles(Pass pass) {
+        return KernelCatalog.recommended(pass);
+    }
+
     /** Null when the kernels can run this problem with this layout's tiles, else why not. */
     public static String unsupported(AttentionProblem p, TileLayout layout) {
         return KernelCatalog.unsupported(p, new KernelTiles(layout.blockQ(), layout.blockKv()));

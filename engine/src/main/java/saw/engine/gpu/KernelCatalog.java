@@ -6,6 +6,7 @@ import java.util.Locale;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
 
 /**
  * The kernels in the fatbin and how to launch them: names, launch shapes and shared-memory sizes, mirroring the
@@ -31,6 +32,14 @@ final class KernelCatalog {
             return "tile " + tiles + " is not supported by the GPU kernels (q 64 or 128, kv 32, 64 or 128)";
         }
         return null;
+    }
+
+    /**
+     * The tile that ran fastest on the H200 for this pass (docs/benchmarks.md, "GPU kernels"): 128x64 forward,
+     * 128x128 backward. Callers that choose the layout's block for a pass start here.
+     */
+    static KernelTiles recommended(Pass pass) {
+        return pass == Pass.FWD ? new KernelTiles(128, 64) : new KernelTiles(128, 128);
     }
 
     static String forwardName(DType t, int d, KernelTiles tiles) {

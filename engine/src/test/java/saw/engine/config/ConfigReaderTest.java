@@ -83,6 +83,8 @@ class ConfigReaderTest {
                 Arguments.of("document lengths past the sequence", withMask("{ \"and\": [{ \"causal\": {} },\n    { \"documents\": { \"lengths\": [700, 600] } }] }"),
                         "/mask/and/1/documents/lengths", 10, 33, "document lengths sum to 1300, past the sequence length 1200"),
                 Arguments.of("negative document length", withMask("{ \"documents\": { \"lengths\": [700, -6] } }"), "/mask/documents/lengths/1", 9, 0, "must be an integer in 0..16777216, got -6"),
+                Arguments.of("more document lengths than tokens", withMask("{ \"documents\": { \"lengths\": " + Arrays.toString(new int[1201]) + " } }"),
+                        "/mask/documents/lengths", 9, 39, "has more than 1200 entries, more than the longest sequence has tokens"),
                 Arguments.of("lengths not an array", withMask("{ \"documents\": { \"lengths\": 700 } }"), "/mask/documents/lengths", 9, 0, "must be an array of integers, got 700"),
                 Arguments.of("segment ids of the wrong length", withMask("{ \"documents\": { \"q_segment_ids\": [0, 0], \"kv_segment_ids\": [0, 1] } }"),
                         "/mask/documents/q_segment_ids", 9, 0, "has 2 ids but seq_len_q is 1000"),

@@ -1,0 +1,665 @@
+#!/usr/bin/env python3
+"""Side by side with the field: FlexAttention and cuDNN SDPA on the rows of saw's benchmark results.
+
+Runs on a CUDA machine with torch (FlexAttention, cuDNN SDPA). Three subcommands:
+
+  run    For every row of saw.bench/1 results files (made by `saw bench ... --export-flex DIR`), load the exported
+         flex layout through BlockMask.from_kv_blocks, check it against torch's own create_block_mask for the same
+         mask, time compiled flex_attention forward and backward on the same shapes with random bf16/fp16 inputs,
+         and for plain causal rows also cuDNN SDPA. Writes saw.bench/1 rows (backend "flexattention" or
+         "sdpa-cudnn") so `saw chart` overlays them with saw's own.
+  check  Compare FlexAttention's outputs with saw's on one seeded input set dumped by `saw dump` (.npy files).
+  table  Print saw against FlexAttention (and cuDNN) side by side from results files: TFLOP/s and their ratio.
+
+Timing follows docs/bench-format.md: warm-up runs, then timed runs each between two CUDA events; median, p10 and
+p90 with linear interpolation (numpy's default). A backward time is the backward alone (retain_graph), as saw's.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import sys
+import traceback
+
+SCHEMA = "saw.bench/1"
+M64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+UNBOUNDED = 1 << 30
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# results files
+
+
+def read_results(path):
+    """(header, rows) of a saw.bench/1 file; a last line cut short is dropped with a note, as saw's reader does."""
+    with open(path, encoding="utf-8") as f:
+        lines = [l for l in f.read().split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise SystemExit(f"{path}: empty file, expected a {SCHEMA} header")
+    objects = []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            objects.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            if i == len(lines) - 1 and objects:
+                print(f"note: {path} line {i + 1} is incomplete; kept the rows before it", file=sys.stderr)
+                break
+            raise SystemExit(f"{path} line {i + 1}: not JSON ({e})")
+    header = objects[0]
+    if header.get("schema") != SCHEMA:
+        raise SystemExit(f"{path} line 1: schema is {header.get('schema')!r}, expected {SCHEMA}")
+    return header, objects[1:]
+
+
+def percentiles(samples):
+    import numpy as np
+    a = np.asarray(samples, dtype=np.float64)
+    return float(np.percentile(a, 50)), float(np.percentile(a, 10)), float(np.percentile(a, 90))
+
+
+def result_row(base, backend, kernel, samples, warmup, status="ok", extra=None):
+    """A saw.bench/1 row for another implementation of saw row `base`: same problem, same work, its own times."""
+    row = {k: base.get(k) for k in (
+        "row", "config", "varied", "density", "batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype",
+        "scale", "softcap", "tile", "block_q", "block_kv", "pass")}
+    row["backend"] = backend
+    row["kernel"] = kernel
+    row["layout"] = base.get("layout")
+    for k in ("tiles_empty", "tiles_partial", "tiles_full", "attended_pairs", "token_density", "block_density"):
+        row[k] = base.get(k)
+    row["warmup"] = warmup
+    ok = status == "ok"
+    if ok:
+        med, p10, p90 = percentiles(samples)
+        row.update(reps=len(samples), median_ms=med, p10_ms=p10, p90_ms=p90)
+    else:
+        row.update(reps=None, median_ms=None, p10_ms=None, p90_ms=None)
+    for k in ("useful_flops", "computed_flops", "bytes"):
+        row[k] = base.get(k)
+    if ok:
+        seconds = row["median_ms"] * 1e-3
+        row["useful_tflops"] = row["useful_flops"] / seconds / 1e12
+        row["computed_tflops"] = row["computed_flops"] / seconds / 1e12
+        row["bandwidth_gbs"] = row["bytes"] / seconds / 1e9
+    else:
+        row["useful_tflops"] = row["computed_tflops"] = row["bandwidth_gbs"] = None
+    row["status"] = status
+    if extra:
+        row.update(extra)
+    return row
+
+
+def header_for(saw_header, torch, command):
+    props = torch.cuda.get_device_properties(0)
+    return {
+        "schema": SCHEMA,
+        "gpu": props.name,
+        "driver": driver_version(),
+        "cuda": str(torch.version.cuda),
+        "compute_capability": f"{props.major}.{props.minor}",
+        "jvm": "Python " + platform.python_version(),
+        "os": f"{platform.system()} {platform.release()} ({platform.machine()}, {os.cpu_count()} cpus)",
+        "saw_version": saw_header.get("saw_version", ""),
+        "git_commit": saw_header.get("git_commit", ""),
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        "backend": "torch",
+        "device": f"{props.name} (sm_{props.major}{props.minor}, {props.total_memory // (1 << 30)} GiB)",
+        "command": "compare_flex.py " + " ".join(command),
+        "bytes_model": "fa2-stream/1",
+        "percentiles": "linear",
+        "torch": torch.__version__,
+    }
+
+
+def driver_version():
+    try:
+        import subprocess
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
+        return out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else ""
+    except Exception:  # no nvidia-smi: the header just lacks the driver
+        return ""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# saw.mask/1 masks as FlexAttention mask_mods
+
+
+def mix64(z):
+    """SplitMix64's output function on unsigned 64-bit integers."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def random_block_row(seed, row, per_row, nkv):
+    """The kv-blocks q-block `row` attends under random_blocks (docs/formats.md; saw.engine.mask.RandomBlockDraw)."""
+    target = min(per_row, nkv)
+    if target >= nkv:
+        return list(range(nkv))
+    state = mix64((seed & M64) ^ mix64(row + 1))
+    drawn = set()
+    while len(drawn) < target:
+        state = (state + GOLDEN) & M64
+        drawn.add(mix64(state) % nkv)
+    return sorted(drawn)
+
+
+def segment_ids(spec, seq_q, seq_kv):
+    """(q ids, kv ids) of a documents mask for batch entry 0; -1 is padding."""
+    if "per_batch" in spec:
+        entries = spec["per_batch"]
+        if len(entries) != 1:
+            raise NotImplementedError("documents with per_batch of more than one entry")
+        spec = entries[0]
+    if "lengths" in spec:
+        def ids(n):
+            out, doc = [], 0
+            for length in spec["lengths"]:
+                out.extend([doc] * length)
+                doc += 1
+            out = out[:n]
+            return out + [-1] * (n - len(out))
+        return ids(seq_q), ids(seq_kv)
+    if "segment_ids" in spec:
+        return spec["segment_ids"], spec["segment_ids"]
+    return spec["q_segment_ids"], spec["kv_segment_ids"]
+
+
+def block_table(torch, rows, nq, nkv, device):
+    t = torch.zeros((nq, nkv), dtype=torch.bool)
+    for r, kvs in enumerate(rows[:nq]):
+        for kv in kvs:
+            if 0 <= kv < nkv:
+                t[r, kv] = True
+    return t.to(device)
+
+
+def canonical_parts(mask):
+    """The and-ed primitives of a mask if it fits the one template below, else None."""
+    parts = mask["and"] if set(mask) == {"and"} else [mask]
+    kinds = [next(iter(p)) for p in parts if isinstance(p, dict) and len(p) == 1]
+    if len(kinds) != len(parts):
+        return None
+    allowed = {"full", "causal", "sliding_window", "documents", "random_blocks", "block_list"}
+    if not set(kinds) <= allowed or kinds.count("documents") > 1 or kinds.count("random_blocks") + kinds.count("block_list") > 1:
+        return None
+    return parts
+
+
+def mask_mod_for(torch, config, device):
+    """A mask_mod with saw's token semantics for a saw.mask/1 config.
+
+    Masks that are an `and` of full, causal, sliding_window, documents and one block-level primitive all map to one
+    template whose parameters are tensors, so torch.compile builds it once per shape instead of once per mask. Other
+    masks get a direct translation (compiled per mask structure)."""
+    sq, skv = config["seq_len_q"], config["seq_len_kv"]
+    mask = config["mask"]
+    parts = canonical_parts(mask)
+    if parts is not None:
+        lo, hi = UNBOUNDED, UNBOUNDED  # kv >= q - lo and kv <= q + hi
+        q_doc = torch.zeros(sq, dtype=torch.int32)
+        kv_doc = torch.zeros(skv, dtype=torch.int32)
+        table = torch.ones((1, 1), dtype=torch.bool)
+        bq, bkv = UNBOUNDED, UNBOUNDED
+        for p in parts:
+            kind, spec = next(iter(p.items()))
+            if kind == "causal":
+                hi = min(hi, spec.get("offset", 0))
+            elif kind == "sliding_window":
+                if spec.get("left", -1) >= 0:
+                    lo = min(lo, spec["left"])
+                if spec.get("right", -1) >= 0:
+                    hi = min(hi, spec["right"])
+            elif kind == "documents":
+                qi, ki = segment_ids(spec, sq, skv)
+                q_doc = torch.tensor(qi, dtype=torch.int32)
+                kv_doc = torch.tensor(ki, dtype=torch.int32)
+            elif kind in ("random_blocks", "block_list"):
+                bq, bkv = spec["block"]
+                nq, nkv = -(-sq // bq), -(-skv // bkv)
+                if kind == "random_blocks":
+                    rows = [random_block_row(spec.get("seed", 0), r, spec["per_row"], nkv) for r in range(nq)]
+                else:
+                    rows = spec["rows"]
+                table = block_table(torch, rows, nq, nkv, "cpu")
+        t = {
+            "lo": torch.tensor(lo, dtype=torch.int32, device=device),
+            "hi": torch.tensor(hi, dtype=torch.int32, device=device),
+            "q_doc": q_doc.to(device), "kv_doc": kv_doc.to(device), "table": table.to(device),
+            "bq": torch.tensor(bq, dtype=torch.int32, device=device),
+            "bkv": torch.tensor(bkv, dtype=torch.int32, device=device),
+        }
+
+        def template(b, h, q_idx, kv_idx):
+            band = (q_idx - kv_idx <= t["lo"]) & (kv_idx - q_idx <= t["hi"])
+            same_doc = (t["q_doc"][q_idx] == t["kv_doc"][kv_idx]) & (t["q_doc"][q_idx] >= 0)
+            blocks = t["table"][q_idx // t["bq"], kv_idx // t["bkv"]]
+            return band & same_doc & blocks
+
+        return template
+    return translate(torch, mask, sq, skv, device)
+
+
+def translate(torch, mask, sq, skv, device):
+    """A direct mask_mod for any saw mask but `painted` (whose cell encoding is saw's own)."""
+    kind, spec = next(iter(mask.items()))
+    if kind == "full":
+        return lambda b, h, q, kv: q >= 0
+    if kind == "causal":
+        off = spec.get("offset", 0)
+        return lambda b, h, q, kv: kv <= q + off
+    if kind == "sliding_window":
+        left, right = spec.get("left", -1), spec.get("right", -1)
+        return lambda b, h, q, kv: ((left < 0) | (kv >= q - left)) & ((right < 0) | (kv <= q + right))
+    if kind == "chunked_causal":
+        c = spec["chunk"]
+        return lambda b, h, q, kv: (q // c == kv // c) & (kv <= q)
+    if kind == "prefix_lm":
+        p = spec["prefix"]
+        return lambda b, h, q, kv: (kv < p) | (kv <= q)
+    if kind == "sinks":
+        n = spec["count"]
+        return lambda b, h, q, kv: kv < n
+    if kind == "dilated":
+        s = spec["stride"]
+        return lambda b, h, q, kv: torch.remainder(q - kv, s) == 0
+    if kind == "global_tokens":
+        n = max(sq, skv)
+        g = torch.zeros(n, dtype=torch.bool)
+        indices = spec["indices"] if "indices" in spec else list(range(spec["count"]))
+        g[[i for i in indices if i < n]] = True
+        g = g.to(device)
+        return lambda b, h, q, kv: g[q] | g[kv]
+    if kind == "documents":
+        qi, ki = segment_ids(spec, sq, skv)
+        qd = torch.tensor(qi, dtype=torch.int32, device=device)
+        kd = torch.tensor(ki, dtype=torch.int32, device=device)
+        return lambda b, h, q, kv: (qd[q] == kd[kv]) & (qd[q] >= 0)
+    if kind in ("random_blocks", "block_list"):
+        bq, bkv = spec["block"]
+        nq, nkv = -(-sq // bq), -(-skv // bkv)
+        rows = ([random_block_row(spec.get("seed", 0), r, spec["per_row"], nkv) for r in range(nq)]
+                if kind == "random_blocks" else spec["rows"])
+        table = block_table(torch, rows, nq, nkv, device)
+        return lambda b, h, q, kv: table[q // bq, kv // bkv]
+    if kind in ("and", "or"):
+        mods = [translate(torch, m, sq, skv, device) for m in spec]
+
+        def combined(b, h, q, kv):
+            out = mods[0](b, h, q, kv)
+            for m in mods[1:]:
+                out = (out & m(b, h, q, kv)) if kind == "and" else (out | m(b, h, q, kv))
+            return out
+        return combined
+    if kind == "not":
+        inner = translate(torch, spec, sq, skv, device)
+        return lambda b, h, q, kv: ~inner(b, h, q, kv)
+    if kind == "per_head":
+        mods = [translate(torch, m, sq, skv, device) for m in spec]
+
+        def per_head(b, h, q, kv):
+            out = mods[0](b, h, q, kv)
+            for i, m in enumerate(mods[1:], start=1):
+                out = torch.where(h % len(mods) == i, m(b, h, q, kv), out)
+            return out
+        return per_head
+    raise NotImplementedError(f"no FlexAttention mask_mod for saw mask '{kind}'")
+
+
+def is_plain_causal(config):
+    m = config["mask"]
+    return set(m) == {"causal"} and m["causal"].get("offset", 0) == 0 and config["seq_len_q"] == config["seq_len_kv"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# layouts
+
+
+def load_layout(torch, path, device):
+    with open(path, encoding="utf-8") as f:
+        flex = json.load(f)
+    i32 = lambda k: torch.tensor(flex[k], dtype=torch.int32, device=device)
+    return flex, {k: i32(k) for k in ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices",
+                                         "q_num_blocks", "q_indices", "full_q_num_blocks", "full_q_indices")}
+
+
+def block_mask_from_export(flex_mod, flex, t, mask_mod):
+    bq, bkv = flex["block_size"]
+    return flex_mod.BlockMask.from_kv_blocks(
+        t["kv_num_blocks"], t["kv_indices"], t["full_kv_num_blocks"], t["full_kv_indices"],
+        BLOCK_SIZE=(bq, bkv), mask_mod=mask_mod, seq_lengths=tuple(flex["seq_lengths"]))
+
+
+def listed(num, idx):
+    """Per line, the set of listed block indices: the first num[...] entries of each index row."""
+    num = num.cpu().tolist()
+    idx = idx.cpu().tolist()
+    out = []
+    for b in range(len(num)):
+        for h in range(len(num[b])):
+            for line in range(len(num[b][h])):
+                out.append(frozenset(idx[b][h][line][:num[b][h][line]]))
+    return out
+
+
+def check_export(torch, flex_mod, flex, t, bm, mask_mod, device):
+    """'ok', or what differs: torch's transposition of our kv arrays against our q arrays, and torch's own
+    create_block_mask for the same mask_mod against our kv arrays."""
+    problems = []
+    for ours, theirs, name in ((t["q_num_blocks"], bm.q_num_blocks, "q_num_blocks"),
+                               (t["full_q_num_blocks"], bm.full_q_num_blocks, "full_q_num_blocks")):
+        if theirs is not None and not torch.equal(ours.to(theirs.device), theirs):
+            problems.append(f"{name} differs from from_kv_blocks' transposition")
+    if bm.q_indices is not None and listed(t["q_num_blocks"], t["q_indices"]) != listed(bm.q_num_blocks, bm.q_indices):
+        problems.append("q_indices differ from from_kv_blocks' transposition")
+    B, H = len(flex["kv_num_blocks"]), len(flex["kv_num_blocks"][0])
+    sq, skv = flex["seq_lengths"]
+    bq, bkv = flex["block_size"]
+    if sq % bq == 0 and skv % bkv == 0:  # torch pads ragged edges its own way; compare whole tiles only
+        ref = flex_mod.create_block_mask(mask_mod, B, H, sq, skv, device=device, BLOCK_SIZE=(bq, bkv), _compile=False)
+        for kind in ("", "full_"):
+            ours = listed(t[kind + "kv_num_blocks"], t[kind + "kv_indices"])
+            theirs = listed(getattr(ref, kind + "kv_num_blocks"), getattr(ref, kind + "kv_indices"))
+            if ours != theirs:
+                bad = sum(1 for a, b in zip(ours, theirs) if a != b)
+                problems.append(f"{kind or 'partial_'}kv blocks differ from create_block_mask in {bad} rows")
+    return "ok" if not problems else "; ".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# timing
+
+
+def time_ms(torch, fn, warmup, reps, before=None):
+    """Times fn() `reps` times between CUDA events after `warmup` untimed calls; `before` runs untimed each time."""
+    for _ in range(warmup):
+        if before:
+            before()
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(reps):
+        if before:
+            before()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end))
+    return samples
+
+
+def inputs(torch, row, device, seed, grad):
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[row["dtype"]]
+    g = torch.Generator(device=device).manual_seed(seed)
+    shape_q = (row["batch"], row["heads"], row["seq_q"], row["head_dim"])
+    shape_kv = (row["batch"], row["kv_heads"], row["seq_kv"], row["head_dim"])
+    q = torch.randn(shape_q, generator=g, device=device, dtype=dtype).requires_grad_(grad)
+    k = torch.randn(shape_kv, generator=g, device=device, dtype=dtype).requires_grad_(grad)
+    v = torch.randn(shape_kv, generator=g, device=device, dtype=dtype).requires_grad_(grad)
+    do = torch.randn(shape_q, generator=g, device=device, dtype=dtype)
+    return q, k, v, do
+
+
+def timed_pass(torch, attend, q, k, v, do, pass_, warmup, reps):
+    if pass_ == "fwd":
+        with torch.no_grad():
+            return time_ms(torch, lambda: attend(q, k, v), warmup, reps)
+    out = attend(q, k, v)
+
+    def clear():
+        q.grad = k.grad = v.grad = None
+    return time_ms(torch, lambda: out.backward(do, retain_graph=True), warmup, reps, before=clear)
+
+
+def setup_torch():
+    import torch
+    import torch._dynamo
+    # every shape and mask structure compiles once; the default limit of 8 would silently fall back to eager
+    for name in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit", "accumulated_recompile_limit"):
+        if hasattr(torch._dynamo.config, name):
+            setattr(torch._dynamo.config, name, 4096)
+    return torch
+
+
+def cmd_run(args):
+    torch = setup_torch()
+    import torch.nn.functional as F
+    from torch.nn.attention import flex_attention as flex_mod
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    if not torch.cuda.is_available():
+        raise SystemExit("compare_flex.py run: no CUDA device")
+    device = "cuda"
+    flex_compiled = torch.compile(flex_mod.flex_attention, dynamic=False)
+    os.makedirs(args.out_dir, exist_ok=True)
+    cache = {}  # layout path -> (block mask, export check, plain causal)
+    checks = {}  # (config, tile) -> export check: head dims share layouts, so each is checked once
+    for path in args.results:
+        header, rows = read_results(path)
+        out = os.path.join(args.out_dir, "flex-" + os.path.basename(path))
+        sink = open(out, "w", encoding="utf-8")
+        sink.write(json.dumps(header_for(header, torch, sys.argv[1:])) + "\n")
+        out_rows = []
+
+        def emit(r):  # flushed per row, like saw's own files: an interrupted run keeps what finished
+            out_rows.append(r)
+            sink.write(json.dumps(r) + "\n")
+            sink.flush()
+        base_dir = os.path.dirname(os.path.abspath(path))
+        for row in rows:
+            if row.get("status") != "ok" or (args.tile and row.get("tile") not in args.tile):
+                continue
+            label = f"{row['config']} {row.get('varied') or ''} S={row['seq_q']} D={row['head_dim']} {row['tile']} {row['pass']}"
+            if not row.get("layout"):
+                print(f"skip {label}: no layout file (run saw bench with --export-flex)", file=sys.stderr)
+                continue
+            layout_path = os.path.join(base_dir, row["layout"])
+            try:
+                if layout_path not in cache:
+                    with open(layout_path.replace(".flex.json", ".config.json"), encoding="utf-8") as f:
+                        config_text = f.read()
+                    config = json.loads(config_text)
+                    flex, t = load_layout(torch, layout_path, device)
+                    mask_mod = mask_mod_for(torch, config, device)
+                    bm = block_mask_from_export(flex_mod, flex, t, mask_mod)
+                    check_key = (config_text, row["tile"])
+                    if args.no_export_check:
+                        checks[check_key] = "skipped"
+                    elif check_key not in checks:
+                        checks[check_key] = check_export(torch, flex_mod, flex, t, bm, mask_mod, device)
+                    check = checks[check_key]
+                    cache.clear()  # one layout at a time keeps GPU memory flat
+                    cache[layout_path] = (bm, check, is_plain_causal(config))
+                bm, check, causal = cache[layout_path]
+            except Exception as e:  # a layout we cannot load is a failed row, never the end of the run
+                emit(result_row(row, "flexattention", "flex_attention (compiled)", [], args.warmup,
+                                status=f"failed: layout: {one_line(e)}"))
+                print(f"{label}: layout failed: {one_line(e)}", file=sys.stderr)
+                continue
+            gqa = row["heads"] != row["kv_heads"]
+            scale = row.get("scale") or 1.0 / math.sqrt(row["head_dim"])
+            q, k, v, do = inputs(torch, row, device, args.seed, row["pass"] == "bwd")
+            try:
+                attend = lambda q_, k_, v_: flex_compiled(q_, k_, v_, block_mask=bm, scale=scale, enable_gqa=gqa)
+                samples = timed_pass(torch, attend, q, k, v, do, row["pass"], args.warmup, args.reps)
+                r = result_row(row, "flexattention", "flex_attention (compiled)", samples, args.warmup,
+                               extra={"export_check": check})
+            except Exception as e:
+                r = result_row(row, "flexattention", "flex_attention (compiled)", [], args.warmup,
+                               status=f"failed: {one_line(e)}", extra={"export_check": check})
+            emit(r)
+            print(f"{label}: flex {fmt(r.get('useful_tflops'))} TFLOP/s (export {check})", file=sys.stderr)
+            if causal and not args.no_sdpa:
+                kk, vv = (k, v) if not gqa else (k.repeat_interleave(row["heads"] // row["kv_heads"], 1),
+                                                 v.repeat_interleave(row["heads"] // row["kv_heads"], 1))
+                if gqa and row["pass"] == "bwd":
+                    kk, vv = kk.detach().requires_grad_(), vv.detach().requires_grad_()
+
+                def sdpa(q_, k_, v_):
+                    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                        return F.scaled_dot_product_attention(q_, kk, vv, is_causal=True, scale=scale)
+                try:
+                    samples = timed_pass(torch, sdpa, q, kk, vv, do, row["pass"], args.warmup, args.reps)
+                    r = result_row(row, "sdpa-cudnn", "sdpa-cudnn (dense causal)", samples, args.warmup)
+                except Exception as e:
+                    r = result_row(row, "sdpa-cudnn", "sdpa-cudnn (dense causal)", [], args.warmup, status=f"failed: {one_line(e)}")
+                emit(r)
+                print(f"{label}: cudnn {fmt(r.get('useful_tflops'))} TFLOP/s", file=sys.stderr)
+            del q, k, v, do
+        torch.cuda.empty_cache()
+        sink.close()
+        print(f"compare_flex.py: {len(out_rows)} rows -> {out}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# check against saw's outputs
+
+
+def cmd_check(args):
+    torch = setup_torch()
+    import numpy as np
+    from torch.nn.attention import flex_attention as flex_mod
+    device = "cuda"
+    flex_compiled = torch.compile(flex_mod.flex_attention, dynamic=False)
+    failures = 0
+    report = []
+    for d in args.dumps:
+        with open(os.path.join(d, "meta.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[meta["dtype"]]
+        tol = args.tolerance if args.tolerance else {"bf16": 1e-2, "fp16": 2e-3}[meta["dtype"]]
+        load = lambda name: torch.from_numpy(np.load(os.path.join(d, name + ".npy"))).to(device)
+        q, k, v = (load(n).to(dtype).requires_grad_() for n in ("q", "k", "v"))
+        with open(os.path.join(d, "config.json"), encoding="utf-8") as f:
+            config = json.load(f)
+        flex, t = load_layout(torch, os.path.join(d, "layout.flex.json"), device)
+        mask_mod = mask_mod_for(torch, config, device)
+        bm = block_mask_from_export(flex_mod, flex, t, mask_mod)
+        gqa = meta["heads"] != meta["kv_heads"]
+        out, lse = flex_with_lse(flex_mod, flex_compiled, q, k, v, bm, meta["scale"], gqa)
+        errors = {"o": rel_err(torch, out.float(), load("o").float())}
+        saw_lse = load("lse").float()
+        finite = torch.isfinite(saw_lse)
+        flex_lse = lse.float()
+        if finite.any():
+            e_nat = rel_err(torch, flex_lse[finite], saw_lse[finite])
+            e_log2 = rel_err(torch, flex_lse[finite] * math.log(2), saw_lse[finite])
+            errors["lse"] = min(e_nat, e_log2)
+        if os.path.exists(os.path.join(d, "do.npy")) and os.path.exists(os.path.join(d, "dq.npy")):
+            out.backward(load("do").to(dtype))
+            for name, tensor in (("dq", q), ("dk", k), ("dv", v)):
+                errors[name] = rel_err(torch, tensor.grad.float(), load(name).float())
+        ok = all(e <= tol for e in errors.values())
+        failures += 0 if ok else 1
+        line = f"{d}: {'ok' if ok else 'FAILED'} (tolerance {tol:g}) " + " ".join(f"{k}={v:.2e}" for k, v in errors.items())
+        print(line)
+        report.append({"dump": d, "config": config.get("name"), "ok": ok, "tolerance": tol, "errors": errors})
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=2)
+    sys.exit(1 if failures else 0)
+
+
+def flex_with_lse(flex_mod, fn, q, k, v, bm, scale, gqa):
+    """(out, lse) from flex_attention, through return_aux where this torch has it, else return_lse."""
+    if hasattr(flex_mod, "AuxRequest"):
+        out, aux = fn(q, k, v, block_mask=bm, scale=scale, enable_gqa=gqa, return_aux=flex_mod.AuxRequest(lse=True))
+        return out, aux.lse
+    return fn(q, k, v, block_mask=bm, scale=scale, enable_gqa=gqa, return_lse=True)
+
+
+def rel_err(torch, a, b):
+    return float(torch.linalg.vector_norm(a - b) / torch.clamp(torch.linalg.vector_norm(b), min=1e-30))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# side-by-side table
+
+
+def cmd_table(args):
+    rows = []
+    for path in args.results:
+        rows.extend(read_results(path)[1])
+    key = lambda r: (r["config"], json.dumps(r.get("varied") or {}, sort_keys=True), r.get("density"), r["seq_q"],
+                     r["head_dim"], r["tile"])
+    by = {}
+    for r in rows:
+        if r.get("status") == "ok":
+            by.setdefault(key(r), {}).setdefault(r["backend"], {})[r["pass"]] = r
+    print(f"{'config':<28} {'S':>6} {'D':>4} {'tile':>8} {'pass':>8}  {'saw':>8} {'flex':>8} {'saw/flex':>8} {'cudnn':>8}")
+    for k in sorted(by, key=lambda k: (k[3], k[4], k[0], k[1], k[2] or 0, k[5])):
+        impls = by[k]
+        saw = next((impls[b] for b in impls if b not in ("flexattention", "sdpa-cudnn")), None)
+        if saw is None or "flexattention" not in impls:
+            continue
+        name = k[0] + (f" {100 * k[2]:.0f}%" if k[2] is not None else "") + (" " + k[1] if k[1] != "{}" else "")
+        for p in ("fwd", "bwd", "fwd+bwd"):
+            s = tflops(saw, p)
+            f = tflops(impls["flexattention"], p)
+            c = tflops(impls.get("sdpa-cudnn", {}), p)
+            if s is None and f is None:
+                continue
+            ratio = f"{s / f:.2f}" if s and f else "-"
+            print(f"{name[:28]:<28} {k[3]:>6} {k[4]:>4} {k[5]:>8} {p:>8}  {fmt(s)} {fmt(f)} {ratio:>8} {fmt(c)}")
+
+
+def tflops(by_pass, p):
+    """Useful TFLOP/s of one pass, or of forward and backward together (their FLOPs over the summed medians)."""
+    if p != "fwd+bwd":
+        r = by_pass.get(p)
+        return r.get("useful_tflops") if r else None
+    f, b = by_pass.get("fwd"), by_pass.get("bwd")
+    if not f or not b:
+        return None
+    return (f["useful_flops"] + b["useful_flops"]) / ((f["median_ms"] + b["median_ms"]) * 1e-3) / 1e12
+
+
+def fmt(x):
+    return f"{x:8.1f}" if isinstance(x, (int, float)) else f"{'-':>8}"
+
+
+def one_line(e):
+    return " ".join(f"{type(e).__name__}: {e}".split())[:500]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="time FlexAttention (and cuDNN for causal) on saw's rows")
+    run.add_argument("results", nargs="+", help="saw.bench/1 files made with --export-flex")
+    run.add_argument("--out-dir", required=True, help="writes the rows for each RESULTS file to OUT_DIR/flex-<its name> (saw.bench/1)")
+    run.add_argument("--tile", action="append", help="only rows of this tile (repeatable), e.g. 128x128")
+    run.add_argument("--reps", type=int, default=20)
+    run.add_argument("--warmup", type=int, default=5)
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--no-sdpa", action="store_true", help="skip cuDNN SDPA")
+    run.add_argument("--no-export-check", action="store_true", help="skip the check against create_block_mask")
+    check = sub.add_parser("check", help="compare FlexAttention's outputs with saw's dumped ones")
+    check.add_argument("dumps", nargs="+", help="folders written by saw dump")
+    check.add_argument("--tolerance", type=float, help="relative error allowed (default: bf16 1e-2, fp16 2e-3)")
+    check.add_argument("--out", help="also write the errors as JSON")
+    table = sub.add_parser("table", help="print saw and FlexAttention side by side")
+    table.add_argument("results", nargs="+", help="saw.bench/1 files: saw's and compare_flex.py's")
+    args = ap.parse_args()
+    try:
+        {"run": cmd_run, "check": cmd_check, "table": cmd_table}[args.command](args)
+    except SystemExit:
+        raise
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+package saw.engine.attention;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.BruteForce;
+import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
+import saw.engine.mask.MaskChecks;
+import saw.engine.mask.RandomMasks;
+import saw.engine.mask.TileClass;
+import saw.engine.mask.TileLayout;
+
+class TileListsTest {
+    private static final int[] BLOCKS = {32, 64, 128};
+
+    private static TileLists lists(Mask mask, int sq, int skv, int batch, int heads, int kvHeads, int bq, int bkv) {
+        Dims dims = new Dims(sq, skv, batch, heads);
+        TileLayout layout = BoundMask.bind(mask, dims).compile(bq, bkv);
+        return TileLists.of(new AttentionProblem(batch, heads, kvHeads, sq, skv, 64, DType.BF16, 0.125, 0), layout);
+    }
+
+    @Test
+    void causalDiagonalOfSquareTilesIsOneDistinctTile() {
+        TileLists t = lists(new Mask.Causal(0), 1024, 1024, 2, 4, 4, 64, 64);
+        assertEquals(1, t.distinctTiles());
+        // 16 diagonal tiles per row list, all pointing at tile 0
+        int[] rowPartial = t.rowPartial();
+        assertEquals(16, rowPartial.length);
+        for (int r = 0; r < 16; r++) {
+            assertEquals(1, rowPartial[r]);
+        }
+        assertEquals(64 * 2, t.bits().length);
+    }
+
+    @Test
+    void causalWithTallTilesHasTwoDistinctTilesAndAlignedWindowHasTwo() {
+        assertEquals(2, lists(new Mask.Causal(0), 1024, 1024, 1, 1, 1, 128, 64).distinctTiles());
+        assertEquals(2, lists(new Mask.SlidingWindow(256, 0), 2048, 2048, 1, 1, 1, 64, 64).distinctTiles());
+    }
+
+    @Test
+    void fullTilesReachingPastTheSequenceEndAreListedAsPartial() {
+        TileLists t = lists(new Mask.Full(), 100, 100, 1, 1, 1, 64, 64);
+        // tile (0,0) is the only one inside both sequences
+        assertArrayEquals(new int[] {0, 2, 4}, t.rowPtr());
+        assertArrayEquals(new int[] {1, 2}, t.rowPartial());
+        assertArrayEquals(new int[] {1, 0, 0, 1}, t.rowKv());
+        int[] bits = t.bits();
+        int[] mask = t.rowMask();
+        // row 0 of the ragged column tile (0,1): kv 64..99, so 36 bits set in the first word and 4 in the second
+        int tile = mask[0];
+        assertEquals(-1, bits[tile * 128]);
+        assertEquals(0xf, bits[tile * 128 + 1]);
+    }
+
+    @Test
+    void emptyRowsListNothingAndEveryListPointsIntoTheTables() {
+        Mask docs = Mask.Documents.ofLengths(100, 200);  // tokens 300..511 are padding
+        TileLists t = lists(docs, 512, 512, 1, 2, 1, 64, 32);
+        int[] ptr = t.rowPtr();
+        for (int r = 5; r < 8; r++) {
+            assertEquals(ptr[r], ptr[r + 1], "padding row " + r + " lists no tile");
+        }
+    }
+
+    @Test
+    void ordersPutHeavierRowsFirstAndArePermutations() {
+        TileLists t = lists(new Mask.Causal(0), 512, 512, 2, 4, 2, 64, 64);
+        int[] order = t.rowOrder();
+        int[] sorted = order.clone();
+        Arrays.sort(sorted);
+        for (int i = 0; i < sorted.length; i++) {
+            assertEquals(i, sorted[i]);
+        }
+        assertEquals(7, order[0] % 8, "the last q-block of a causal mask has the most tiles");
+        int[] cols = t.colOrder();
+        assertEquals(2 * 2 * 8, cols.length);
+        assertEquals(0, cols[0] % 8, "the first kv-block of a causal mask is attended by every q-block");
+    }
+
+    @Test
+    void refusesLayoutsOfOtherSizesAndBlocksThatAreNotMultiplesOf32() {
+        Dims dims = new Dims(256, 256, 1, 2);
+        TileLayout layout = BoundMask.bind(new Mask.Causal(0), dims).compile(64, 64);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TileLists.of(AttentionProblem.of(1, 4, 4, 256, 256, 64, DType.BF16), layout));
+        assertTrue(e.getMessage().contains("heads=2"), e.getMessage());
+        TileLayout small = BoundMask.bind(new Mask.Causal(0), dims).compile(16, 64);
+        e = assertThrows(IllegalArgumentException.class, () -> TileLists.of(AttentionProblem.of(1, 2, 2, 256, 256, 64, DType.BF16), small));
+        assertTrue(e.getMessage().contains("multiples of 32"), e.getMessage());
+    }
+
+    @Test
+    void listsAndBitTilesOfRandomMasksMatchBruteForce() {
+        long master = Long.getLong("saw.test.seed", 0x71E5L);
+        for (int n = 0; n < 300; n++) {
+            long seed = master * 1_000_003L + n;
+            try {
+                checkOne(seed);
+            } catch (AssertionError | RuntimeException e) {
+                fail("case " + n + " failed; replay with seed " + seed + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static void checkOne(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Dims dims = RandomMasks.randomDims(rnd, 260);
+        Mask mask = new RandomMasks(rnd, dims).mask(2);
+        if (!MaskChecks.check(mask, dims).isEmpty()) {
+            return;
+        }
+        int bq = BLOCKS[rnd.nextInt(3)];
+        int bkv = BLOCKS[rnd.nextInt(3)];
+        BoundMask bound = BoundMask.bind(mask, dims);
+        TileLayout layout = bound.compile(bq, bkv);
+        int kvHeads = dims.heads() % 2 == 0 && rnd.nextBoolean() ? dims.heads() / 2 : dims.heads();
+        AttentionProblem p = new AttentionProblem(dims.batch(), dims.heads(), kvHeads, dims.seqQ(), dims.seqKv(), 64,
+                DType.FP16, 0.1, 0);
+        TileLists t = TileLists.of(p, layout);
+        int nq = t.numQBlocks();
+        int nkv = t.numKvBlocks();
+        int[] rowPtr = t.rowPtr();
+        int[] rowPartial = t.rowPartial();
+        int[] rowKv = t.rowKv();
+        int[] rowMask = t.rowMask();
+        int[] colPtr = t.colPtr();
+        int[] colPartial = t.colPartial();
+        int[] colQ = t.colQ();
+        int[] colMask = t.colMask();
+        int[] bits = t.bits();
+        int[] bitsT = t.bitsT();
+        int words = bkv / 32;
+        int wordsT = bq / 32;
+        for (int b = 0; b < dims.batch(); b++) {
+            for (int h = 0; h < dims.heads(); h++) {
+                boolean[][] dense = BruteForce.dense(mask, dims, b, h);
+                int v = t.variantOf()[b * dims.heads() + h];
+                int[] listed = new int[nq * nkv];  // 0 not listed, 1 partial, 2 full
+                for (int r = 0; r < nq; r++) {
+                    int row = v * nq + r;
+                    int last = -1;
+                    for (int e = rowPtr[row]; e < rowPtr[row + 1]; e++) {
+                        boolean partial = e - rowPtr[row] < rowPartial[row];
+                        int kb = rowKv[e];
+                        if (e == rowPtr[row] + rowPartial[row]) {
+                            last = -1;
+                        }
+                        assertTrue(kb > last, "kv-blocks ascend within each class");
+                        last = kb;
+                        listed[r * nkv + kb] = partial ? 1 : 2;
+                        for (int i = r * bq; i < (r + 1) * bq; i++) {
+                            for (int j = kb * bkv; j < (kb + 1) * bkv; j++) {
+                                boolean real = i < dims.seqQ() && j < dims.seqKv();
+                                boolean expected = real && dense[i][j];
+                                if (partial) {
+                                    int il = i - r * bq;
+                                    int jl = j - kb * bkv;
+                                    int m = rowMask[e];
+                                    boolean bit = (bits[m * bq * words + il * words + (jl >>> 5)] >>> (jl & 31) & 1) != 0;
+                                    boolean bitT = (bitsT[m * bq * words + jl * wordsT + (il >>> 5)] >>> (il & 31) & 1) != 0;
+                                    assertEquals(expected, bit, "bit (" + i + ", " + j + ")");
+                                    assertEquals(expected, bitT, "transposed bit (" + i + ", " + j + ")");
+                                } else {
+                                    assertTrue(real && dense[i][j], "FULL tile (" + r + ", " + kb + ") holds pair (" + i + ", " + j + ")");
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int r = 0; r < nq; r++) {
+                    for (int kb = 0; kb < nkv; kb++) {
+                        TileClass c = layout.grid(v).classAt(r, kb);
+                        assertEquals(c != TileClass.EMPTY, listed[r * nkv + kb] != 0, "tile (" + r + ", " + kb + ") " + c);
+                    }
+                }
+                for (int kb = 0; kb < nkv; kb++) {
+                    int col = v * nkv + kb;
+                    for (int e = colPtr[col]; e < colPtr[col + 1]; e++) {
+                        int r = colQ[e];
+                        boolean partial = e - colPtr[col] < colPartial[col];
+                        assertEquals(listed[r * nkv + kb], partial ? 1 : 2, "column " + kb + " lists tile (" + r + ", " + kb + ")");
+                        listed[r * nkv + kb] = 0;
+                        if (partial) {
+                            int rowEntry = find(rowKv, rowPtr[v * nq + r], rowPtr[v * nq + r + 1], kb);
+                            assertEquals(rowMask[rowEntry], colMask[e], "row and column share the bit tile");
+                        }
+                    }
+                }
+                assertTrue(Arrays.stream(listed).allMatch(x -> x == 0), "every listed tile is in its column");
+            }
+        }
+    }
+
+    private static int find(int[] a, int from, int to, int value) {
+        for (int i = from; i < to; i++) {
+            if (a[i] == value) {
+                return i;
+            }
+        }
+        throw new AssertionError(value + " not listed");
+    }
+}

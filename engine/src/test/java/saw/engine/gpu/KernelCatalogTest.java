@@ -1,0 +1,94 @@
+package saw.engine.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
+
+class KernelCatalogTest {
+    /** Hopper's opt-in limit per block; sm_80 allows 163 KB, which every shape must fit too. */
+    private static final int SM80_SHARED_LIMIT = 163 * 1024;
+
+    @Test
+    void forwardShapeIsOneBlockPerQTileHeadAndBatchEntry() {
+        AttentionProblem p = AttentionProblem.of(4, 16, 4, 8192, 8192, 128, DType.BF16);
+        LaunchShape s = KernelCatalog.forward(p, new KernelTiles(128, 64), 64);
+        assertEquals("fwd_bf16_d128_q128_kv64", s.kernel());
+        assertEquals(4L * 16 * 64, s.grid());
+        assertEquals(128, s.block(), "two m16 blocks per warp: 4 warps for 128 rows");
+        assertEquals((128 * 128 + 4 * 64 * 128) * 2, s.sharedBytes());
+        LaunchShape wide = KernelCatalog.forward(p, new KernelTiles(128, 128), 64);
+        assertEquals(256, wide.block(), "kv 128 keeps one m16 block per warp");
+        assertEquals(128, KernelCatalog.forward(p, new KernelTiles(64, 32), 128).block());
+    }
+
+    @Test
+    void backwardShapeIsOneBlockPerKvTileKvHeadAndBatchEntry() {
+        AttentionProblem p = new AttentionProblem(2, 8, 2, 1000, 3000, 64, DType.FP16, 0.1, 30);
+        LaunchShape s = KernelCatalog.backward(p, new KernelTiles(64, 128), 24);
+        assertEquals("bwd_fp16_d64_q64_kv128_softcap", s.kernel());
+        assertEquals(2L * 2 * 24, s.grid());
+        assertEquals(256, s.block());
+        assertEquals("bwd_pre_fp16_d64", KernelCatalog.backwardPre(p).kernel());
+        assertEquals((2L * 8 * 1000 + 7) / 8, KernelCatalog.backwardPre(p).grid());
+        assertEquals((2L * 8 * 1000 * 64 / 2 + 255) / 256, KernelCatalog.backwardDq(p).grid());
+    }
+
+    @Test
+    void everyShapeFitsTheSharedMemoryOfAnAmpereBlock() {
+        for (int d : KernelCatalog.HEAD_DIMS) {
+            for (int bq : KernelCatalog.TILE_Q) {
+                for (int bkv : KernelCatalog.TILE_KV) {
+                    AttentionProblem p = AttentionProblem.of(1, 1, 1, 512, 512, d, DType.BF16);
+                    KernelTiles t = new KernelTiles(bq, bkv);
+                    assertTrue(KernelCatalog.forward(p, t, 4).sharedBytes() <= SM80_SHARED_LIMIT, t + " d" + d);
+                    assertTrue(KernelCatalog.backward(p, t, 4).sharedBytes() <= SM80_SHARED_LIMIT, t + " d" + d);
+                }
+            }
+        }
+    }
+
+    @Test
+    void unsupportedHeadDimsAndTilesAreRefusedWithASentence() {
+        AttentionProblem p96 = AttentionProblem.of(1, 1, 1, 64, 64, 96, DType.BF16);
+        assertEquals("head dim 96 is not supported by the GPU kernels (64 or 128)",
+                KernelCatalog.unsupported(p96, new KernelTiles(64, 64)));
+        AttentionProblem p = AttentionProblem.of(1, 1, 1, 64, 64, 64, DType.BF16);
+        assertEquals("tile 32x64 is not supported by the GPU kernels (q 64 or 128, kv 32, 64 or 128)",
+                KernelCatalog.unsupported(p, new KernelTiles(32, 64)));
+        assertNull(KernelCatalog.unsupported(p, new KernelTiles(128, 32)));
+    }
+
+    @Test
+    void recommendedTilesAreSupportedAndDifferPerPass() {
+        AttentionProblem p = AttentionProblem.of(1, 1, 1, 64, 64, 128, DType.BF16);
+        assertEquals(new KernelTiles(128, 64), GpuBackend.recommendedTiles(Pass.FWD));
+        assertEquals(new KernelTiles(128, 128), GpuBackend.recommendedTiles(Pass.BWD));
+        for (Pass pass : Pass.values()) {
+            assertNull(KernelCatalog.unsupported(p, GpuBackend.recommendedTiles(pass)));
+        }
+    }
+
+    @Test
+    void catalogNamesEveryKernelOnce() {
+        List<String> names = KernelCatalog.allNames();
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 + 2 * 2, names.size());
+        assertEquals(names.size(), new HashSet<>(names).size());
+        assertTrue(names.contains("bwd_bf16_d128_q128_kv128_softcap"));
+    }
+
+    @Test
+    void launchShapesRefuseGridsOutsideTheDriversRange() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new LaunchShape("k", 0, 32, 0));
+        assertTrue(e.getMessage().startsWith("k: grid of 0 blocks"), e.getMessage());
+        assertEquals("fwd_x <<<grid 12, block 128, shared 4096 B>>>", new LaunchShape("fwd_x", 12, 128, 4096).toString());
+    }
+}
