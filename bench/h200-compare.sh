@@ -58,7 +58,7 @@ for S in 8192 16384; do
       || log "saw bench $C S=$S exited $? (see saw-bench.log)"
   done
   log "saw bench random blocks S=$S"
-  "$SAW" bench "$OUT/specs/causal-$S.json" --density 0.05,0.25,0.5,1 --block 128x128 "${COMMON[@]}" \
+  "$SAW" bench "$OUT/specs/causal-$S.json" --density 0.05,0.1,0.25,0.5,1 --block 128x128 "${COMMON[@]}" \
     --out "$OUT/results/saw-random-$S.json" --export-flex "$OUT/layouts/random-$S" 2>> "$OUT/saw-bench.log" \
     || log "saw bench random S=$S exited $? (see saw-bench.log)"
 done
