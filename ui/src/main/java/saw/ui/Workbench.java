@@ -88,6 +88,7 @@ public final class Workbench {
     public Workbench(Stage stage, SessionStore session, FileAsker asker) {
         this.stage = stage;
         this.workers = Executors.newCachedThreadPool(daemonThreads());
+        var lastSession = java.util.concurrent.CompletableFuture.supplyAsync(session::load, workers);
         this.composer = new ComposerModel(Configs.starter());
         java.util.concurrent.Executor work = this::submit;
         this.layout = new LayoutModel(composer.compositionProperty(), work);
@@ -154,7 +155,7 @@ public final class Workbench {
             }
         });
         stage.setOnHidden(e -> close());
-        files.restore(Configs.starter());
+        files.restore(Configs.starter(), lastSession.join());
     }
 
     /** The window's default session folder and dialogs. */

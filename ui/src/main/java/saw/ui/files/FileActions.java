@@ -164,9 +164,12 @@ public final class FileActions {
 
     // ---- session ----
 
-    /** Restores the last session (or opens {@code fallback}) and starts autosaving every 30 seconds. */
-    public void restore(MaskConfig fallback) {
-        var last = session.load();
+    /**
+     * Restores the last session (or opens {@code fallback}) and starts autosaving every 30 seconds.
+     *
+     * @param last what {@link SessionStore#load()} found (read on a worker while the window was being built)
+     */
+    public void restore(MaskConfig fallback, java.util.Optional<SessionStore.Session> last) {
         if (last.isPresent() && last.get().config() != null) {
             SessionStore.Session s = last.get();
             composer.open(s.config());
