@@ -93,6 +93,24 @@ class FilesTest extends WorkbenchFixture {
     }
 
     @Test
+    void exportingALayoutWritesWhatTheFormatWritesForTheCompiledLayout(FxRobot robot) throws Exception {
+        waitForCompiledCurrent();
+        robot.clickOn("#add-sliding_window");
+        waitForCompiledCurrent();
+        for (String name : java.util.List.of("flex", "ejkernel")) {
+            Path out = sessionDir.resolve("layout-" + name + ".json");
+            asker.save = out;
+            fxRun(() -> wb.files().exportLayout(saw.engine.format.LayoutFormats.byName(name)));
+            waitUntil(name + " is written", () -> Files.exists(out) && wb.messages().currentProperty().get() != null
+                    && wb.messages().currentProperty().get().text().contains(out.toString()));
+            var expected = new java.io.ByteArrayOutputStream();
+            var layout = saw.engine.mask.BoundMask.bind(config().mask(), config().dims()).compile(128, 128);
+            saw.engine.format.LayoutFormats.byName(name).write(layout, expected);
+            assertEquals(expected.toString(StandardCharsets.UTF_8), Files.readString(out, StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
     void unsavedChangesAreAskedAboutBeforeTheyWouldBeLost(FxRobot robot) {
         waitForCompiledCurrent();
         robot.clickOn("#add-sinks");

@@ -126,11 +126,12 @@ public final class SizesBar extends HBox {
             clear();
             model.setDims(d);
         } catch (IllegalArgumentException e) {
+            clear();
             error.setText(e.getMessage());
-            for (TextField f : fields) {
-                f.getStyleClass().remove("invalid");
+            boolean lengths = e.getMessage().startsWith("sequence");
+            for (TextField f : lengths ? new TextField[] {seqQ, seqKv} : new TextField[] {batch, heads}) {
+                f.getStyleClass().add("invalid");
             }
-            seqQ.getStyleClass().add("invalid");
         }
     }
 

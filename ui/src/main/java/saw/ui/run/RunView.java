@@ -18,6 +18,7 @@ import javafx.scene.control.TextField;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.GridPane;
 import javafx.scene.layout.HBox;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import saw.engine.attention.DType;
 import saw.engine.bench.BenchRow;
@@ -92,6 +93,9 @@ public final class RunView extends BorderPane {
         form.addRow(r++, new Label("warm-up, repetitions"), new HBox(4, intField("run-warmup", model.warmupProperty()),
                 intField("run-reps", model.repsProperty())));
 
+        form.getChildren().stream().filter(n -> n instanceof Label && GridPane.getColumnIndex(n) == 0)
+                .forEach(n -> ((Label) n).setMinWidth(Region.USE_PREF_SIZE));
+
         Button run = new Button("Run");
         run.setId("run-start");
         run.setDefaultButton(false);
@@ -127,6 +131,11 @@ public final class RunView extends BorderPane {
         TextField f = new TextField(Integer.toString(p.get()));
         f.setId(id);
         f.setPrefColumnCount(4);
+        p.addListener((o, a, b) -> {
+            if (!f.getText().trim().equals(Integer.toString(b.intValue()))) {
+                f.setText(Integer.toString(b.intValue()));
+            }
+        });
         f.textProperty().addListener((o, a, b) -> {
             try {
                 p.set(Integer.parseInt(b.trim()));
