@@ -127,6 +127,36 @@ class FilesTest extends WorkbenchFixture {
     }
 
     @Test
+    void afterACrashTheAutosavedMaskComesBackWithANote(FxRobot robot) throws Exception {
+        Path crashed = Files.createTempDirectory("saw-crashed");
+        MaskConfig lost = Presets.get("streamingllm");
+        new saw.ui.files.SessionStore(crashed).save(lost, null, true, java.util.List.of(), false, 0, 0);
+        Stage second = fx(Stage::new);
+        var again = fx(() -> new saw.ui.Workbench(second, new saw.ui.files.SessionStore(crashed), asker));
+        fxRun(second::show);
+        assertEquals(lost, fx(() -> again.composer().composition()));
+        assertTrue(fx(() -> again.composer().history().dirtyProperty().get()));
+        assertTrue(fx(() -> again.messages().currentProperty().get().text()).contains("did not close cleanly"));
+        fxRun(second::close);
+        assertTrue(Files.readString(crashed.resolve("session.json")).contains("\"clean_exit\" : true"));
+    }
+
+    @Test
+    void thePresetGalleryDrawsEveryPresetAndOpensTheOneClicked(FxRobot robot) {
+        waitForCompiledCurrent();
+        fxRun(() -> robot.lookup("#menu-bar").queryAs(javafx.scene.control.MenuBar.class).getMenus().stream()
+                .flatMap(m -> m.getItems().stream()).filter(i -> "menu-gallery".equals(i.getId())).findFirst()
+                .orElseThrow().fire());
+        waitUntil("every thumbnail is drawn", () -> {
+            var views = robot.lookup("#preset-gallery .image-view").queryAllAs(javafx.scene.image.ImageView.class);
+            return views.size() == Presets.all().size() && views.stream().allMatch(v -> v.getImage() != null);
+        });
+        robot.clickOn("#preset-nsa-block-list");
+        waitUntil("the preset is open", () -> wb.composer().composition().equals(Presets.get("nsa-block-list")));
+        waitForCompiledCurrent();
+    }
+
+    @Test
     void theSessionComesBackInTheNextWindow(FxRobot robot) throws Exception {
         waitForCompiledCurrent();
         robot.clickOn("#add-chunked_causal");
