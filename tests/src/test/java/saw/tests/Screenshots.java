@@ -62,6 +62,17 @@ public final class Screenshots {
         capture(tokens, out.resolve("token-view.png"));
         onFx(tokens::close);
 
+        onFx(() -> wb[0].stage().getScene().getRoot().lookupAll(".menu-bar").forEach(n -> ((javafx.scene.control.MenuBar) n)
+                .getMenus().stream().flatMap(m -> m.getItems().stream()).filter(i -> "menu-gallery".equals(i.getId()))
+                .findFirst().ifPresent(javafx.scene.control.MenuItem::fire)));
+        waitFor(() -> Window.getWindows().size() > 1 && Window.getWindows().stream()
+                .filter(w -> w != wb[0].stage()).allMatch(w -> w.getScene().getRoot().lookupAll(".image-view").stream()
+                        .allMatch(v -> ((javafx.scene.image.ImageView) v).getImage() != null)));
+        settle();
+        Stage gallery = (Stage) Window.getWindows().stream().filter(w -> w != wb[0].stage()).findFirst().orElseThrow();
+        capture(gallery, out.resolve("gallery.png"));
+        onFx(gallery::close);
+
         onFx(() -> {
             wb[0].showTab("Run");
             var run = wb[0].run();
