@@ -6,7 +6,7 @@ import saw.engine.mask.TileGrid;
  * Draws the visible part of a tile grid into ARGB pixels. Each pixel shows the tiles under it blended by class: at
  * high zoom that is one tile, at low zoom the share of each class among the tiles the pixel covers. Columns are
  * counted exactly from the grid's runs; rows are sampled (at most {@link #ROW_SAMPLES} per pixel), so the work is
- * bounded by the pixel count, not by the grid size: the same at 1K and 1M tokens.
+ * bounded by the pixel count and the runs in view, not by the grid size: the same at 1K and 1M tokens.
  */
 public final class GridRaster {
     /** q-block rows looked at per pixel row when a pixel covers more rows than this. */
@@ -15,6 +15,8 @@ public final class GridRaster {
     private final int[] colLo;
     private final int[] colHi;
     private final int[][] acc;
+    /** Per class, a difference array over columns of how many sampled rows cover the whole column with that class. */
+    private final int[][] cover;
     private final int width;
     private final int height;
 
@@ -24,6 +26,7 @@ public final class GridRaster {
         this.colLo = new int[width];
         this.colHi = new int[width];
         this.acc = new int[3][width];
+        this.cover = new int[3][width + 1];
     }
 
     public int width() {
@@ -74,12 +77,24 @@ public final class GridRaster {
             }
             prevLo = lo;
             prevHi = hi;
-            for (int[] a : acc) {
-                java.util.Arrays.fill(a, firstCol, lastCol + 1, 0);
+            for (int k = 0; k < 3; k++) {
+                java.util.Arrays.fill(acc[k], firstCol, lastCol + 1, 0);
+                java.util.Arrays.fill(cover[k], firstCol, lastCol + 2, 0);
             }
             int samples = Math.min(ROW_SAMPLES, hi - lo);
             for (int s = 0; s < samples; s++) {
                 accumulateRow(grid, lo + (int) ((long) s * (hi - lo) / samples), firstCol, lastCol);
+            }
+            for (int k = 0; k < 3; k++) {
+                int[] a = acc[k];
+                int[] d = cover[k];
+                int covered = 0;
+                for (int c = firstCol; c <= lastCol; c++) {
+                    covered += d[c];
+                    if (covered != 0) {
+                        a[c] += covered * (colHi[c] - colLo[c]);
+                    }
+                }
             }
             for (int c = 0; c < width; c++) {
                 out[base + c] = c < firstCol || c > lastCol ? background : blend(c, colors);
@@ -87,7 +102,10 @@ public final class GridRaster {
         }
     }
 
-    /** Adds, per pixel column, how many tiles of each class row {@code qb} has under it. */
+    /**
+     * Adds, per pixel column, how many tiles of each class row {@code qb} has under it: columns a run covers whole
+     * go into the difference arrays (constant work per run), the one or two it covers in part are added directly.
+     */
     private void accumulateRow(TileGrid grid, int qb, int firstCol, int lastCol) {
         int runs = grid.runCount(qb);
         int from = colLo[firstCol];
@@ -98,25 +116,68 @@ public final class GridRaster {
             }
             return;
         }
-        int run = firstRunAt(grid, qb, runs, from);
-        int c = firstCol;
-        for (; run < runs; run++) {
+        for (int run = firstRunAt(grid, qb, runs, from); run < runs; run++) {
             int rs = grid.runStart(qb, run);
             if (rs >= to) {
                 break;
             }
             int re = grid.runEnd(qb, run);
-            int[] a = acc[grid.runClass(qb, run).ordinal()];
-            while (c <= lastCol && colHi[c] <= rs) {
-                c++;
+            int k = grid.runClass(qb, run).ordinal();
+            int c0 = firstColumnEndingAfter(rs, firstCol, lastCol);
+            int c1 = lastColumnStartingBefore(re, firstCol, lastCol);
+            if (c0 > c1) {
+                continue;
             }
-            for (int cc = c; cc <= lastCol && colLo[cc] < re; cc++) {
-                int overlap = Math.min(colHi[cc], re) - Math.max(colLo[cc], rs);
-                if (overlap > 0) {
-                    a[cc] += overlap;
-                }
+            if (c0 == c1 && (colLo[c0] < rs || colHi[c0] > re)) {
+                acc[k][c0] += Math.min(colHi[c0], re) - Math.max(colLo[c0], rs);
+                continue;
+            }
+            // columns are contiguous, so only the first can start before rs and only the last end after re
+            int full0 = c0;
+            int full1 = c1;
+            if (colLo[c0] < rs) {
+                acc[k][c0] += colHi[c0] - rs;
+                full0++;
+            }
+            if (colHi[c1] > re) {
+                acc[k][c1] += re - colLo[c1];
+                full1--;
+            }
+            if (full0 <= full1) {
+                cover[k][full0]++;
+                cover[k][full1 + 1]--;
             }
         }
+    }
+
+    /** The first column in [first, last] whose blocks end after {@code kv} (last + 1 when none). */
+    private int firstColumnEndingAfter(int kv, int first, int last) {
+        int lo = first;
+        int hi = last + 1;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (colHi[mid] > kv) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    }
+
+    /** The last column in [first, last] whose blocks start before {@code kv} (first - 1 when none). */
+    private int lastColumnStartingBefore(int kv, int first, int last) {
+        int lo = first - 1;
+        int hi = last;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (colLo[mid] < kv) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
     }
 
     private static int firstRunAt(TileGrid grid, int qb, int runs, int kv) {
@@ -134,22 +195,26 @@ public final class GridRaster {
     }
 
     private int blend(int c, int[] colors) {
-        int total = acc[0][c] + acc[1][c] + acc[2][c];
-        if (total == 0) {
-            return colors[3];
+        int n0 = acc[0][c];
+        int n1 = acc[1][c];
+        int n2 = acc[2][c];
+        if ((n1 | n2) == 0) {
+            return n0 == 0 ? colors[3] : colors[0];
         }
-        double r = 0;
-        double g = 0;
-        double b = 0;
-        for (int k = 0; k < 3; k++) {
-            int n = acc[k][c];
-            if (n != 0) {
-                r += n * ((colors[k] >> 16) & 0xff);
-                g += n * ((colors[k] >> 8) & 0xff);
-                b += n * (colors[k] & 0xff);
-            }
+        if ((n0 | n2) == 0) {
+            return colors[1];
         }
-        return 0xff000000 | ((int) (r / total + 0.5) << 16) | ((int) (g / total + 0.5) << 8) | (int) (b / total + 0.5);
+        if ((n0 | n1) == 0) {
+            return colors[2];
+        }
+        double total = (double) n0 + n1 + n2;
+        int r = (int) ((n0 * (double) ((colors[0] >> 16) & 0xff) + n1 * (double) ((colors[1] >> 16) & 0xff)
+                + n2 * (double) ((colors[2] >> 16) & 0xff)) / total + 0.5);
+        int g = (int) ((n0 * (double) ((colors[0] >> 8) & 0xff) + n1 * (double) ((colors[1] >> 8) & 0xff)
+                + n2 * (double) ((colors[2] >> 8) & 0xff)) / total + 0.5);
+        int b = (int) ((n0 * (double) (colors[0] & 0xff) + n1 * (double) (colors[1] & 0xff)
+                + n2 * (double) (colors[2] & 0xff)) / total + 0.5);
+        return 0xff000000 | (r << 16) | (g << 8) | b;
     }
 
     /**

@@ -34,8 +34,8 @@ class GridRasterTest {
             TileGrid grid = BoundMask.bind(randomMask(rnd, seq), Dims.square(seq)).compile(16, 16).grid(0);
             int w = 20 + rnd.nextInt(60);
             int h = 20 + rnd.nextInt(60);
-            double scale = 0.25 + rnd.nextDouble() * 12;
-            Viewport v = new Viewport(rnd.nextDouble() * grid.numKvBlocks() - 10, rnd.nextDouble() * grid.numQBlocks() - 10, scale);
+            double scale = rnd.nextBoolean() ? 0.25 + rnd.nextDouble() * 0.75 : 1 + rnd.nextDouble() * 11;
+            Viewport v = new Viewport(rnd.nextDouble() * grid.numKvBlocks() / 2 - 10, rnd.nextDouble() * grid.numQBlocks() / 2 - 10, scale);
             int[] out = new int[w * h];
             new GridRaster(w, h).render(grid, v, COLORS, out);
             int[] lo = new int[1];
