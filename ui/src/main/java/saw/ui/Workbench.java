@@ -361,8 +361,20 @@ public final class Workbench {
             int n = composer.problemsProperty().get().size();
             return n == 0 ? "" : n + (n == 1 ? " problem" : " problems") + ": the grid shows the last valid mask";
         }, composer.problemsProperty()));
+        // "compiling" shows only for compiles that take a while, so quick edits do not repaint the status twice
+        javafx.beans.property.BooleanProperty slow = new javafx.beans.property.SimpleBooleanProperty();
+        javafx.animation.PauseTransition wait = new javafx.animation.PauseTransition(javafx.util.Duration.millis(250));
+        wait.setOnFinished(e -> slow.set(layout.busyProperty().get()));
+        layout.busyProperty().addListener((o, was, busy) -> {
+            if (busy) {
+                wait.playFromStart();
+            } else {
+                wait.stop();
+                slow.set(false);
+            }
+        });
         status.textProperty().bind(Bindings.createStringBinding(() -> {
-            if (layout.busyProperty().get()) {
+            if (slow.get()) {
                 return "compiling\u2026";
             }
             if (!layout.failureProperty().get().isEmpty()) {
@@ -371,7 +383,7 @@ public final class Workbench {
             LayoutModel.Compiled c = layout.compiled();
             return c == null ? "" : String.format(java.util.Locale.ROOT, "compiled %s in %.1f ms",
                     c.composition().name(), c.compileMillis());
-        }, layout.busyProperty(), layout.failureProperty(), layout.compiledProperty()));
+        }, slow, layout.failureProperty(), layout.compiledProperty()));
         Region spring = new Region();
         HBox.setHgrow(spring, Priority.ALWAYS);
         HBox bar = new HBox(status, problems, spring);

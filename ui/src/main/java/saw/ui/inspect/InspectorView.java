@@ -27,6 +27,7 @@ public final class InspectorView extends VBox {
     private final ComboBox<Integer> headDim = new ComboBox<>();
     private final Label shownTitle = title("Tiles of the head shown");
     private final VBox extra = new VBox(6);
+    private final java.util.Map<String, Label> values = new java.util.HashMap<>();
 
     public InspectorView(LayoutModel layout, FormatsModel formats) {
         this.layout = layout;
@@ -87,9 +88,6 @@ public final class InspectorView extends VBox {
 
     private void refresh() {
         LayoutModel.Compiled c = layout.compiled();
-        for (GridPane g : new GridPane[] {tiles, shown, density, flops}) {
-            g.getChildren().clear();
-        }
         if (c == null) {
             return;
         }
@@ -143,13 +141,19 @@ public final class InspectorView extends VBox {
         return l;
     }
 
-    private static void row(GridPane g, int r, String name, String id, String value) {
-        Label n = new Label(name);
-        n.getStyleClass().add("field-label");
-        Label v = new Label(value);
-        v.setId(id);
-        v.getStyleClass().add("value");
-        g.addRow(r, n, v);
+    /** Sets a value, making its row the first time (later edits only change text, which is cheap to redraw). */
+    private void row(GridPane g, int r, String name, String id, String value) {
+        Label v = values.get(id);
+        if (v == null) {
+            Label n = new Label(name);
+            n.getStyleClass().add("field-label");
+            v = new Label();
+            v.setId(id);
+            v.getStyleClass().add("value");
+            g.addRow(r, n, v);
+            values.put(id, v);
+        }
+        v.setText(value);
     }
 
     static String count(long n) {
