@@ -36,8 +36,11 @@ public final class LayoutModel {
     private final ReadOnlyIntegerWrapper variant = new ReadOnlyIntegerWrapper(this, "variant");
     private MaskConfig pending;
 
+    private final ObservableValue<MaskConfig> source;
+
     public LayoutModel(ObservableValue<MaskConfig> source, Executor executor) {
         this.executor = executor;
+        this.source = source;
         source.addListener((obs, old, now) -> request(now));
         compiled.addListener((obs, old, now) -> {
             clampSelection();
@@ -141,9 +144,10 @@ public final class LayoutModel {
         return new Compiled(c, layout, LayoutStats.of(layout), ms);
     }
 
+    /** Keeps the head and batch shown inside the sizes, once the layout of the config being edited has arrived. */
     private void clampSelection() {
         Compiled c = compiled.get();
-        if (c == null) {
+        if (c == null || !c.composition().equals(source.getValue())) {
             return;
         }
         if (batch.get() >= c.layout().dims().batch()) {

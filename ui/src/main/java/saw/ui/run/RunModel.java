@@ -2,7 +2,6 @@ package saw.ui.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -183,8 +182,7 @@ public final class RunModel {
         if (n.isNumber()) {
             out.add(new Swept(pointer, pointer));
         } else if (n.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
                 numericFields(e.getValue(), pointer + "/" + e.getKey().replace("~", "~0").replace("/", "~1"), out);
             }
         } else if (n.isArray() && n.size() <= 4) {
