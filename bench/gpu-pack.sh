@@ -29,8 +29,13 @@ rm "$cp_file"
 cat >"$target/saw" <<'LAUNCH'
 #!/usr/bin/env bash
 here=$(cd "$(dirname "$0")" && pwd)
+export SAW_GIT_COMMIT=${SAW_GIT_COMMIT:-GIT_COMMIT_AT_PACK}
 exec "$here/runtime/bin/java" ${SAW_JAVA_OPTS:-} -cp "$here/lib/*" saw.app.Main "$@"
 LAUNCH
+# results files name the commit they were measured at (the pack carries no git checkout)
+commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then commit="$commit-dirty"; fi
+sed -i "s/GIT_COMMIT_AT_PACK/$commit/" "$target/saw"
 chmod +x "$target/saw"
 cp bench/gpu/*.sh "$target/"
 du -sh "$target"
