@@ -100,6 +100,25 @@ class ComposeAndInspectTest extends WorkbenchFixture {
     }
 
     @Test
+    void clickingATileOpensItAtTokenLevelWithEveryPair(FxRobot robot) {
+        waitForCompiledCurrent();
+        robot.clickOn(fx(() -> {
+            var view = wb.grid().view();
+            return view.localToScreen(view.tileCentre(new TileRef(9, 9)));
+        }));
+        waitUntil("the token view opens", () -> robot.lookup("#token-view").tryQuery().isPresent());
+        String expected = fx(() -> TileInfo.of(wb.layout().compiled().layout(), 0, 9, 9).text());
+        assertEquals(expected, text(robot, "#token-view-heading"));
+        var tile = fx(() -> wb.layout().tokens(9, 9));
+        for (int r = 0; r < tile.rows(); r += 7) {
+            for (int c = 0; c < tile.columns(); c += 5) {
+                assertEquals(c <= r, tile.attends(r, c), "causal pair " + r + "," + c + " of a diagonal tile");
+            }
+        }
+        assertEquals(128L * 129 / 2, tile.info().attending());
+    }
+
+    @Test
     void wheelZoomNarrowsTheVisibleRangeAroundThePointerAndFitRestoresIt(FxRobot robot) {
         waitForCompiledCurrent();
         VisibleRange whole = fx(() -> wb.grid().view().visibleRangeProperty().get());
