@@ -1,0 +1,99 @@
+package saw.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import javafx.scene.control.TableView;
+import javafx.scene.input.KeyCode;
+import javafx.stage.Stage;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.CombinedRangeXYPlot;
+import org.jfree.chart.plot.Plot;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.data.xy.XYDataset;
+import org.junit.jupiter.api.Test;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.Start;
+import saw.engine.bench.BenchRow;
+import saw.ui.run.RunModel;
+
+class RunAndChartTest extends WorkbenchFixture {
+    @Start
+    void start(Stage stage) throws Exception {
+        open(stage);
+    }
+
+    private void type(FxRobot robot, String query, String text) {
+        robot.clickOn(query);
+        robot.press(KeyCode.CONTROL, KeyCode.A).release(KeyCode.A, KeyCode.CONTROL);
+        robot.write(text);
+        robot.type(KeyCode.ENTER);
+    }
+
+    /** Sets up a CPU sweep of random-block densities from the run panel. */
+    private void prepareSweep(FxRobot robot, int seq, String heads, String densities, String tiles, String reps) {
+        waitForCompiledCurrent();
+        type(robot, "#seq-q", Integer.toString(seq));
+        type(robot, "#seq-kv", Integer.toString(seq));
+        waitForCompiledCurrent();
+        fxRun(() -> wb.showTab("Run"));
+        waitUntil("the backends are probed", () -> wb.run().backendProperty().get() != null);
+        fxRun(() -> wb.run().backendProperty().set(wb.run().backends().stream()
+                .filter(b -> b.name().equals("cpu")).findFirst().orElseThrow()));
+        type(robot, "#run-heads", heads);
+        type(robot, "#run-tiles", tiles);
+        fxRun(() -> wb.run().sweptProperty().set(RunModel.Swept.DENSITY));
+        type(robot, "#run-values", densities);
+        type(robot, "#run-warmup", "0");
+        type(robot, "#run-reps", reps);
+    }
+
+    private static List<Integer> seriesPerPlot(JFreeChart chart) {
+        Plot plot = chart.getPlot();
+        List<XYPlot> plots = plot instanceof CombinedRangeXYPlot c ? c.getSubplots() : List.of((XYPlot) plot);
+        List<Integer> out = new ArrayList<>();
+        for (XYPlot p : plots) {
+            XYDataset d = p.getDataset();
+            out.add(d == null ? 0 : d.getSeriesCount());
+        }
+        return out;
+    }
+
+    @Test
+    void aSmallCpuSweepFillsTheTableAndTheChartHasOneSeriesPerTileSize(FxRobot robot) {
+        prepareSweep(robot, 512, "1", "0.25, 1", "64x64, 128x64", "2");
+        robot.clickOn("#run-start");
+        waitUntil("the sweep finishes", () -> !wb.run().runningProperty().get() && wb.run().rows().size() == 4,
+                () -> wb.run().statusProperty().get());
+        TableView<?> table = robot.lookup("#run-results").queryTableView();
+        assertEquals(4, fx(() -> table.getItems().size()));
+        for (BenchRow row : fx(() -> List.copyOf(wb.run().rows()))) {
+            assertTrue(row.ok(), row.status());
+            assertEquals("cpu", row.backend());
+        }
+        assertTrue(fx(() -> wb.run().statusProperty().get()).startsWith("4 rows"));
+
+        fxRun(() -> wb.showTab("Charts"));
+        JFreeChart chart = fx(() -> wb.charts().chartProperty().get());
+        assertTrue(chart != null, "a chart of the run");
+        assertEquals(List.of(2), fx(() -> seriesPerPlot(chart)), "one series per tile size (forward only)");
+        assertTrue(fx(() -> robot.lookup("#chart-viewer").query().isVisible()));
+    }
+
+    @Test
+    void cancelStopsASweepAndKeepsTheFinishedRows(FxRobot robot) {
+        prepareSweep(robot, 2048, "2", "0.02, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1", "64x64, 128x64", "5");
+        int total = 22;
+        robot.clickOn("#run-start");
+        waitUntil("a first row arrives", () -> !wb.run().rows().isEmpty(), () -> wb.run().statusProperty().get());
+        robot.clickOn("#run-cancel");
+        waitUntil("the sweep stops", () -> !wb.run().runningProperty().get());
+        int kept = fx(() -> wb.run().rows().size());
+        assertTrue(kept >= 1 && kept < total, "kept " + kept + " of " + total);
+        assertEquals(kept, fx(() -> robot.lookup("#run-results").queryTableView().getItems().size()));
+        assertEquals("Cancelled; " + kept + " finished rows kept.", fx(() -> wb.run().statusProperty().get()));
+        assertTrue(fx(() -> !robot.lookup("#run-start").query().isDisabled()), "Run is enabled again");
+    }
+}

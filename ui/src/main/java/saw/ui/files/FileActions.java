@@ -1,0 +1,315 @@
+package saw.ui.files;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import javafx.animation.KeyFrame;
+import javafx.animation.Timeline;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.concurrent.Task;
+import javafx.embed.swing.SwingFXUtils;
+import javafx.scene.image.Image;
+import javafx.util.Duration;
+import javax.imageio.ImageIO;
+import saw.engine.config.ConfigException;
+import saw.engine.config.ConfigReader;
+import saw.engine.config.ConfigWriter;
+import saw.engine.config.MaskConfig;
+import saw.engine.format.LayoutFormat;
+import saw.engine.io.AtomicFiles;
+import saw.ui.model.ComposerModel;
+import saw.ui.model.Configs;
+import saw.ui.model.LayoutModel;
+import saw.ui.model.Messages;
+
+/**
+ * Files, as the window's menus use them: new, open (also from the recent list), save and save as, exports of the
+ * compiled layout and of the grid image, the unsaved-changes question, and the session kept between runs (autosaved
+ * every 30 s and on exit; restored on start, with a note when the last run did not close cleanly). Reading and
+ * writing run on the worker threads; a file that cannot be read leaves the open mask as it was.
+ */
+public final class FileActions {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+    private final ComposerModel composer;
+    private final LayoutModel layout;
+    private final Executor workers;
+    private final Messages messages;
+    private final SessionStore session;
+    private final FileAsker asker;
+    private final ReadOnlyObjectWrapper<Path> file = new ReadOnlyObjectWrapper<>(this, "file");
+    private final ReadOnlyObjectWrapper<List<Path>> recent = new ReadOnlyObjectWrapper<>(this, "recent", List.of());
+    private long autosavedRevision = -1;
+    private Timeline autosave;
+    private boolean closed;
+    /** Session writes in the order they were asked for: an older one that finishes late is dropped. */
+    private final Object sessionLock = new Object();
+    private long sessionAsked;
+    private long sessionWritten;
+
+    public FileActions(ComposerModel composer, LayoutModel layout, Executor workers, Messages messages,
+                       SessionStore session, FileAsker asker) {
+        this.composer = composer;
+        this.layout = layout;
+        this.workers = workers;
+        this.messages = messages;
+        this.session = session;
+        this.asker = asker;
+    }
+
+    /** The file the open config was read from or last saved to; null for a new one. */
+    public ReadOnlyObjectProperty<Path> fileProperty() {
+        return file.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<List<Path>> recentProperty() {
+        return recent.getReadOnlyProperty();
+    }
+
+    public void newConfig() {
+        whenChangesAreSafe(() -> {
+            composer.open(Configs.starter());
+            file.set(null);
+        });
+    }
+
+    public void open() {
+        whenChangesAreSafe(() -> {
+            Path p = asker.open("Open mask config", "json", folder());
+            if (p != null) {
+                read(p);
+            }
+        });
+    }
+
+    public void open(Path p) {
+        whenChangesAreSafe(() -> read(p));
+    }
+
+    /** Opens a preset as a new, unsaved config. */
+    public void openPreset(MaskConfig preset) {
+        whenChangesAreSafe(() -> {
+            composer.open(preset);
+            file.set(null);
+            messages.info("Opened preset " + preset.name() + ": " + preset.description());
+        });
+    }
+
+    public void save() {
+        save(() -> {});
+    }
+
+    public void saveAs() {
+        saveAs(() -> {});
+    }
+
+    /** Writes the compiled layout of the open config in one export format. */
+    public void exportLayout(LayoutFormat format) {
+        LayoutModel.Compiled c = layout.compiled();
+        if (c == null || !c.composition().equals(composer.composition())) {
+            messages.error("Nothing to export yet: " + (composer.problemsProperty().get().isEmpty()
+                    ? "the layout is still compiling" : "fix the mask's problems first (they show at the fields)"));
+            return;
+        }
+        Path p = asker.saveAs("Export " + format.name() + " layout", c.composition().name() + "-" + format.name() + ".json",
+                "json", folder());
+        if (p == null) {
+            return;
+        }
+        run(() -> {
+            AtomicFiles.write(p, out -> format.write(c.layout(), out));
+            return Files.size(p);
+        }, bytes -> messages.info("Wrote the " + format.name() + " layout of " + c.composition().name() + " to " + p
+                + " (" + String.format("%,d", bytes) + " bytes)"), "Could not export the " + format.name() + " layout: ");
+    }
+
+    /** Writes an image of the grid (taken on the FX thread) as PNG. */
+    public void exportPng(Image image) {
+        Path p = asker.saveAs("Export grid as PNG", composer.composition().name() + "-grid.png", "png", folder());
+        if (p == null) {
+            return;
+        }
+        run(() -> {
+            var buffered = SwingFXUtils.fromFXImage(image, null);
+            AtomicFiles.write(p, out -> ImageIO.write(buffered, "png", out));
+            return p;
+        }, done -> messages.info("Wrote the grid image to " + done), "Could not write the PNG: ");
+    }
+
+    /**
+     * Runs {@code next} once unsaved changes are saved or the user chose to drop them; not at all when they cancel.
+     */
+    public void whenChangesAreSafe(Runnable next) {
+        if (!composer.history().dirtyProperty().get()) {
+            next.run();
+            return;
+        }
+        switch (asker.unsavedChanges(composer.composition().name())) {
+            case SAVE:
+                save(next);
+                break;
+            case DISCARD:
+                next.run();
+                break;
+            default:
+                break;
+        }
+    }
+
+    // ---- session ----
+
+    /**
+     * Restores the last session (or opens {@code fallback}) and starts autosaving every 30 seconds.
+     *
+     * @param last what {@link SessionStore#load()} found (read on a worker while the window was being built)
+     */
+    public void restore(MaskConfig fallback, java.util.Optional<SessionStore.Session> last) {
+        if (last.isPresent() && last.get().config() != null) {
+            SessionStore.Session s = last.get();
+            composer.open(s.config());
+            file.set(s.file());
+            if (s.unsaved()) {
+                composer.history().markUnsaved();
+            }
+            layout.headProperty().set(s.head());
+            layout.batchProperty().set(s.batch());
+            recent.set(s.recent());
+            if (!s.cleanExit()) {
+                messages.info("saw did not close cleanly last time; the mask autosaved at " + TIME.format(s.savedAt())
+                        + " is restored. Undo is empty; save it to keep it.");
+            }
+        } else {
+            composer.open(fallback);
+            last.ifPresent(s -> recent.set(s.recent()));
+        }
+        last.map(SessionStore.Session::problem).ifPresent(p -> messages.error("Could not restore the last session: " + p));
+        autosave = new Timeline(new KeyFrame(Duration.seconds(30), e -> autosave(false)));
+        autosave.setCycleCount(Timeline.INDEFINITE);
+        // marks the session as open (not cleanly closed) soon after start, off the window's first frames
+        autosave.getKeyFrames().add(new KeyFrame(Duration.seconds(3), e -> autosave(false)));
+        autosave.playFromStart();
+    }
+
+    /** Saves the session now, on a worker thread; {@code cleanExit} on the last save before the window closes. */
+    public void autosave(boolean cleanExit) {
+        if (closed) {
+            return;
+        }
+        closed = cleanExit;
+        long revision = composer.history().revisionProperty().get();
+        if (revision == autosavedRevision && !cleanExit) {
+            return;
+        }
+        autosavedRevision = revision;
+        MaskConfig c = composer.composition();
+        Path f = file.get();
+        boolean unsaved = composer.history().dirtyProperty().get();
+        List<Path> r = recent.get();
+        int head = layout.headProperty().get();
+        int batch = layout.batchProperty().get();
+        long order = ++sessionAsked;
+        Callable<Void> write = () -> {
+            synchronized (sessionLock) {
+                if (order > sessionWritten) {
+                    sessionWritten = order;
+                    session.save(c, f, unsaved, r, cleanExit, head, batch);
+                }
+            }
+            return null;
+        };
+        if (cleanExit) {
+            try {
+                write.call();
+            } catch (Exception e) {
+                System.err.println("saw: could not save the session in " + session.folder() + ": " + e.getMessage());
+            }
+            if (autosave != null) {
+                autosave.stop();
+            }
+        } else {
+            run(write, done -> {}, "Could not autosave the session: ");
+        }
+    }
+
+    // ---- internals ----
+
+    private void read(Path p) {
+        run(() -> ConfigReader.read(p), config -> {
+            composer.open(config);
+            file.set(p);
+            recent.set(SessionStore.withRecent(recent.get(), p));
+            messages.info("Opened " + p);
+        }, messages::error);
+    }
+
+    private void save(Runnable then) {
+        if (file.get() == null) {
+            saveAs(then);
+        } else {
+            write(file.get(), then);
+        }
+    }
+
+    private void saveAs(Runnable then) {
+        Path p = asker.saveAs("Save mask config", composer.composition().name() + ".json", "json", folder());
+        if (p != null) {
+            write(p, then);
+        }
+    }
+
+    private void write(Path p, Runnable then) {
+        MaskConfig c = composer.composition();
+        int problems = composer.problemsProperty().get().size();
+        if (problems > 0) {
+            messages.error("Not saved: the mask has " + problems + (problems == 1 ? " problem" : " problems")
+                    + " (shown at the fields); a saved config must load again.");
+            return;
+        }
+        run(() -> {
+            ConfigWriter.write(c, p);
+            return p;
+        }, done -> {
+            composer.history().markSaved(c);
+            file.set(p);
+            recent.set(SessionStore.withRecent(recent.get(), p));
+            messages.info("Saved " + p);
+            then.run();
+        }, "Could not save: ");
+    }
+
+    /** Where choosers start: the open file's folder, else the most recent file's. */
+    public Path folder() {
+        Path f = file.get();
+        if (f != null && f.toAbsolutePath().getParent() != null) {
+            return f.toAbsolutePath().getParent();
+        }
+        return recent.get().isEmpty() ? null : recent.get().get(0).toAbsolutePath().getParent();
+    }
+
+    private <T> void run(Callable<T> work, Consumer<T> onDone, String failurePrefix) {
+        run(work, onDone, message -> messages.error(failurePrefix + message));
+    }
+
+    private <T> void run(Callable<T> work, Consumer<T> onDone, Consumer<String> onError) {
+        Task<T> task = new Task<>() {
+            @Override
+            protected T call() throws Exception {
+                return work.call();
+            }
+        };
+        task.setOnSucceeded(e -> onDone.accept(task.getValue()));
+        task.setOnFailed(e -> {
+            Throwable t = task.getException();
+            String m = t instanceof ConfigException || t instanceof IllegalArgumentException ? t.getMessage()
+                    : t instanceof IOException ? t.toString() : String.valueOf(t);
+            onError.accept(m);
+        });
+        workers.execute(task);
+    }
+}

@@ -1,0 +1,342 @@
+package saw.ui.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import javafx.application.Platform;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.IntegerProperty;
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleBooleanProperty;
+import javafx.beans.property.SimpleIntegerProperty;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.beans.property.StringProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+import javafx.concurrent.Task;
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
+import saw.engine.bench.BadSweep;
+import saw.engine.bench.BenchEnvironment;
+import saw.engine.bench.BenchRow;
+import saw.engine.bench.ResultsFile;
+import saw.engine.bench.Sweep;
+import saw.engine.bench.SweepPoint;
+import saw.engine.bench.SweepRunner;
+import saw.engine.bench.Vary;
+import saw.engine.config.MaskConfig;
+
+/**
+ * The run panel's view-model: a sweep of the open config (one swept parameter, tile sizes, passes, shapes) on one
+ * backend, run as a {@link Task} on a worker. Rows arrive in {@link #rows()} as they finish; progress, ETA and
+ * Cancel are the task's. Cancelling keeps every finished row.
+ */
+public final class RunModel {
+    /** The parameter a sweep varies: nothing, the sequence length, random-block density, or a field of the mask. */
+    public record Swept(String label, String pointer) {
+        public static final Swept NONE = new Swept("nothing", "");
+        public static final Swept SEQ = new Swept("sequence length", "seq");
+        public static final Swept DENSITY = new Swept("random-block density (replaces the mask)", "density");
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
+
+    private final Executor executor;
+    private final ObservableList<BackendChoice> backends = FXCollections.observableArrayList();
+    private final ObjectProperty<BackendChoice> backend = new SimpleObjectProperty<>(this, "backend");
+    private final IntegerProperty batch = new SimpleIntegerProperty(this, "batch", 1);
+    private final IntegerProperty heads = new SimpleIntegerProperty(this, "heads", 0);
+    private final IntegerProperty kvHeads = new SimpleIntegerProperty(this, "kvHeads", 0);
+    private final IntegerProperty headDim = new SimpleIntegerProperty(this, "headDim", 64);
+    private final ObjectProperty<DType> dtype = new SimpleObjectProperty<>(this, "dtype", DType.BF16);
+    private final BooleanProperty forward = new SimpleBooleanProperty(this, "forward", true);
+    private final BooleanProperty backward = new SimpleBooleanProperty(this, "backward", false);
+    private final StringProperty tiles = new SimpleStringProperty(this, "tiles", "64x64, 128x64");
+    private final ObjectProperty<Swept> swept = new SimpleObjectProperty<>(this, "swept", Swept.NONE);
+    private final StringProperty values = new SimpleStringProperty(this, "values", "");
+    private final IntegerProperty warmup = new SimpleIntegerProperty(this, "warmup", 2);
+    private final IntegerProperty reps = new SimpleIntegerProperty(this, "reps", 5);
+    private final ObservableList<BenchRow> rows = FXCollections.observableArrayList();
+    private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
+    private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress");
+    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "");
+    private final ReadOnlyBooleanWrapper failed = new ReadOnlyBooleanWrapper(this, "failed");
+    private BenchEnvironment environment;
+    private Task<SweepRunner.Outcome> task;
+
+    public RunModel(Executor executor) {
+        this.executor = executor;
+    }
+
+    public ObservableList<BackendChoice> backends() {
+        return backends;
+    }
+
+    public ObjectProperty<BackendChoice> backendProperty() {
+        return backend;
+    }
+
+    public IntegerProperty batchProperty() {
+        return batch;
+    }
+
+    /** 0 takes the config's head count. */
+    public IntegerProperty headsProperty() {
+        return heads;
+    }
+
+    /** 0 takes the head count (no grouped-query sharing). */
+    public IntegerProperty kvHeadsProperty() {
+        return kvHeads;
+    }
+
+    public IntegerProperty headDimProperty() {
+        return headDim;
+    }
+
+    public ObjectProperty<DType> dtypeProperty() {
+        return dtype;
+    }
+
+    public BooleanProperty forwardProperty() {
+        return forward;
+    }
+
+    public BooleanProperty backwardProperty() {
+        return backward;
+    }
+
+    /** Tile sizes as "64x64, 128x64". */
+    public StringProperty tilesProperty() {
+        return tiles;
+    }
+
+    public ObjectProperty<Swept> sweptProperty() {
+        return swept;
+    }
+
+    /** The swept values as "256, 1024, 4096". */
+    public StringProperty valuesProperty() {
+        return values;
+    }
+
+    public IntegerProperty warmupProperty() {
+        return warmup;
+    }
+
+    public IntegerProperty repsProperty() {
+        return reps;
+    }
+
+    public ObservableList<BenchRow> rows() {
+        return rows;
+    }
+
+    public ReadOnlyBooleanProperty runningProperty() {
+        return running.getReadOnlyProperty();
+    }
+
+    public ReadOnlyDoubleProperty progressProperty() {
+        return progress.getReadOnlyProperty();
+    }
+
+    /** What the sweep is doing, with the ETA; or why it could not start. */
+    public ReadOnlyStringProperty statusProperty() {
+        return status.getReadOnlyProperty();
+    }
+
+    /** True when the status is an error. */
+    public ReadOnlyBooleanProperty failedProperty() {
+        return failed.getReadOnlyProperty();
+    }
+
+    /** The rows so far as a results file, for the charts. */
+    public ResultsFile results() {
+        BenchEnvironment env = environment != null ? environment : BenchEnvironment.here("", "", "saw window");
+        return new ResultsFile("this run", env, List.copyOf(rows), java.util.Optional.empty());
+    }
+
+    /** The numeric fields of a config's mask that a sweep can vary, by JSON pointer, plus length and density. */
+    public static List<Swept> sweepable(MaskConfig config) {
+        List<Swept> out = new ArrayList<>(List.of(Swept.NONE, Swept.SEQ, Swept.DENSITY));
+        numericFields(Sweep.tree(config).path("mask"), "/mask", out);
+        return out;
+    }
+
+    private static void numericFields(JsonNode n, String pointer, List<Swept> out) {
+        if (n.isNumber()) {
+            out.add(new Swept(pointer, pointer));
+        } else if (n.isObject()) {
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
+                numericFields(e.getValue(), pointer + "/" + e.getKey().replace("~", "~0").replace("/", "~1"), out);
+            }
+        } else if (n.isArray() && n.size() <= 4) {
+            for (int i = 0; i < n.size(); i++) {
+                numericFields(n.get(i), pointer + "/" + i, out);
+            }
+        }
+    }
+
+    /** Starts a sweep of {@code config}; a bad option or value shows in the status and nothing runs. */
+    public void run(MaskConfig config) {
+        if (running.get()) {
+            return;
+        }
+        BackendChoice choice = backend.get();
+        if (choice == null || !choice.usable()) {
+            fail(choice == null ? "No backend to run on." : choice.description());
+            return;
+        }
+        List<SweepPoint> points;
+        try {
+            points = sweep(config).points();
+        } catch (BadSweep | IllegalArgumentException e) {
+            fail(e.getMessage());
+            return;
+        }
+        if (points.isEmpty()) {
+            fail("The sweep has no points.");
+            return;
+        }
+        SweepRunner.Settings settings;
+        try {
+            settings = new SweepRunner.Settings(warmup.get(), reps.get(), 1);
+        } catch (IllegalArgumentException e) {
+            fail(e.getMessage());
+            return;
+        }
+        rows.clear();
+        failed.set(false);
+        running.set(true);
+        progress.set(0);
+        status.set("Opening the " + choice.name() + " backend\u2026");
+        task = new Task<>() {
+            @Override
+            protected SweepRunner.Outcome call() {
+                // running ends when this thread is done, after every row it posted (a cancelled task returns early)
+                try (AttentionBackend b = choice.open().get()) {
+                    BenchEnvironment env = BenchEnvironment.here(b.name(), b.device(), "saw window");
+                    Platform.runLater(() -> environment = env);
+                    return new SweepRunner(b, settings).run(points, new SweepRunner.Listener() {
+                        @Override
+                        public void pointStarted(SweepPoint point, SweepRunner.Progress p) {
+                            updateMessage("Running " + point.label() + " (" + (p.done() + 1) + " of " + p.total() + ")" + eta(p));
+                        }
+
+                        @Override
+                        public void rowFinished(BenchRow row, SweepRunner.Progress p) {
+                            Platform.runLater(() -> rows.add(row));
+                            updateProgress(p.done(), p.total());
+                            updateMessage(p.done() + " of " + p.total() + " points done" + eta(p));
+                        }
+                    }, this::isCancelled);
+                } finally {
+                    boolean cancelled = isCancelled();
+                    Platform.runLater(() -> {
+                        running.set(false);
+                        if (cancelled) {
+                            status.set("Cancelled; " + rows.size() + " finished rows kept.");
+                        }
+                    });
+                }
+            }
+        };
+        task.messageProperty().addListener((o, a, m) -> status.set(m));
+        task.progressProperty().addListener((o, a, p) -> progress.set(Math.max(0, p.doubleValue())));
+        task.setOnSucceeded(e -> {
+            SweepRunner.Outcome out = task.getValue();
+            status.set(out.rows() + " rows" + (out.failed() > 0 ? ", " + out.failed() + " failed" : "") + ".");
+        });
+        task.setOnCancelled(e -> status.set("Cancelling after the repetition in progress\u2026"));
+        task.setOnFailed(e -> {
+            Throwable t = task.getException();
+            fail("The sweep stopped: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
+        });
+        executor.execute(task);
+    }
+
+    /** Stops the sweep after the repetition in progress; {@link #runningProperty()} turns false once it has. */
+    public void cancel() {
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+
+    Sweep sweep(MaskConfig config) throws BadSweep {
+        List<KernelTiles> tileSizes = new ArrayList<>();
+        for (String t : tiles.get().split("[,;\\s]+")) {
+            if (!t.isBlank()) {
+                tileSizes.add(KernelTiles.parse(t));
+            }
+        }
+        List<Pass> passes = new ArrayList<>();
+        if (forward.get()) {
+            passes.add(Pass.FWD);
+        }
+        if (backward.get()) {
+            passes.add(Pass.BWD);
+        }
+        if (tileSizes.isEmpty() || passes.isEmpty()) {
+            throw new BadSweep("pick at least one tile size and one pass");
+        }
+        List<Double> numbers = parseValues();
+        Swept s = swept.get();
+        List<Vary> vary = new ArrayList<>();
+        List<Double> densities = new ArrayList<>();
+        List<Integer> seqs = new ArrayList<>();
+        if (s != null && !s.pointer().isEmpty()) {
+            if (numbers.isEmpty()) {
+                throw new BadSweep("give the values of " + s.label() + " to sweep, e.g. 256, 1024, 4096");
+            }
+            if (s.equals(Swept.SEQ)) {
+                numbers.forEach(v -> seqs.add(v.intValue()));
+            } else if (s.equals(Swept.DENSITY)) {
+                densities.addAll(numbers);
+            } else {
+                vary.add(new Vary(s.pointer(), numbers));
+            }
+        }
+        return new Sweep(config.name(), Sweep.tree(config), vary, densities, seqs, tileSizes, passes, batch.get(),
+                heads.get(), kvHeads.get(), List.of(headDim.get()), dtype.get(), 1);
+    }
+
+    private List<Double> parseValues() throws BadSweep {
+        List<Double> out = new ArrayList<>();
+        for (String v : values.get().split("[,;\\s]+")) {
+            if (v.isBlank()) {
+                continue;
+            }
+            try {
+                out.add(Double.parseDouble(v));
+            } catch (NumberFormatException e) {
+                throw new BadSweep("swept value '" + v + "' is not a number");
+            }
+        }
+        return out;
+    }
+
+    private void fail(String message) {
+        failed.set(true);
+        status.set(message);
+    }
+
+    private static String eta(SweepRunner.Progress p) {
+        long eta = p.etaNanos();
+        return eta < 0 ? "" : String.format(Locale.ROOT, ", about %.0f s left", eta / 1e9);
+    }
+}

@@ -1,0 +1,180 @@
+package saw.ui.run;
+
+import java.util.Locale;
+import java.util.function.Function;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.IntegerProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextField;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
+import saw.engine.attention.DType;
+import saw.engine.bench.BenchRow;
+import saw.ui.model.ComposerModel;
+
+/**
+ * The run panel: backend, shapes, dtype, passes, tile sizes and one swept parameter of the open config; Run and
+ * Cancel with a progress bar and ETA; the results table filling as rows finish.
+ */
+public final class RunView extends BorderPane {
+    public RunView(RunModel model, ComposerModel composer) {
+        getStyleClass().add("run-panel");
+        setId("run-panel");
+        GridPane form = new GridPane();
+        form.setHgap(8);
+        form.setVgap(4);
+        form.setPadding(new Insets(8));
+
+        ComboBox<BackendChoice> backend = new ComboBox<>(model.backends());
+        backend.setId("run-backend");
+        backend.valueProperty().bindBidirectional(model.backendProperty());
+        Label backendNote = new Label();
+        backendNote.setId("run-backend-note");
+        backendNote.getStyleClass().add("muted");
+        backendNote.setWrapText(true);
+        backendNote.setMaxWidth(520);
+        backendNote.textProperty().bind(Bindings.createStringBinding(() -> model.backendProperty().get() == null
+                ? "" : model.backendProperty().get().description(), model.backendProperty()));
+
+        ComboBox<Integer> headDim = new ComboBox<>();
+        headDim.getItems().addAll(64, 128);
+        headDim.setId("run-head-dim");
+        headDim.valueProperty().addListener((o, a, b) -> model.headDimProperty().set(b));
+        headDim.setValue(model.headDimProperty().get());
+        ComboBox<DType> dtype = new ComboBox<>();
+        dtype.getItems().addAll(DType.values());
+        dtype.setId("run-dtype");
+        dtype.valueProperty().bindBidirectional(model.dtypeProperty());
+        CheckBox fwd = new CheckBox("forward");
+        fwd.setId("run-fwd");
+        fwd.selectedProperty().bindBidirectional(model.forwardProperty());
+        CheckBox bwd = new CheckBox("backward");
+        bwd.setId("run-bwd");
+        bwd.selectedProperty().bindBidirectional(model.backwardProperty());
+        TextField tiles = new TextField();
+        tiles.setId("run-tiles");
+        tiles.textProperty().bindBidirectional(model.tilesProperty());
+        ComboBox<RunModel.Swept> swept = new ComboBox<>();
+        swept.setId("run-swept");
+        swept.valueProperty().bindBidirectional(model.sweptProperty());
+        Runnable refreshSweepable = () -> {
+            RunModel.Swept keep = swept.getValue();
+            swept.getItems().setAll(RunModel.sweepable(composer.composition()));
+            swept.setValue(swept.getItems().contains(keep) ? keep : RunModel.Swept.NONE);
+        };
+        composer.compositionProperty().addListener(o -> refreshSweepable.run());
+        refreshSweepable.run();
+        TextField values = new TextField();
+        values.setId("run-values");
+        values.setPromptText("e.g. 256, 1024, 4096");
+        values.textProperty().bindBidirectional(model.valuesProperty());
+
+        int r = 0;
+        form.addRow(r++, new Label("backend"), backend, backendNote);
+        form.addRow(r++, new Label("batch, heads, kv heads"), new HBox(4, intField("run-batch", model.batchProperty()),
+                intField("run-heads", model.headsProperty()), intField("run-kv-heads", model.kvHeadsProperty()),
+                new Label("(0 = the config's)")));
+        form.addRow(r++, new Label("head dim, dtype"), new HBox(4, headDim, dtype));
+        form.addRow(r++, new Label("passes"), new HBox(8, fwd, bwd));
+        form.addRow(r++, new Label("tile sizes"), tiles);
+        form.addRow(r++, new Label("sweep"), swept, values);
+        form.addRow(r++, new Label("warm-up, repetitions"), new HBox(4, intField("run-warmup", model.warmupProperty()),
+                intField("run-reps", model.repsProperty())));
+
+        form.getChildren().stream().filter(n -> n instanceof Label && GridPane.getColumnIndex(n) == 0)
+                .forEach(n -> ((Label) n).setMinWidth(Region.USE_PREF_SIZE));
+
+        Button run = new Button("Run");
+        run.setId("run-start");
+        run.setDefaultButton(false);
+        run.disableProperty().bind(model.runningProperty());
+        run.setOnAction(e -> model.run(composer.composition()));
+        Button cancel = new Button("Cancel");
+        cancel.setId("run-cancel");
+        cancel.disableProperty().bind(model.runningProperty().not());
+        cancel.setOnAction(e -> model.cancel());
+        ProgressBar bar = new ProgressBar();
+        bar.setId("run-progress");
+        bar.setPrefWidth(220);
+        bar.progressProperty().bind(model.progressProperty());
+        Label status = new Label();
+        status.setId("run-status");
+        status.textProperty().bind(model.statusProperty());
+        model.failedProperty().addListener((o, a, f) -> {
+            status.getStyleClass().remove("error");
+            if (f) {
+                status.getStyleClass().add("error");
+            }
+        });
+        status.getStyleClass().add("run-status");
+        HBox actions = new HBox(8, run, cancel, bar, status);
+        actions.setAlignment(Pos.CENTER_LEFT);
+        actions.setPadding(new Insets(0, 8, 8, 8));
+
+        setTop(new VBox(form, actions));
+        setCenter(table(model));
+    }
+
+    private static TextField intField(String id, IntegerProperty p) {
+        TextField f = new TextField(Integer.toString(p.get()));
+        f.setId(id);
+        f.setPrefColumnCount(4);
+        p.addListener((o, a, b) -> {
+            if (!f.getText().trim().equals(Integer.toString(b.intValue()))) {
+                f.setText(Integer.toString(b.intValue()));
+            }
+        });
+        f.textProperty().addListener((o, a, b) -> {
+            try {
+                p.set(Integer.parseInt(b.trim()));
+                f.getStyleClass().remove("invalid");
+            } catch (NumberFormatException e) {
+                if (!f.getStyleClass().contains("invalid")) {
+                    f.getStyleClass().add("invalid");
+                }
+            }
+        });
+        return f;
+    }
+
+    private static TableView<BenchRow> table(RunModel model) {
+        TableView<BenchRow> t = new TableView<>(model.rows());
+        t.setId("run-results");
+        t.setPlaceholder(new Label("Results appear here as each point finishes."));
+        t.getColumns().add(text("#", row -> Integer.toString(row.index())));
+        t.getColumns().add(text("config", BenchRow::config));
+        t.getColumns().add(text("varied", row -> row.varied().isEmpty() && Double.isNaN(row.density()) ? ""
+                : !Double.isNaN(row.density()) ? "density " + row.density() : row.varied().toString()));
+        t.getColumns().add(text("seq", row -> Integer.toString(row.problem().seqQ())));
+        t.getColumns().add(text("tile", row -> row.tiles().toString()));
+        t.getColumns().add(text("pass", row -> row.pass().label()));
+        t.getColumns().add(text("block density", row -> String.format(Locale.ROOT, "%.3f", row.stats().blockDensity())));
+        t.getColumns().add(text("median ms", row -> row.ok() ? String.format(Locale.ROOT, "%.3f", row.timing().medianMs()) : ""));
+        t.getColumns().add(text("p10-p90 ms", row -> row.ok() ? String.format(Locale.ROOT, "%.3f-%.3f",
+                row.timing().p10Ms(), row.timing().p90Ms()) : ""));
+        t.getColumns().add(text("useful TFLOP/s", row -> row.ok() ? String.format(Locale.ROOT, "%.4g", row.usefulTflops()) : ""));
+        t.getColumns().add(text("computed TFLOP/s", row -> row.ok() ? String.format(Locale.ROOT, "%.4g", row.computedTflops()) : ""));
+        t.getColumns().add(text("kernel", BenchRow::kernel));
+        t.getColumns().add(text("status", BenchRow::status));
+        return t;
+    }
+
+    private static TableColumn<BenchRow, String> text(String name, Function<BenchRow, String> value) {
+        TableColumn<BenchRow, String> c = new TableColumn<>(name);
+        c.setCellValueFactory(cell -> new ReadOnlyStringWrapper(value.apply(cell.getValue())));
+        c.setSortable(false);
+        return c;
+    }
+}
