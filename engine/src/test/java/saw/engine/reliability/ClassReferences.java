@@ -11,13 +11,16 @@ import java.util.regex.Pattern;
 
 /**
  * What a compiled class refers to, read from its constant pool: the classes it names (also inside type
- * descriptors) and the methods it calls, as "owner.name". Enough to check that code cannot reach an API at all.
+ * descriptors) and the methods (and fields) it uses, as "owner.name" and with descriptors as "owner.name(args)result".
+ * Enough to check that code cannot reach an API at all.
  */
 public final class ClassReferences {
     private static final Pattern DESCRIPTOR_CLASS = Pattern.compile("L([A-Za-z0-9_/$]+);");
 
     public final TreeSet<String> classes = new TreeSet<>();
     public final TreeSet<String> methods = new TreeSet<>();
+    /** The methods with their descriptors: "owner.name(args)result". */
+    public final TreeSet<String> calls = new TreeSet<>();
 
     private ClassReferences() {}
 
@@ -33,6 +36,7 @@ public final class ClassReferences {
         int[] classNameIndex = new int[count];
         List<int[]> memberRefs = new ArrayList<>(); // class index, name-and-type index
         int[] natName = new int[count];
+        int[] natType = new int[count];
         for (int i = 1; i < count; i++) {
             int tag = in.readUnsignedByte();
             switch (tag) {
@@ -42,7 +46,7 @@ public final class ClassReferences {
                 case 7: classNameIndex[i] = in.readUnsignedShort(); break;
                 case 8: case 16: case 19: case 20: in.readUnsignedShort(); break;
                 case 9: case 10: case 11: memberRefs.add(new int[] {in.readUnsignedShort(), in.readUnsignedShort()}); break;
-                case 12: natName[i] = in.readUnsignedShort(); in.readUnsignedShort(); break;
+                case 12: natName[i] = in.readUnsignedShort(); natType[i] = in.readUnsignedShort(); break;
                 case 15: in.readUnsignedByte(); in.readUnsignedShort(); break;
                 case 17: case 18: in.readUnsignedShort(); in.readUnsignedShort(); break;
                 default: throw new IOException("unknown constant pool tag " + tag);
@@ -61,7 +65,9 @@ public final class ClassReferences {
             }
         }
         for (int[] ref : memberRefs) {
-            refs.methods.add(utf8[classNameIndex[ref[0]]] + "." + utf8[natName[ref[1]]]);
+            String method = utf8[classNameIndex[ref[0]]] + "." + utf8[natName[ref[1]]];
+            refs.methods.add(method);
+            refs.calls.add(method + utf8[natType[ref[1]]]);
         }
         return refs;
     }
