@@ -12,113 +12,74 @@
 namespace saw {
 
 constexpr int WG_THREADS = 256;
+constexpr int WG_BQ = 128;
+constexpr int WG_BKV = 128;
 
-template <typename T, int D>
-__device__ __forceinline__ void attention_fwd_wgmma(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    constexpr int BQ = 128;
-    constexpr int BKV = 128;
-    constexpr int SR = BKV / 2;  // score accumulators per thread (64 x BKV per warpgroup)
-    constexpr int OR = D / 2;    // output accumulators per thread
-    constexpr int WORDS = BKV / 32;
+
+// What every step of a CTA needs: its row of the layout, its heads' pointers and this thread's place.
+template <typename T, int D>
+struct WgCta {
+    static constexpr int BQ = WG_BQ;
+    static constexpr int BKV = WG_BKV;
+    static constexpr int SR = BKV / 2;  // score accumulators per thread (64 x BKV per warpgroup)
+    static constexpr int OR = D / 2;    // output accumulators per thread
+    static constexpr int WORDS = BKV / 32;
+    static constexpr uint32_t KV_BYTES = BKV * D * 2;
     using QTile = Sw128<BQ, D>;
-    using KVTile = Sw128<BKV, D>;
 
-    extern __shared__ unsigned char smemRaw[];
-    // 128-byte swizzle is computed from address bits: every panel must start on a 1024-byte boundary
-    const uint32_t rawAddr = smem_u32(smemRaw);
-    T* sQ = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
-    T* sK = sQ + BQ * D;
-    T* sV = sK + 2 * BKV * D;
+    T* sQ;
+    T* sK;
+    T* sV;
+    int tid, wg, rowInTile0, t;  // rowInTile0: this thread's first row (g) in the 128-row tile; the second is + 8
+    int bh, q0, begin, count, partials;
+    const T* Kh;
+    const T* Vh;
+    const int* kvIdx;
+    const int* maskIdx;
+    const uint32_t* bits;
+    int Skv;
+    bool capped;
+    float sl2, capIn, softcap;
 
-    const int tid = threadIdx.x;
-    const int wg = tid >> 7;
-    const int warp = (tid >> 5) & 3;
-    const int lane = tid & 31;
-    const int g = lane >> 2;
-    const int t = lane & 3;
-
-    const int item = order[blockIdx.x];
-    const int qb = item % nq;
-    const int bh = item / nq;
-    const int h = bh % H;
-    const int b = bh / H;
-    const int hkv = h / (H / Hkv);
-    const int row = variantOf[bh] * nq + qb;
-    const int begin = rowPtr[row];
-    const int count = rowPtr[row + 1] - begin;
-    const int partials = rowPartial[row];
-    const int q0 = qb * BQ;
-
-    const T* Qh = Q + (size_t)bh * Sq * D;
-    const T* Kh = K + (size_t)(b * Hkv + hkv) * Skv * D;
-    const T* Vh = V + (size_t)(b * Hkv + hkv) * Skv * D;
-
-    const bool capped = softcap > 0.f;
-    const float sl2 = capped ? LOG2E : scale * LOG2E;
-    const float capIn = capped ? scale / softcap : 0.f;
-
-    float o[OR];
-    float m[2] = {-INFINITY, -INFINITY};
-    float l[2] = {0.f, 0.f};
-#pragma unroll
-    for (int i = 0; i < OR; ++i) o[i] = 0.f;
-
-    const uint32_t qAddr = smem_u32(sQ) + wg * 64 * 128;  // this warpgroup's 64 rows of every panel
-    const uint32_t kAddr = smem_u32(sK);
-    const uint32_t vAddr = smem_u32(sV);
-    constexpr uint32_t KV_BYTES = BKV * D * 2;
-
-    if (count > 0) {
-        load_tile_sw128<BQ, D, WG_THREADS>(sQ, Qh, q0, Sq, tid);
-        int kv0 = kvIdx[begin] * BKV;
-        load_tile_sw128<BKV, D, WG_THREADS>(sK, Kh, kv0, Skv, tid);
-        load_tile_sw128<BKV, D, WG_THREADS>(sV, Vh, kv0, Skv, tid);
-        cp_async_commit();
+    __device__ __forceinline__ void loadKv(T* tile, const T* src, int i) const {
+        load_tile_sw128<BKV, D, WG_THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, tid);
     }
+    __device__ __forceinline__ uint32_t qAddr() const { return smem_u32(sQ) + wg * 64 * 128; }
 
-    for (int it = 0; it < count; ++it) {
-        const int stage = it & 1;
-        if (it + 1 < count) {
-            int kvn = kvIdx[begin + it + 1] * BKV;
-            load_tile_sw128<BKV, D, WG_THREADS>(sK + (stage ^ 1) * BKV * D, Kh, kvn, Skv, tid);
-            load_tile_sw128<BKV, D, WG_THREADS>(sV + (stage ^ 1) * BKV * D, Vh, kvn, Skv, tid);
-        }
-        cp_async_commit();
-        cp_async_wait<1>();
-        fence_proxy_async();
-        __syncthreads();
-
-        // S = Q K^T: D/16 steps of k16; inside a 64-column panel a step moves 32 bytes, a new panel BQ/BKV rows
-        float s[SR];
-        const uint32_t kStage = kAddr + stage * KV_BYTES;
-        wgmma_fence();
+    // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel 128 rows further
+    __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage) const {
+        const uint32_t k = smem_u32(sK) + kStage * KV_BYTES;
+        const uint32_t q = qAddr();
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
             const uint32_t inPanel = (kc & 3) * 32;
-            const uint64_t da = sw128_desc(qAddr + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024);
-            const uint64_t db = sw128_desc(kStage + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024);
-            Wgmma<T, BKV>::ss(s, da, db, kc > 0 ? 1 : 0);
+            Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024),
+                              sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024), kc > 0 ? 1 : 0);
         }
-        wgmma_commit();
-        wgmma_wait<0>();
-        fence_regs(s);
+    }
 
-        const bool partial = it < partials;
+    // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, 64-column panels BKV * 128 bytes apart
+    __device__ __forceinline__ void issueOutput(float (&o)[OR], const uint32_t (&p)[BKV / 16][4], int vStage) const {
+        const uint32_t v = smem_u32(sV) + vStage * KV_BYTES;
+#pragma unroll
+        for (int kc = 0; kc < BKV / 16; ++kc) {
+            Wgmma<T, D>::rs_nmajor(o, p[kc], sw128_desc(v + kc * 16 * 128, BKV * 128, 1024), 1);
+        }
+    }
+
+    // softcap and the token mask of tile i (PARTIAL tiles only) on the scores; then the online softmax: s becomes
+    // P (unnormalised, fp32), m and l move on, alpha[r] is what row r's O must be multiplied by
+    __device__ __forceinline__ void softmax(float (&s)[SR], int i, float (&m)[2], float (&l)[2], float (&alpha)[2]) const {
         if (capped) {
 #pragma unroll
-            for (int i = 0; i < SR; ++i) s[i] = softcap * tanhf(s[i] * capIn);
+            for (int x = 0; x < SR; ++x) s[x] = softcap * tanhf(s[x] * capIn);
         }
-        if (partial) {
-            const uint32_t* tileBits = bits + (size_t)maskIdx[begin + it] * BQ * WORDS;
+        if (i < partials) {
+            const uint32_t* tileBits = bits + (size_t)maskIdx[begin + i] * BQ * WORDS;
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
-                const uint32_t* rowBits = tileBits + (wg * 64 + warp * 16 + g + 8 * r) * WORDS;
+                const uint32_t* rowBits = tileBits + (rowInTile0 + 8 * r) * WORDS;
                 uint32_t w[WORDS];
 #pragma unroll
                 for (int x = 0; x < WORDS; ++x) w[x] = __ldg(rowBits + x);
@@ -132,7 +93,6 @@ __device__ __forceinline__ void attention_fwd_wgmma(
                 }
             }
         }
-        // online softmax, rows g (r = 0) and g + 8 (r = 1) of this warp's 16
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             float mx = m[r];
@@ -140,7 +100,7 @@ __device__ __forceinline__ void attention_fwd_wgmma(
             for (int n = 0; n < BKV / 8; ++n) mx = fmaxf(mx, fmaxf(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]));
             mx = quad_max(mx);
             const float base = mx == -INFINITY ? 0.f : mx * sl2;
-            const float alpha = exp2_approx(m[r] * sl2 - base);
+            alpha[r] = exp2_approx(m[r] * sl2 - base);
             m[r] = mx;
             float sum = 0.f;
 #pragma unroll
@@ -152,65 +112,217 @@ __device__ __forceinline__ void attention_fwd_wgmma(
                     sum += p;
                 }
             }
-            l[r] = l[r] * alpha + sum;
+            l[r] = l[r] * alpha[r] + sum;
+        }
+    }
+
+    static __device__ __forceinline__ void rescale(float (&o)[OR], const float (&alpha)[2]) {
 #pragma unroll
-            for (int n = 0; n < D / 8; ++n) {
-                o[4 * n + 2 * r] *= alpha;
-                o[4 * n + 2 * r + 1] *= alpha;
+        for (int n = 0; n < D / 8; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                o[4 * n + 2 * r] *= alpha[r];
+                o[4 * n + 2 * r + 1] *= alpha[r];
             }
         }
+    }
 
-        // O += P V: P's accumulator layout is the A fragment of k16 steps (n8 blocks 2kc, 2kc + 1)
-        uint32_t p[BKV / 16][4];
+    // P in the accumulator layout is the A fragment of the k16 steps of P V (n8 blocks 2kc and 2kc + 1)
+    static __device__ __forceinline__ void pack(uint32_t (&p)[BKV / 16][4], const float (&s)[SR]) {
 #pragma unroll
         for (int kc = 0; kc < BKV / 16; ++kc) {
-            p[kc][0] = Elem<T>::pack(s[8 * kc + 0], s[8 * kc + 1]);
-            p[kc][1] = Elem<T>::pack(s[8 * kc + 2], s[8 * kc + 3]);
-            p[kc][2] = Elem<T>::pack(s[8 * kc + 4], s[8 * kc + 5]);
-            p[kc][3] = Elem<T>::pack(s[8 * kc + 6], s[8 * kc + 7]);
+#pragma unroll
+            for (int x = 0; x < 4; ++x) p[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
         }
-        const uint32_t vStage = vAddr + stage * KV_BYTES;
+    }
+
+    // normalise, stage O through sQ for 16-byte stores, write LSE (callers sync before: sQ is free)
+    __device__ __forceinline__ void epilogue(const float (&o)[OR], const float (&m)[2], const float (&l)[2], T* O, float* LSE,
+                                             int Sq) const {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const float sum = quad_sum(l[r]);
+            const float inv = sum > 0.f ? 1.f / sum : 0.f;
+            const int rowInTile = rowInTile0 + 8 * r;
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) {
+                const uint32_t v = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
+                *reinterpret_cast<uint32_t*>(sQ + QTile::elem(rowInTile, n * 8 + 2 * t)) = v;
+            }
+            const int q = q0 + rowInTile;
+            if (t == 0 && q < Sq) {
+                LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+            }
+        }
+        __syncthreads();
+        T* Oh = O + (size_t)bh * Sq * D;
+        constexpr int CHUNKS = D / 8;
+        for (int i = tid; i < BQ * CHUNKS; i += WG_THREADS) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            if (q0 + r < Sq) {
+                *reinterpret_cast<uint4*>(Oh + (size_t)(q0 + r) * D + c * 8) =
+                    *reinterpret_cast<const uint4*>(sQ + QTile::chunk(r, c));
+            }
+        }
+    }
+};
+
+#endif
+
+// OVERLAP = false: per kv-tile, S = Q K^T, softmax, O += P V, each waited for before the next (K and V of the
+// next tile load meanwhile). OVERLAP = true (FlashAttention-3's intra-warpgroup overlap): S of tile i + 1 and
+// P V of tile i are in flight while the softmax of tile i + 1 runs; K runs one tile ahead of V in the loads.
+template <typename T, int D, bool OVERLAP>
+__device__ __forceinline__ void attention_fwd_wgmma(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
+    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
+    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
+    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
+    float scale, float softcap) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Cta = WgCta<T, D>;
+    constexpr int BQ = Cta::BQ;
+    constexpr int BKV = Cta::BKV;
+
+    extern __shared__ unsigned char smemRaw[];
+    // 128-byte swizzle is computed from address bits: every panel must start on a 1024-byte boundary
+    const uint32_t rawAddr = smem_u32(smemRaw);
+    Cta c;
+    c.sQ = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
+    c.sK = c.sQ + BQ * D;
+    c.sV = c.sK + 2 * BKV * D;
+    c.tid = threadIdx.x;
+    c.wg = c.tid >> 7;
+    const int lane = c.tid & 31;
+    c.rowInTile0 = c.wg * 64 + ((c.tid >> 5) & 3) * 16 + (lane >> 2);
+    c.t = lane & 3;
+
+    const int item = order[blockIdx.x];
+    const int qb = item % nq;
+    c.bh = item / nq;
+    const int h = c.bh % H;
+    const int b = c.bh / H;
+    const int hkv = h / (H / Hkv);
+    const int row = variantOf[c.bh] * nq + qb;
+    c.begin = rowPtr[row];
+    c.count = rowPtr[row + 1] - c.begin;
+    c.partials = rowPartial[row];
+    c.q0 = qb * BQ;
+    c.Kh = K + (size_t)(b * Hkv + hkv) * Skv * D;
+    c.Vh = V + (size_t)(b * Hkv + hkv) * Skv * D;
+    c.kvIdx = kvIdx;
+    c.maskIdx = maskIdx;
+    c.bits = bits;
+    c.Skv = Skv;
+    c.capped = softcap > 0.f;
+    c.sl2 = c.capped ? LOG2E : scale * LOG2E;
+    c.capIn = c.capped ? scale / softcap : 0.f;
+    c.softcap = softcap;
+    const T* Qh = Q + (size_t)c.bh * Sq * D;
+    const int count = c.count;
+
+    float o[Cta::OR];
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.f, 0.f};
+    float alpha[2];
+    float s[Cta::SR];
+    uint32_t p[BKV / 16][4];
+#pragma unroll
+    for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+
+    if (!OVERLAP) {
+        if (count > 0) {
+            load_tile_sw128<BQ, D, WG_THREADS>(c.sQ, Qh, c.q0, Sq, c.tid);
+            c.loadKv(c.sK, c.Kh, 0);
+            c.loadKv(c.sV, c.Vh, 0);
+            cp_async_commit();
+        }
+        for (int it = 0; it < count; ++it) {
+            const int stage = it & 1;
+            if (it + 1 < count) {
+                c.loadKv(c.sK + (stage ^ 1) * BKV * D, c.Kh, it + 1);
+                c.loadKv(c.sV + (stage ^ 1) * BKV * D, c.Vh, it + 1);
+            }
+            cp_async_commit();
+            cp_async_wait<1>();
+            fence_proxy_async();
+            __syncthreads();
+            wgmma_fence();
+            c.issueScores(s, stage);
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_regs(s);
+            c.softmax(s, it, m, l, alpha);
+            Cta::rescale(o, alpha);
+            Cta::pack(p, s);
+            fence_regs(o);
+            wgmma_fence();
+            c.issueOutput(o, p, stage);
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_regs(o);
+            __syncthreads();
+        }
+    } else if (count > 0) {
+        // K stage i & 1 holds K_i, V stage i & 1 holds V_i. Groups: {Q, K0}, {K1, V0}, then after S0 {K2, V1};
+        // the end of step i commits {K(i+3), V(i+2)}, whose buffers steps i - 1 and i have finished reading.
+        load_tile_sw128<BQ, D, WG_THREADS>(c.sQ, Qh, c.q0, Sq, c.tid);
+        c.loadKv(c.sK, c.Kh, 0);
+        cp_async_commit();
+        if (count > 1) c.loadKv(c.sK + BKV * D, c.Kh, 1);
+        c.loadKv(c.sV, c.Vh, 0);
+        cp_async_commit();
+        cp_async_wait<1>();
+        fence_proxy_async();
+        __syncthreads();
+        wgmma_fence();
+        c.issueScores(s, 0);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(s);
+        __syncthreads();  // both warpgroups are done with K0
+        if (count > 2) c.loadKv(c.sK, c.Kh, 2);
+        if (count > 1) c.loadKv(c.sV + BKV * D, c.Vh, 1);
+        cp_async_commit();
+        c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
+        Cta::pack(p, s);
+
+        for (int it = 0; it + 1 < count; ++it) {
+            cp_async_wait<1>();  // {K(it+1), V(it)} landed
+            fence_proxy_async();
+            __syncthreads();
+            fence_regs(o);
+            wgmma_fence();
+            c.issueScores(s, (it + 1) & 1);
+            wgmma_commit();
+            c.issueOutput(o, p, it & 1);
+            wgmma_commit();
+            wgmma_wait<1>();
+            fence_regs(s);
+            c.softmax(s, it + 1, m, l, alpha);
+            wgmma_wait<0>();
+            fence_regs(o);
+            Cta::rescale(o, alpha);
+            Cta::pack(p, s);
+            __syncthreads();  // K(it+1) and V(it) are read: their stages take K(it+3) and V(it+2)
+            if (it + 3 < count) c.loadKv(c.sK + ((it + 1) & 1) * BKV * D, c.Kh, it + 3);
+            if (it + 2 < count) c.loadKv(c.sV + (it & 1) * BKV * D, c.Vh, it + 2);
+            cp_async_commit();
+        }
+        // the last tile: P V only (a conditional S above would make the compiler serialise the wgmmas)
+        cp_async_wait<0>();
+        fence_proxy_async();
+        __syncthreads();
         fence_regs(o);
         wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < BKV / 16; ++kc) {
-            // V N-major: 16 kv rows of 128 bytes per step; panels of 64 d-columns are BKV * 128 bytes apart
-            const uint64_t dv = sw128_desc(vStage + kc * 16 * 128, BKV * 128, 1024);
-            Wgmma<T, D>::rs_nmajor(o, p[kc], dv, 1);
-        }
+        c.issueOutput(o, p, (count - 1) & 1);
         wgmma_commit();
         wgmma_wait<0>();
         fence_regs(o);
         __syncthreads();
     }
-
-    // epilogue: normalise, stage O through sQ for 16-byte stores, write LSE
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const float sum = quad_sum(l[r]);
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
-        const int rowInTile = wg * 64 + warp * 16 + g + 8 * r;
-#pragma unroll
-        for (int n = 0; n < D / 8; ++n) {
-            const uint32_t v = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
-            *reinterpret_cast<uint32_t*>(sQ + QTile::elem(rowInTile, n * 8 + 2 * t)) = v;
-        }
-        const int q = q0 + rowInTile;
-        if (t == 0 && q < Sq) {
-            LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
-        }
-    }
-    __syncthreads();
-    T* Oh = O + (size_t)bh * Sq * D;
-    constexpr int CHUNKS = D / 8;
-    for (int i = tid; i < BQ * CHUNKS; i += WG_THREADS) {
-        const int r = i / CHUNKS;
-        const int c = i % CHUNKS;
-        if (q0 + r < Sq) {
-            *reinterpret_cast<uint4*>(Oh + (size_t)(q0 + r) * D + c * 8) =
-                *reinterpret_cast<const uint4*>(sQ + QTile::chunk(r, c));
-        }
-    }
+    c.epilogue(o, m, l, O, LSE, Sq);
 #else
     __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
 #endif
@@ -218,16 +330,20 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 
 }  // namespace saw
 
-#define SAW_FWD_WGMMA(NAME, T, D)                                                                              \
+#define SAW_FWD_WGMMA(NAME, T, D, OVERLAP)                                                                              \
     extern "C" __global__ void __launch_bounds__(saw::WG_THREADS, 1) NAME(                                    \
         const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,        \
         const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,  \
         int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                               \
-        saw::attention_fwd_wgmma<T, D>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, \
+        saw::attention_fwd_wgmma<T, D, OVERLAP>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, \
                                        bits, H, Hkv, Sq, Skv, nq, scale, softcap);                            \
     }
 
-SAW_FWD_WGMMA(fwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64)
-SAW_FWD_WGMMA(fwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128)
-SAW_FWD_WGMMA(fwd_wgmma_fp16_d64_q128_kv128, __half, 64)
-SAW_FWD_WGMMA(fwd_wgmma_fp16_d128_q128_kv128, __half, 128)
+SAW_FWD_WGMMA(fwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
+SAW_FWD_WGMMA(fwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
+SAW_FWD_WGMMA(fwd_wgmma_fp16_d64_q128_kv128, __half, 64, false)
+SAW_FWD_WGMMA(fwd_wgmma_fp16_d128_q128_kv128, __half, 128, false)
+SAW_FWD_WGMMA(fwd_wgmmaov_bf16_d64_q128_kv128, __nv_bfloat16, 64, true)
+SAW_FWD_WGMMA(fwd_wgmmaov_bf16_d128_q128_kv128, __nv_bfloat16, 128, true)
+SAW_FWD_WGMMA(fwd_wgmmaov_fp16_d64_q128_kv128, __half, 64, true)
+SAW_FWD_WGMMA(fwd_wgmmaov_fp16_d128_q128_kv128, __half, 128, true)

@@ -211,10 +211,11 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         final LaunchShape fwd;
         final LaunchShape bwd;
 
-        Plan(AttentionProblem p, TileLists lists, KernelTiles tiles, boolean wgmma) {
+        Plan(AttentionProblem p, TileLists lists, KernelTiles tiles, ForwardKernel fwdKernel) {
             this.p = p;
             this.lists = lists;
-            this.fwd = wgmma ? KernelCatalog.forwardWgmma(p, lists.numQBlocks()) : KernelCatalog.forward(p, tiles, lists.numQBlocks());
+            this.fwd = fwdKernel == ForwardKernel.MMA ? KernelCatalog.forward(p, tiles, lists.numQBlocks())
+                    : KernelCatalog.forwardWgmma(p, lists.numQBlocks(), fwdKernel == ForwardKernel.WGMMA_OVERLAP);
             this.bwd = KernelCatalog.backward(p, tiles, lists.numKvBlocks());
         }
     }
@@ -225,8 +226,8 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
-        boolean wgmma = forwardKernel == ForwardKernel.WGMMA && KernelCatalog.wgmmaFits(p, tiles, major);
-        return new Plan(p, TileLists.of(p, layout), tiles, wgmma);
+        boolean wgmma = forwardKernel != ForwardKernel.MMA && KernelCatalog.wgmmaFits(p, tiles, major);
+        return new Plan(p, TileLists.of(p, layout), tiles, wgmma ? forwardKernel : ForwardKernel.MMA);
     }
 
     /** The layout tables on the device. */

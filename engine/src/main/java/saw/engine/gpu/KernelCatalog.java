@@ -68,8 +68,8 @@ final class KernelCatalog {
     /** Compute capability major of the sm_90a image that holds the wgmma kernels' code. */
     static final int WGMMA_MAJOR = 9;
 
-    static String forwardWgmmaName(DType t, int d) {
-        return "fwd_wgmma_" + t.label() + "_d" + d + "_q128_kv128";
+    static String forwardWgmmaName(DType t, int d, boolean overlap) {
+        return (overlap ? "fwd_wgmmaov_" : "fwd_wgmma_") + t.label() + "_d" + d + "_q128_kv128";
     }
 
     /** Whether the wgmma forward runs this problem with these tiles on a GPU of this compute capability. */
@@ -78,10 +78,10 @@ final class KernelCatalog {
     }
 
     /** Q, two K and two V stages in the 128-byte swizzle, plus 1024 bytes to align them to 1024. */
-    static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks) {
+    static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, boolean overlap) {
         int d = p.headDim();
         int smem = (WGMMA_TILES.blockQ() * d + 4 * WGMMA_TILES.blockKv() * d) * 2 + 1024;
-        return new LaunchShape(forwardWgmmaName(p.dtype(), d), (long) p.batch() * p.heads() * numQBlocks, WGMMA_THREADS, smem);
+        return new LaunchShape(forwardWgmmaName(p.dtype(), d, overlap), (long) p.batch() * p.heads() * numQBlocks, WGMMA_THREADS, smem);
     }
 
     static LaunchShape backward(AttentionProblem p, KernelTiles tiles, int numKvBlocks) {
@@ -126,7 +126,8 @@ final class KernelCatalog {
                         names.add(backwardName(t, d, tiles, true));
                     }
                 }
-                names.add(forwardWgmmaName(t, d));
+                names.add(forwardWgmmaName(t, d, false));
+                names.add(forwardWgmmaName(t, d, true));
                 names.add("bwd_pre_" + t.label() + "_d" + d);
             }
             names.add("bwd_dq_" + t.label());

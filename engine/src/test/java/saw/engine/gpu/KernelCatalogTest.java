@@ -80,8 +80,9 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 2 + 2 * 2, names.size());
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 3 + 2 * 2, names.size());
         assertTrue(names.contains("fwd_wgmma_fp16_d64_q128_kv128"));
+        assertTrue(names.contains("fwd_wgmmaov_bf16_d128_q128_kv128"));
         assertEquals(names.size(), new HashSet<>(names).size());
         assertTrue(names.contains("bwd_bf16_d128_q128_kv128_softcap"));
     }
@@ -94,7 +95,8 @@ class KernelCatalogTest {
         assertTrue(!KernelCatalog.wgmmaFits(p, t, 8), "sm_80 has no wgmma");
         assertTrue(!KernelCatalog.wgmmaFits(p, t, 10), "the fatbin's sm_90a code does not run on later majors");
         assertTrue(!KernelCatalog.wgmmaFits(p, new KernelTiles(128, 64), 9));
-        LaunchShape s = KernelCatalog.forwardWgmma(p, 64);
+        assertEquals("fwd_wgmmaov_bf16_d128_q128_kv128", KernelCatalog.forwardWgmma(p, 64, true).kernel());
+        LaunchShape s = KernelCatalog.forwardWgmma(p, 64, false);
         assertEquals("fwd_wgmma_bf16_d128_q128_kv128", s.kernel());
         assertEquals(4L * 16 * 64, s.grid());
         assertEquals(256, s.block(), "two warpgroups");
@@ -106,9 +108,10 @@ class KernelCatalogTest {
     void forwardKernelSettingIsParsedWithASentenceOnBadValues() {
         assertEquals(ForwardKernel.WGMMA, ForwardKernel.parse(" WGMMA ", "x"));
         assertEquals(ForwardKernel.MMA, ForwardKernel.parse("mma", "x"));
+        assertEquals(ForwardKernel.WGMMA_OVERLAP, ForwardKernel.parse("wgmma-overlap", "x"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ForwardKernel.parse("tma", "-Dsaw.kernel.fwd"));
-        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma or wgmma)", e.getMessage());
+        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma or wgmma-overlap)", e.getMessage());
     }
 
     @Test
