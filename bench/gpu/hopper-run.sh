@@ -9,7 +9,8 @@ java="$here/runtime/bin/java"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader || true
 
 # 1. SASS: HGMMA / HMMA / local-memory instructions per forward kernel of the sm_90a image
-unzip -p "$here"/lib/saw-engine-*.jar saw/kernels/saw_attention.fatbin > /tmp/saw.fatbin
+python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
+  "$here"/lib/saw-engine-*.jar > /tmp/saw.fatbin || unzip -p "$here"/lib/saw-engine-*.jar saw/kernels/saw_attention.fatbin > /tmp/saw.fatbin
 cuobjdump --dump-sass /tmp/saw.fatbin > "$out/sass.txt" 2>&1 || echo "cuobjdump failed"
 awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^fwd_/ && arch=="sm_90a" {
        if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /HMMA/) hm[fn]++; if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
@@ -51,9 +52,11 @@ for f in "${failed[@]}"; do echo "  failed: $f"; done
 o=$(timeout 90 "$here/saw" verify causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4 --block 128x64 --pass fwd,bwd 2>&1)
 echo "mma default path: rc=$? $(echo "$o" | grep -cE ' ok$| pass') outputs"; echo "$o" >>"$log"
 
-# 3. timing: mma.sync 128x64 / 128x128 vs wgmma and wgmma-overlap 128x128, B=4 H=16 D=128 bf16
+# 3. timing: mma.sync 128x64 / 128x128 vs wgmma and wgmma-overlap 128x128, B=4 H=16 bf16, D=128 then D=64
 timeout 150 "$java" -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 2>&1 | tee "$out/timing.log" | grep -E "^device|Exception|rror"
 echo "timing rc=$?"
+timeout 90 "$java" -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 > "$out/timing-d64.log" 2>&1
+echo "timing D=64 rc=$?"
 
 # 4. compute-sanitizer on a small case (5 q-tiles, GQA, documents with padding)
 small=(verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 --block 128x128 --pass fwd)
@@ -63,4 +66,5 @@ for vt in wgmma:memcheck wgmma-overlap:memcheck wgmma-overlap:racecheck; do
   echo "compute-sanitizer $vt: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/summary.txt"
 done
 echo; cat "$out/sass-summary.txt"; echo "wgmma + wgmma-overlap verify matrix: $pass passed, $fail failed"
-awk '/^mask/{p=1} p' "$out/timing.log" | tail -40
+awk '/^mask/{p=1} p' "$out/timing-d64.log" | grep -E 'wgmma|mask' | head -30
+awk '/^mask/{p=1} p' "$out/timing.log" | tail -49

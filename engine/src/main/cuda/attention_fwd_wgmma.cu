@@ -14,6 +14,7 @@ namespace saw {
 constexpr int WG_THREADS = 256;
 constexpr int WG_BQ = 128;
 constexpr int WG_BKV = 128;
+constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128, inside Hopper's 227 KB
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -184,6 +185,7 @@ __device__ __forceinline__ void attention_fwd_wgmma(
     using Cta = WgCta<T, D>;
     constexpr int BQ = Cta::BQ;
     constexpr int BKV = Cta::BKV;
+    constexpr int ST = WG_STAGES;
 
     extern __shared__ unsigned char smemRaw[];
     // 128-byte swizzle is computed from address bits: every panel must start on a 1024-byte boundary
@@ -191,7 +193,7 @@ __device__ __forceinline__ void attention_fwd_wgmma(
     Cta c;
     c.sQ = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
     c.sK = c.sQ + BQ * D;
-    c.sV = c.sK + 2 * BKV * D;
+    c.sV = c.sK + ST * BKV * D;
     c.tid = threadIdx.x;
     c.wg = c.tid >> 7;
     const int lane = c.tid & 31;
@@ -231,25 +233,34 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 #pragma unroll
     for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
 
+    // stage indices rotate through ST buffers; tile i's K and V sit in stage i % ST
+    auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
     if (!OVERLAP) {
+        // tile i's K and V form one cp.async group, issued ST - 1 tiles ahead
         if (count > 0) {
             load_tile_sw128<BQ, D, WG_THREADS>(c.sQ, Qh, c.q0, Sq, c.tid);
-            c.loadKv(c.sK, c.Kh, 0);
-            c.loadKv(c.sV, c.Vh, 0);
-            cp_async_commit();
         }
-        for (int it = 0; it < count; ++it) {
-            const int stage = it & 1;
-            if (it + 1 < count) {
-                c.loadKv(c.sK + (stage ^ 1) * BKV * D, c.Kh, it + 1);
-                c.loadKv(c.sV + (stage ^ 1) * BKV * D, c.Vh, it + 1);
+#pragma unroll
+        for (int i = 0; i < ST - 1; ++i) {
+            if (i < count) {
+                c.loadKv(c.sK + i * BKV * D, c.Kh, i);
+                c.loadKv(c.sV + i * BKV * D, c.Vh, i);
             }
             cp_async_commit();
-            cp_async_wait<1>();
+        }
+        int cur = 0;
+        int ahead = ST - 1;
+        for (int it = 0; it < count; ++it) {
+            if (it + ST - 1 < count) {  // into the stage that step it - 1 finished reading
+                c.loadKv(c.sK + ahead * BKV * D, c.Kh, it + ST - 1);
+                c.loadKv(c.sV + ahead * BKV * D, c.Vh, it + ST - 1);
+            }
+            cp_async_commit();
+            cp_async_wait<ST - 1>();
             fence_proxy_async();
             __syncthreads();
             wgmma_fence();
-            c.issueScores(s, stage);
+            c.issueScores(s, cur);
             wgmma_commit();
             wgmma_wait<0>();
             fence_regs(s);
@@ -258,22 +269,28 @@ __device__ __forceinline__ void attention_fwd_wgmma(
             Cta::pack(p, s);
             fence_regs(o);
             wgmma_fence();
-            c.issueOutput(o, p, stage);
+            c.issueOutput(o, p, cur);
             wgmma_commit();
             wgmma_wait<0>();
             fence_regs(o);
             __syncthreads();
+            cur = nextStage(cur);
+            ahead = nextStage(ahead);
         }
     } else if (count > 0) {
-        // K stage i & 1 holds K_i, V stage i & 1 holds V_i. Groups: {Q, K0}, {K1, V0}, then after S0 {K2, V1};
-        // the end of step i commits {K(i+3), V(i+2)}, whose buffers steps i - 1 and i have finished reading.
+        // K runs one tile ahead of V. Groups: G0 = {Q, K0}, G(i) = {K(i), V(i - 1)}; G1 and G2 in the prologue,
+        // G(i + 3) at the end of step i, into the stages that steps i - 1 and i have finished reading.
+        static_assert(ST == 3, "the overlapped schedule is written for three stages");
         load_tile_sw128<BQ, D, WG_THREADS>(c.sQ, Qh, c.q0, Sq, c.tid);
         c.loadKv(c.sK, c.Kh, 0);
         cp_async_commit();
-        if (count > 1) c.loadKv(c.sK + BKV * D, c.Kh, 1);
-        c.loadKv(c.sV, c.Vh, 0);
-        cp_async_commit();
-        cp_async_wait<1>();
+#pragma unroll
+        for (int i = 1; i <= 2; ++i) {
+            if (i < count) c.loadKv(c.sK + i * BKV * D, c.Kh, i);
+            if (i - 1 < count) c.loadKv(c.sV + (i - 1) * BKV * D, c.Vh, i - 1);
+            cp_async_commit();
+        }
+        cp_async_wait<2>();
         fence_proxy_async();
         __syncthreads();
         wgmma_fence();
@@ -281,22 +298,20 @@ __device__ __forceinline__ void attention_fwd_wgmma(
         wgmma_commit();
         wgmma_wait<0>();
         fence_regs(s);
-        __syncthreads();  // both warpgroups are done with K0
-        if (count > 2) c.loadKv(c.sK, c.Kh, 2);
-        if (count > 1) c.loadKv(c.sV + BKV * D, c.Vh, 1);
-        cp_async_commit();
         c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
         Cta::pack(p, s);
 
+        int vCur = 0;   // stage of V(it) and K(it)
+        int kNext = 1;  // stage of K(it + 1)
         for (int it = 0; it + 1 < count; ++it) {
-            cp_async_wait<1>();  // {K(it+1), V(it)} landed
+            cp_async_wait<1>();  // G(it + 1) = {K(it + 1), V(it)} landed
             fence_proxy_async();
             __syncthreads();
             fence_regs(o);
             wgmma_fence();
-            c.issueScores(s, (it + 1) & 1);
+            c.issueScores(s, kNext);
             wgmma_commit();
-            c.issueOutput(o, p, it & 1);
+            c.issueOutput(o, p, vCur);
             wgmma_commit();
             wgmma_wait<1>();
             fence_regs(s);
@@ -305,10 +320,13 @@ __device__ __forceinline__ void attention_fwd_wgmma(
             fence_regs(o);
             Cta::rescale(o, alpha);
             Cta::pack(p, s);
-            __syncthreads();  // K(it+1) and V(it) are read: their stages take K(it+3) and V(it+2)
-            if (it + 3 < count) c.loadKv(c.sK + ((it + 1) & 1) * BKV * D, c.Kh, it + 3);
-            if (it + 2 < count) c.loadKv(c.sV + (it & 1) * BKV * D, c.Vh, it + 2);
+            __syncthreads();  // K(it) (step it - 1) and V(it - 1) (step it - 1) are read by now
+            const int vPrev = vCur == 0 ? ST - 1 : vCur - 1;
+            if (it + 3 < count) c.loadKv(c.sK + vCur * BKV * D, c.Kh, it + 3);
+            if (it + 2 < count) c.loadKv(c.sV + vPrev * BKV * D, c.Vh, it + 2);
             cp_async_commit();
+            vCur = kNext;
+            kNext = nextStage(kNext);
         }
         // the last tile: P V only (a conditional S above would make the compiler serialise the wgmmas)
         cp_async_wait<0>();
@@ -316,7 +334,7 @@ __device__ __forceinline__ void attention_fwd_wgmma(
         __syncthreads();
         fence_regs(o);
         wgmma_fence();
-        c.issueOutput(o, p, (count - 1) & 1);
+        c.issueOutput(o, p, vCur);
         wgmma_commit();
         wgmma_wait<0>();
         fence_regs(o);

@@ -8,7 +8,8 @@ import java.util.Locale;
  * {@link #WGMMA_OVERLAP} (the same with the next tile's Q K^T and this tile's P V in flight during the softmax) run
  * on compute capability 9.0 with 128x128 tiles, and the backend falls back to {@link #MMA} wherever they do not fit.
  * Chosen with {@code -Dsaw.kernel.fwd=mma|wgmma|wgmma-overlap} or the environment variable {@code SAW_KERNEL_FWD}
- * (the property wins); the default is {@link #MMA}.
+ * (the property wins); the default is {@link #WGMMA}, verified on the H200 and faster than {@link #MMA} at the same
+ * tile on every timed row (docs/kernel-notes.md, issue 6).
  */
 public enum ForwardKernel {
     MMA("mma"),
@@ -29,14 +30,14 @@ public enum ForwardKernel {
     static final String PROPERTY = "saw.kernel.fwd";
     static final String ENV = "SAW_KERNEL_FWD";
 
-    /** The family named by the system property or the environment variable, else {@link #MMA}. */
+    /** The family named by the system property or the environment variable, else {@link #WGMMA}. */
     public static ForwardKernel configured() {
         String property = System.getProperty(PROPERTY);
         if (property != null) {
             return parse(property, "-D" + PROPERTY);
         }
         String env = System.getenv(ENV);
-        return env == null ? MMA : parse(env, ENV);
+        return env == null ? WGMMA : parse(env, ENV);
     }
 
     /**

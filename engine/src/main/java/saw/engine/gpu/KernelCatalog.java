@@ -65,6 +65,7 @@ final class KernelCatalog {
     /** The Hopper forward's only tile (attention_fwd_wgmma.cu): 128 q rows in two warpgroups, 128 kv rows. */
     static final KernelTiles WGMMA_TILES = new KernelTiles(128, 128);
     static final int WGMMA_THREADS = 256;
+    static final int WGMMA_STAGES = 3;
     /** Compute capability major of the sm_90a image that holds the wgmma kernels' code. */
     static final int WGMMA_MAJOR = 9;
 
@@ -77,10 +78,10 @@ final class KernelCatalog {
         return major == WGMMA_MAJOR && tiles.equals(WGMMA_TILES) && contains(HEAD_DIMS, p.headDim());
     }
 
-    /** Q, two K and two V stages in the 128-byte swizzle, plus 1024 bytes to align them to 1024. */
+    /** Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. */
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, boolean overlap) {
         int d = p.headDim();
-        int smem = (WGMMA_TILES.blockQ() * d + 4 * WGMMA_TILES.blockKv() * d) * 2 + 1024;
+        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024;
         return new LaunchShape(forwardWgmmaName(p.dtype(), d, overlap), (long) p.batch() * p.heads() * numQBlocks, WGMMA_THREADS, smem);
     }
 

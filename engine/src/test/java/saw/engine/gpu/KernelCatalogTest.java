@@ -100,7 +100,7 @@ class KernelCatalogTest {
         assertEquals("fwd_wgmma_bf16_d128_q128_kv128", s.kernel());
         assertEquals(4L * 16 * 64, s.grid());
         assertEquals(256, s.block(), "two warpgroups");
-        assertEquals((128 * 128 + 4 * 128 * 128) * 2 + 1024, s.sharedBytes());
+        assertEquals((128 * 128 + 6 * 128 * 128) * 2 + 1024, s.sharedBytes());
         assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
     }
 
@@ -112,6 +112,19 @@ class KernelCatalogTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ForwardKernel.parse("tma", "-Dsaw.kernel.fwd"));
         assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma or wgmma-overlap)", e.getMessage());
+        String before = System.getProperty(ForwardKernel.PROPERTY);
+        try {
+            System.setProperty(ForwardKernel.PROPERTY, "mma");
+            assertEquals(ForwardKernel.MMA, ForwardKernel.configured(), "the property forces the old path");
+            System.setProperty(ForwardKernel.PROPERTY, "wgmma-overlap");
+            assertEquals(ForwardKernel.WGMMA_OVERLAP, ForwardKernel.configured());
+        } finally {
+            if (before == null) {
+                System.clearProperty(ForwardKernel.PROPERTY);
+            } else {
+                System.setProperty(ForwardKernel.PROPERTY, before);
+            }
+        }
     }
 
     @Test
