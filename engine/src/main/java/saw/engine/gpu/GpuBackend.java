@@ -30,10 +30,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
 
     private final CudaDevice cuda;
     private final String description;
+    private final int major;
+    private ForwardKernel forwardKernel;
 
-    private GpuBackend(CudaDevice cuda, String description) {
+    private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel) {
         this.cuda = cuda;
         this.description = description;
+        this.major = major;
+        this.forwardKernel = forwardKernel;
     }
 
     /** What is there, in a sentence a user understands; never throws. */
@@ -89,8 +93,10 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         if (!status.usable()) {
             throw new GpuException(status.message());
         }
+        ForwardKernel fwd = ForwardKernel.configured();
         CudaDevice cuda = new CudaDevice(0);
-        return new GpuBackend(cuda, new JCudaProbe().device(0).name());
+        DeviceProbe.Device d = new JCudaProbe().device(0);
+        return new GpuBackend(cuda, d.name(), d.major(), fwd);
     }
 
     /** The kernels of the full set that the loaded fatbin holds. */
@@ -113,6 +119,15 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     /** Null when the kernels can run this problem with this layout's tiles, else why not. */
     public static String unsupported(AttentionProblem p, TileLayout layout) {
         return KernelCatalog.unsupported(p, new KernelTiles(layout.blockQ(), layout.blockKv()));
+    }
+
+    /** The forward kernel family preferred from now on (the backward is unchanged). */
+    public void forwardKernel(ForwardKernel kernel) {
+        this.forwardKernel = kernel;
+    }
+
+    public ForwardKernel forwardKernel() {
+        return forwardKernel;
     }
 
     @Override
@@ -196,21 +211,23 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         final LaunchShape fwd;
         final LaunchShape bwd;
 
-        Plan(AttentionProblem p, TileLists lists, KernelTiles tiles) {
+        Plan(AttentionProblem p, TileLists lists, KernelTiles tiles, ForwardKernel fwdKernel) {
             this.p = p;
             this.lists = lists;
-            this.fwd = KernelCatalog.forward(p, tiles, lists.numQBlocks());
+            this.fwd = fwdKernel == ForwardKernel.MMA ? KernelCatalog.forward(p, tiles, lists.numQBlocks())
+                    : KernelCatalog.forwardWgmma(p, lists.numQBlocks(), fwdKernel == ForwardKernel.WGMMA_OVERLAP);
             this.bwd = KernelCatalog.backward(p, tiles, lists.numKvBlocks());
         }
     }
 
-    private static Plan plan(AttentionProblem p, TileLayout layout) {
+    private Plan plan(AttentionProblem p, TileLayout layout) {
         KernelTiles tiles = new KernelTiles(layout.blockQ(), layout.blockKv());
         String why = KernelCatalog.unsupported(p, tiles);
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
-        return new Plan(p, TileLists.of(p, layout), tiles);
+        boolean wgmma = forwardKernel != ForwardKernel.MMA && KernelCatalog.wgmmaFits(p, tiles, major);
+        return new Plan(p, TileLists.of(p, layout), tiles, wgmma ? forwardKernel : ForwardKernel.MMA);
     }
 
     /** The layout tables on the device. */
