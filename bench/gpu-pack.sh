@@ -37,5 +37,5 @@ commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then commit="$commit-dirty"; fi
 sed -i "s/GIT_COMMIT_AT_PACK/$commit/" "$target/saw"
 chmod +x "$target/saw"
-cp bench/gpu/*.sh "$target/"
+cp bench/gpu/*.sh bench/gpu-faults.sh "$target/"
 du -sh "$target"

@@ -2,9 +2,7 @@ package saw.app.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -37,6 +35,7 @@ import saw.engine.config.MaskConfig;
 import saw.engine.config.SpecLoader;
 import saw.engine.format.LayoutFormat;
 import saw.engine.format.LayoutFormats;
+import saw.engine.io.AtomicFiles;
 
 /**
  * {@code saw bench}: times a sweep of configs, tile sizes and passes on one backend and writes a {@code saw.bench/1}
@@ -170,8 +169,8 @@ final class BenchCommand implements Callable<Integer> {
         LayoutFormat flex = LayoutFormats.byName("flex");
         return (row, point, layout) -> {
             Path file = dir.resolve("layout-" + row + ".flex.json");
-            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-                flex.write(layout, out);
+            try {
+                AtomicFiles.write(file, out -> flex.write(layout, out));
             } catch (IllegalArgumentException e) {
                 err.println("saw bench: note: row " + row + " has no flex layout file: " + e.getMessage());
                 return "";

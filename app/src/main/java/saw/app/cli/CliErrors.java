@@ -3,10 +3,11 @@ package saw.app.cli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import saw.engine.config.ConfigException;
+import saw.engine.guard.TooLarge;
 
 /**
- * How the CLI reports failures: bad input or usage is exit 2 with one plain line per problem on stderr (never a
- * stack trace); anything else is an internal error, exit 1, with the stack trace only when SAW_DEBUG is set.
+ * How the CLI reports failures: bad input or usage, and work refused by a size guard, is exit 2 with one plain line
+ * per problem on stderr (never a stack trace); anything else is an internal error, exit 1, with the stack trace only when SAW_DEBUG is set.
  */
 final class CliErrors {
     private CliErrors() {}
@@ -23,7 +24,7 @@ final class CliErrors {
     static int failed(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
         PrintWriter err = cl.getErr();
         int code;
-        if (e instanceof BadInput) {
+        if (e instanceof BadInput || e instanceof TooLarge) { // TooLarge: refused before starting, with the estimate
             String name = cl.getCommandSpec().qualifiedName();
             e.getMessage().lines().forEach(line -> err.println(name + ": " + line));
             code = SawCli.BAD_INPUT;

@@ -15,6 +15,7 @@ import saw.engine.config.ConfigException;
 import saw.engine.config.MaskConfig;
 import saw.engine.format.LayoutFormat;
 import saw.engine.format.LayoutFormats;
+import saw.engine.guard.SizeGuard;
 import saw.engine.io.AtomicFiles;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.TileLayout;
@@ -46,14 +47,18 @@ final class CompileCommand implements Callable<Integer> {
         }
         Path file = output == null ? null : outputFile();
         MaskConfig c = args.load();
+        SizeGuard.compile(c).orThrow();
+        SizeGuard.compileTime(c).orThrow();
         TileLayout layout = BoundMask.bind(c.mask(), c.dims()).compile(c.block().q(), c.block().kv());
+        if (file != null) {
+            SizeGuard.export(f, layout, file.getParent()).orThrow();
+        }
         try {
             if (file == null) {
                 OutputStream out = new WriterOutputStream(spec.commandLine().getOut());
                 f.write(layout, out);
                 out.close();
             } else {
-                checkRoom(file, f.estimateBytes(layout));
                 AtomicFiles.write(file, out -> f.write(layout, out));
             }
         } catch (IllegalArgumentException e) {
@@ -76,14 +81,5 @@ final class CompileCommand implements Callable<Integer> {
             throw new BadInput("-o: the folder " + file.getParent() + " does not exist");
         }
         return file;
-    }
-
-    /** Refuses before writing when the export would not fit on the disk. */
-    private static void checkRoom(Path file, long estimate) throws IOException {
-        long free = Files.getFileStore(file.getParent()).getUsableSpace();
-        if (estimate > free) {
-            throw new BadInput("-o: the export needs up to " + estimate + " bytes but " + file.getParent() + " has "
-                    + free + " bytes free");
-        }
     }
 }

@@ -2,10 +2,9 @@ package saw.app.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -27,6 +26,8 @@ import saw.engine.config.ConfigException;
 import saw.engine.config.ConfigWriter;
 import saw.engine.config.MaskConfig;
 import saw.engine.format.LayoutFormats;
+import saw.engine.guard.SizeGuard;
+import saw.engine.io.AtomicFiles;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
 import saw.engine.mask.TileLayout;
@@ -90,6 +91,8 @@ final class DumpCommand implements Callable<Integer> {
         MaskConfig sized = new MaskConfig(c.name(), c.description(), c.seqLenQ(), c.seqLenKv(), b, h, c.block(), c.mask());
         TileLayout layout;
         try {
+            SizeGuard.compile(sized).orThrow();
+            SizeGuard.compileTime(sized).orThrow();
             layout = BoundMask.bind(c.mask(), new Dims(c.seqLenQ(), c.seqLenKv(), b, h)).compile(c.block().q(), c.block().kv());
         } catch (IllegalArgumentException e) {
             throw new BadInput(args.spec + " with batch " + b + " and " + h + " heads: " + e.getMessage());
@@ -127,8 +130,8 @@ final class DumpCommand implements Callable<Integer> {
             write(dir, "dk", kvShape, outputs.get(AttentionOutputs.Output.DK));
             write(dir, "dv", kvShape, outputs.get(AttentionOutputs.Output.DV));
         }
-        try (OutputStream s = new BufferedOutputStream(Files.newOutputStream(dir.resolve("layout.flex.json")))) {
-            LayoutFormats.byName("flex").write(layout, s);
+        try {
+            AtomicFiles.write(dir.resolve("layout.flex.json"), s -> LayoutFormats.byName("flex").write(layout, s));
         } catch (IllegalArgumentException e) {
             throw new BadInput("flex: " + e.getMessage());
         }
@@ -139,7 +142,8 @@ final class DumpCommand implements Callable<Integer> {
                 .put("head_dim", headDim).put("dtype", problem.dtype().label()).put("scale", problem.scale())
                 .put("softcap", problem.softcap()).put("block_q", layout.blockQ()).put("block_kv", layout.blockKv())
                 .put("pass", p.label()).put("seed", seed).put("backend", backendName).put("device", device);
-        Files.writeString(dir.resolve("meta.json"), new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(meta) + "\n");
+        byte[] metaJson = (new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(meta) + "\n").getBytes(StandardCharsets.UTF_8);
+        AtomicFiles.write(dir.resolve("meta.json"), s -> s.write(metaJson));
         spec.commandLine().getOut().println(dir);
         return SawCli.OK;
     }

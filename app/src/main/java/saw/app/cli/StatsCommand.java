@@ -14,6 +14,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import saw.engine.config.ConfigException;
 import saw.engine.config.MaskConfig;
+import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
 import saw.engine.mask.TileClass;
@@ -44,6 +45,8 @@ final class StatsCommand implements Callable<Integer> {
             throw new BadInput("--repeat must be in 1.." + MAX_REPEAT + ", got " + repeat);
         }
         MaskConfig c = args.load();
+        SizeGuard.compile(c).orThrow();
+        SizeGuard.compileTime(c).orThrow();
         Dims dims = c.dims();
         int bq = c.block().q();
         int bkv = c.block().kv();

@@ -26,6 +26,7 @@ import saw.engine.cpu.ReferenceAttention;
 import saw.engine.cpu.ReferenceBackend;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
+import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
 import saw.engine.mask.Mask;
@@ -157,6 +158,8 @@ final class VerifyCommand implements Callable<Integer> {
         for (String p : passes) {
             s.backward |= Pass.parse(p) == Pass.BWD;
         }
+        SizeGuard.compile(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
+        SizeGuard.compileTime(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
         s.layout = BoundMask.bind(mask, dims).compile(tiles.blockQ(), tiles.blockKv());
         return s;
     }

@@ -1,18 +1,17 @@
 package saw.engine.bench;
 
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import saw.engine.io.AtomicFiles;
 
 /**
  * Writes arrays in NumPy's .npy format, version 1.0: the magic "\x93NUMPY", the version bytes 1 0, a little-endian
  * uint16 header length, a Python dict literal {'descr', 'fortran_order', 'shape'} padded with spaces and ended by a
  * newline so the data starts at a multiple of 64 bytes, then the elements little-endian in C (row-major) order.
+ * Files are written atomically.
  */
 public final class Npy {
     private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
@@ -22,7 +21,7 @@ public final class Npy {
 
     public static void writeFloat32(Path file, int[] shape, float[] data) throws IOException {
         checkSize(shape, data.length);
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+        AtomicFiles.write(file, out -> {
             out.write(header("<f4", shape));
             ByteBuffer buf = ByteBuffer.allocate(4 << 12).order(ByteOrder.LITTLE_ENDIAN);
             for (float v : data) {
@@ -33,12 +32,12 @@ public final class Npy {
                 buf.putFloat(v);
             }
             out.write(buf.array(), 0, buf.position());
-        }
+        });
     }
 
     public static void writeInt32(Path file, int[] shape, int[] data) throws IOException {
         checkSize(shape, data.length);
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+        AtomicFiles.write(file, out -> {
             out.write(header("<i4", shape));
             ByteBuffer buf = ByteBuffer.allocate(4 << 12).order(ByteOrder.LITTLE_ENDIAN);
             for (int v : data) {
@@ -49,7 +48,7 @@ public final class Npy {
                 buf.putInt(v);
             }
             out.write(buf.array(), 0, buf.position());
-        }
+        });
     }
 
     /** The magic, version, length and padded dict for an array of this type and shape. */

@@ -9,7 +9,9 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.function.Consumer;
+import saw.engine.io.AtomicFiles;
 
 /**
  * Writes a {@code saw.bench/1} file as JSON Lines: the environment header on line 1, then one row per line, each
@@ -22,17 +24,15 @@ public final class ResultsWriter implements Consumer<BenchRow>, AutoCloseable {
         this.out = out;
     }
 
-    /** Creates (or replaces) {@code file} and writes the header. */
+    /**
+     * Creates (or replaces) {@code file} holding the header, atomically, so that a sweep killed at any moment leaves
+     * either the old file or one with the whole header; rows are then appended.
+     */
     public static ResultsWriter create(Path file, BenchEnvironment env) throws IOException {
-        Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file), StandardCharsets.UTF_8));
-        ResultsWriter rw = new ResultsWriter(w);
-        try {
-            rw.writeLine(ResultsJson.MAPPER.writeValueAsString(ResultsJson.header(env)));
-        } catch (IOException e) {
-            w.close();
-            throw e;
-        }
-        return rw;
+        byte[] header = (ResultsJson.MAPPER.writeValueAsString(ResultsJson.header(env)) + "\n").getBytes(StandardCharsets.UTF_8);
+        AtomicFiles.write(file, out -> out.write(header));
+        return new ResultsWriter(new BufferedWriter(new OutputStreamWriter(
+                Files.newOutputStream(file, StandardOpenOption.APPEND), StandardCharsets.UTF_8)));
     }
 
     /** Appends one row and flushes it to the file. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
 import saw.engine.attention.AttentionBackend;
+import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.TileLayout;
 
@@ -167,6 +168,8 @@ public final class SweepRunner {
         }
 
         static CompiledPoint of(SweepPoint p) {
+            SizeGuard.compile(p.config(), p.mask(), p.dims(), p.tiles().blockQ(), p.tiles().blockKv()).orThrow();
+            SizeGuard.compileTime(p.config(), p.mask(), p.dims(), p.tiles().blockQ(), p.tiles().blockKv()).orThrow();
             return new CompiledPoint(p, BoundMask.bind(p.mask(), p.dims()).compile(p.tiles().blockQ(), p.tiles().blockKv()));
         }
 

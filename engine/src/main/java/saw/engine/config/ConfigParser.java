@@ -135,13 +135,13 @@ final class ConfigParser extends StrictJsonReader {
                 break;
             }
             case "name":
-                name = readString(path, MaskConfig.MAX_NAME_LENGTH);
+                name = readText(path, MaskConfig.MAX_NAME_LENGTH, false);
                 if (name != null && name.isBlank()) {
                     problem(path, here(), "must not be blank");
                 }
                 break;
             case "description": {
-                String d = readString(path, MaskConfig.MAX_DESCRIPTION_LENGTH);
+                String d = readText(path, MaskConfig.MAX_DESCRIPTION_LENGTH, true);
                 description = d == null ? "" : d;
                 break;
             }
@@ -188,7 +188,7 @@ final class ConfigParser extends StrictJsonReader {
         places.put(path, place);
         if (depth > MaskChecks.MAX_DEPTH) {
             problem(path, place, "masks nest deeper than " + MaskChecks.MAX_DEPTH + " levels");
-            p.skipChildren();
+            skip(path);
             return null;
         }
         if (!expect(JsonToken.START_OBJECT, path, "a mask is an object with one key naming it, e.g. {\"causal\": {}}")) {
@@ -209,15 +209,16 @@ final class ConfigParser extends StrictJsonReader {
             m = readPrimitive(kind, kindPath, depth);
         } else {
             problem(kindPath, kindPlace, "unknown mask " + quote(kind) + "; known masks: " + String.join(", ", MASK_KINDS));
-            p.skipChildren();
+            skip(kindPath);
             m = null;
         }
         while (next() == JsonToken.FIELD_NAME) {
             String extra = p.currentName();
-            problem(path + "/" + pointerToken(extra), here(), "a mask object has exactly one key, but " + quote(extra)
+            String extraPath = path + "/" + pointerToken(extra);
+            problem(extraPath, here(), "a mask object has exactly one key, but " + quote(extra)
                     + " follows " + quote(kind) + "; combine masks with \"and\" or \"or\"");
             next();
-            p.skipChildren();
+            skip(extraPath);
             m = null;
         }
         return m;
@@ -572,12 +573,14 @@ final class ConfigParser extends StrictJsonReader {
         int[] pair = new int[2];
         int n = 0;
         while (next() != JsonToken.END_ARRAY) {
-            if (n < 2) {
-                Integer v = readBlockSize(path + "/" + n);
-                pair[n] = v == null ? 0 : v;
-            } else {
-                p.skipChildren();
+            if (n == 2) {
+                problem(path, place, "block takes [q, kv], two block sizes, got more than 2 values");
+                skip(path + "/2");
+                skipRest(path, place);
+                return null;
             }
+            Integer v = readBlockSize(path + "/" + n);
+            pair[n] = v == null ? 0 : v;
             n++;
         }
         if (n != 2) {
@@ -606,7 +609,7 @@ final class ConfigParser extends StrictJsonReader {
         }
         problem(path, here(), "seed must be an integer of 64 bits (" + Long.MIN_VALUE + ".." + TWO_TO_64.subtract(BigInteger.ONE)
                 + "), got " + describe(t));
-        p.skipChildren();
+        skip(path);
         return null;
     }
 

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import saw.engine.mask.IntArray;
@@ -33,6 +34,9 @@ abstract class StrictJsonReader {
     interface FieldReader {
         void read(String key, String path) throws IOException;
     }
+
+    /** Most values a skipped array or object may hold before reading stops. */
+    static final int MAX_SKIPPED_VALUES = 1 << 16;
 
     final JsonParser p;
     final List<ConfigProblem> problems = new ArrayList<>();
@@ -69,12 +73,12 @@ abstract class StrictJsonReader {
             next();
             if (!seen.add(key)) {
                 problem(keyPath, keyPlace, "duplicate key " + quote(key));
-                p.skipChildren();
+                skip(keyPath);
             } else if (!allowed.contains(key)) {
                 seen.remove(key);
                 problem(keyPath, keyPlace, "unknown key " + quote(key) + "; " + owner
                         + (allowed.isEmpty() ? " takes no keys" : " takes " + String.join(", ", allowed)));
-                p.skipChildren();
+                skip(keyPath);
             } else {
                 places.put(keyPath, here());
                 reader.read(key, keyPath);
@@ -133,7 +137,7 @@ abstract class StrictJsonReader {
             }
         }
         problem(path, here(), "must be an integer in " + min + ".." + max + ", got " + describe(t));
-        p.skipChildren();
+        skip(path);
         return null;
     }
 
@@ -141,13 +145,43 @@ abstract class StrictJsonReader {
         JsonToken t = p.currentToken();
         if (t != JsonToken.VALUE_STRING) {
             problem(path, here(), "must be a string, got " + describe(t));
-            p.skipChildren();
+            skip(path);
             return null;
         }
         String s = p.getText();
         if (s.length() > maxLength) {
             problem(path, here(), "is longer than " + maxLength + " characters");
             return null;
+        }
+        return s;
+    }
+
+    /**
+     * A string of text for people (a name, a description): no control characters, which a terminal could act on when
+     * the text is printed (only tab and line breaks when {@code multiline}), and no unpaired surrogates, which UTF-8
+     * cannot write back.
+     */
+    String readText(String path, int maxLength, boolean multiline) throws IOException {
+        String s = readString(path, maxLength);
+        if (s == null) {
+            return null;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean control = c < 0x20 || (c >= 0x7f && c <= 0x9f);
+            if (control && !(multiline && (c == '\t' || c == '\n' || c == '\r'))) {
+                problem(path, here(), String.format(Locale.ROOT, "contains the control character U+%04X; %s", (int) c,
+                        multiline ? "only tabs and line breaks are allowed" : "a name is one line of plain text"));
+                return null;
+            }
+            if (Character.isSurrogate(c)) {
+                boolean paired = Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
+                if (!paired) {
+                    problem(path, here(), String.format(Locale.ROOT, "contains an unpaired surrogate \\u%04X, which is not text", (int) c));
+                    return null;
+                }
+                i++;
+            }
         }
         return s;
     }
@@ -176,7 +210,7 @@ abstract class StrictJsonReader {
                 values[n] = p.getIntValue();
             } else {
                 problem(path + "/" + n, here(), "must be an integer in " + min + ".." + max + ", got " + describe(t));
-                p.skipChildren();
+                skip(path + "/" + n);
             }
             n++;
         }
@@ -198,8 +232,43 @@ abstract class StrictJsonReader {
             return true;
         }
         problem(path, here(), what + ", got " + describe(t));
-        p.skipChildren();
+        skip(path);
         return false;
+    }
+
+    /**
+     * Skips the value whose first token is the current one, as {@code skipChildren} does, but bounded: a string is
+     * read only up to the string limit (which stops reading), and reading stops once a skipped array or object has
+     * held {@value #MAX_SKIPPED_VALUES} values. A huge value under a wrong key so costs no more time than one under
+     * the right key, which is refused at its limit.
+     */
+    void skip(String path) throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.VALUE_STRING) {
+            p.getTextLength();
+        } else if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+            skipRest(path, here());
+        }
+    }
+
+    /** Skips to the end of the array or object being read, bounded as {@link #skip} is; {@code place} is its start. */
+    void skipRest(String path, long place) throws IOException {
+        int depth = 1;
+        int values = 0;
+        while (depth > 0) {
+            JsonToken t = next();
+            if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                depth++;
+            } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+                depth--;
+            } else if (t == JsonToken.VALUE_STRING) {
+                p.getTextLength();
+            }
+            if (t != JsonToken.FIELD_NAME && ++values > MAX_SKIPPED_VALUES) {
+                problem(path, place, "stopped reading: this value cannot be used and holds more than " + MAX_SKIPPED_VALUES + " values");
+                throw new Stop();
+            }
+        }
     }
 
     JsonToken next() throws IOException {

@@ -7,6 +7,7 @@ import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.Pass;
 import saw.engine.attention.TileLists;
+import saw.engine.guard.SizeGuard;
 import saw.engine.mask.TileLayout;
 
 /**
@@ -27,6 +28,7 @@ public final class CpuBackend implements AttentionBackend, AttentionKernels {
     @Override
     public AttentionOutputs forward(AttentionInputs in, TileLayout layout) {
         AttentionProblem p = in.problem();
+        SizeGuard.cpuRun(p, layout, Pass.FWD).orThrow();
         BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
         float[] o = new float[(int) AttentionInputs.qSize(p)];
         float[] lse = new float[p.batch() * p.heads() * p.seqQ()];
@@ -41,6 +43,7 @@ public final class CpuBackend implements AttentionBackend, AttentionKernels {
             throw new IllegalArgumentException("the backward pass needs inputs with dO");
         }
         AttentionProblem p = in.problem();
+        SizeGuard.cpuRun(p, layout, Pass.BWD).orThrow();
         BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
         Tensors x = new Tensors(in);
         kernel.forward(x.q, x.k, x.v, x.o, x.lse);
@@ -50,6 +53,7 @@ public final class CpuBackend implements AttentionBackend, AttentionKernels {
 
     @Override
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
+        SizeGuard.cpuRun(problem, layout, pass).orThrow();
         AttentionInputs in = AttentionInputs.random(problem, seed, pass == Pass.BWD);
         BlockSparseCpu kernel = new BlockSparseCpu(problem, TileLists.of(problem, layout));
         Tensors x = new Tensors(in);

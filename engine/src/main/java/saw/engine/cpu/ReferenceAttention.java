@@ -5,6 +5,7 @@ import java.util.stream.IntStream;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
+import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 
 /**
@@ -31,6 +32,7 @@ public final class ReferenceAttention {
         if (backward && !in.hasGradient()) {
             throw new IllegalArgumentException("the backward reference needs inputs with dO");
         }
+        SizeGuard.reference(p, backward).orThrow();
         int d = p.headDim();
         float[] q = array(in.q());
         float[] k = array(in.k());

@@ -6,53 +6,79 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
 import jcuda.CudaException;
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
-import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
-import jcuda.driver.JCudaDriver;
 
 /**
  * One GPU with saw's kernels loaded: its primary context (made current on every calling thread), the module
- * loaded from the fatbin resource, launches that are checked and named, and CUDA events.
+ * loaded from the fatbin, launches that are checked and named, device buffers and CUDA events. A fault that leaves
+ * the context unusable (an illegal address in a kernel, say) is reported, and the context is reset and the kernels
+ * loaded again before the next call, so the next run starts afresh.
  */
 final class CudaDevice implements AutoCloseable {
     static final String FATBIN = "/saw/kernels/saw_attention.fatbin";
     private static final int DEFAULT_SHARED_LIMIT = 48 * 1024;
+    /** Errors after which the context cannot be used again (CUDA's "sticky" errors): it must be reset. */
+    private static final Set<String> CONTEXT_LOST = Set.of("CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_TIMEOUT",
+            "CUDA_ERROR_HARDWARE_STACK_ERROR", "CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_MISALIGNED_ADDRESS",
+            "CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ECC_UNCORRECTABLE",
+            "CUDA_ERROR_CONTEXT_IS_DESTROYED");
 
-    private final CUdevice device = new CUdevice();
-    private final CUcontext context = new CUcontext();
-    private final CUmodule module = new CUmodule();
+    final Driver driver;
+    private final byte[] image;
     private final Map<String, CUfunction> functions = new HashMap<>();
     private final Map<String, Integer> sharedOptIn = new HashMap<>();
     private final int maxSharedOptIn;
     private final List<String> pending = new ArrayList<>();
+    private CUmodule module;
     private boolean syncEachLaunch = true;
+    private boolean lost;
+    /** Counts context resets: buffers and events from an earlier context are gone and are not freed again. */
+    private int generation;
 
+    /** GPU {@code ordinal} through JCuda, with the kernels of the fatbin resource. */
     CudaDevice(int ordinal) {
-        CudaErrors.check("initialising the CUDA driver", () -> {
-            JCudaDriver.setExceptionsEnabled(true);
-            JCudaDriver.cuInit(0);
-            JCudaDriver.cuDeviceGet(device, ordinal);
-            JCudaDriver.cuDevicePrimaryCtxRetain(context, device);
-            JCudaDriver.cuCtxSetCurrent(context);
-        });
-        int[] smem = new int[1];
-        JCudaDriver.cuDeviceGetAttribute(smem, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device);
-        this.maxSharedOptIn = smem[0];
-        byte[] image = readFatbin();
-        CudaErrors.check("loading the kernel module (" + image.length + " bytes)", () -> JCudaDriver.cuModuleLoadData(module, image));
+        this(new JCudaDriverCalls(), ordinal, readFatbin());
     }
 
-    /** Makes this device's context current on the calling thread; every entry point calls it first. */
+    CudaDevice(Driver driver, int ordinal, byte[] image) {
+        this.driver = driver;
+        this.image = image;
+        check("initialising the CUDA driver", () -> driver.open(ordinal));
+        this.maxSharedOptIn = check("reading the GPU's shared memory limit", driver::maxSharedPerBlockOptIn);
+        this.module = check("loading the kernel module (" + image.length + " bytes)", () -> driver.loadModule(image));
+    }
+
+    /**
+     * Makes this device's context current on the calling thread; every entry point calls it first. After a fault
+     * that lost the context, resets it and loads the kernels again.
+     */
     void makeCurrent() {
-        CudaErrors.check("making the CUDA context current", () -> JCudaDriver.cuCtxSetCurrent(context));
+        if (lost) {
+            check("resetting the GPU after the fault", driver::reset);
+            generation++;
+            functions.clear();
+            sharedOptIn.clear();
+            pending.clear();
+            module = check("loading the kernel module again (" + image.length + " bytes)", () -> driver.loadModule(image));
+            lost = false;
+        }
+        check("making the CUDA context current", driver::makeCurrent);
+    }
+
+    int generation() {
+        return generation;
+    }
+
+    /** Free device memory in bytes, as the driver reports it. */
+    long freeBytes() {
+        return check("reading the free GPU memory", driver::memory)[0];
     }
 
     /** Whether to synchronise after every launch (verification) or only at {@link #sync} (timing). */
@@ -72,10 +98,8 @@ final class CudaDevice implements AutoCloseable {
     private CUfunction function(String name) {
         CUfunction f = functions.get(name);
         if (f == null) {
-            CUfunction fn = new CUfunction();
-            CudaErrors.check("finding kernel " + name + " in the fatbin", () -> JCudaDriver.cuModuleGetFunction(fn, module, name));
-            functions.put(name, fn);
-            f = fn;
+            f = check("finding kernel " + name + " in the fatbin", () -> driver.function(module, name));
+            functions.put(name, f);
         }
         return f;
     }
@@ -87,16 +111,14 @@ final class CudaDevice implements AutoCloseable {
         }
         CUfunction f = function(shape.kernel());
         if (shape.sharedBytes() > DEFAULT_SHARED_LIMIT && sharedOptIn.getOrDefault(shape.kernel(), 0) < shape.sharedBytes()) {
-            CudaErrors.check("raising the shared memory limit of " + shape, () -> JCudaDriver.cuFuncSetAttribute(f,
-                    CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shape.sharedBytes()));
+            check("raising the shared memory limit of " + shape, () -> driver.setMaxDynamicShared(f, shape.sharedBytes()));
             sharedOptIn.put(shape.kernel(), shape.sharedBytes());
         }
         NativePointerObject[] params = new NativePointerObject[args.length];
         for (int i = 0; i < args.length; i++) {
             params[i] = param(args[i]);
         }
-        CudaErrors.check("launching " + shape, () -> JCudaDriver.cuLaunchKernel(f, (int) shape.grid(), 1, 1,
-                shape.block(), 1, 1, shape.sharedBytes(), null, Pointer.to(params), null));
+        check("launching " + shape, () -> driver.launch(f, (int) shape.grid(), shape.block(), shape.sharedBytes(), Pointer.to(params)));
         pending.add(shape.toString());
         if (syncEachLaunch) {
             sync();
@@ -106,39 +128,98 @@ final class CudaDevice implements AutoCloseable {
     /** Waits for the launches since the last sync; an asynchronous fault names them. */
     void sync() {
         try {
-            JCudaDriver.cuCtxSynchronize();
-        } catch (CudaException e) {
-            throw new GpuException("kernel " + String.join(", then ", pending) + " failed: " + e.getMessage(), e);
+            check(() -> "kernel " + String.join(", then ", pending), () -> {
+                driver.synchronize();
+                return null;
+            });
         } finally {
             pending.clear();
         }
     }
 
+    /** Device memory for {@code what}; an allocation that fails says how much was asked and how much is free. */
+    DeviceBuffer buffer(String what, long bytes) {
+        return new DeviceBuffer(this, what, bytes);
+    }
+
+    DeviceBuffer upload(String what, int[] values) {
+        DeviceBuffer b = buffer(what, 4L * values.length);
+        if (values.length > 0) {
+            b.copyIn(Pointer.to(values), 4L * values.length);
+        }
+        return b;
+    }
+
+    DeviceBuffer upload(String what, short[] values) {
+        DeviceBuffer b = buffer(what, 2L * values.length);
+        if (values.length > 0) {
+            b.copyIn(Pointer.to(values), 2L * values.length);
+        }
+        return b;
+    }
+
     CUevent event() {
-        CUevent e = new CUevent();
-        CudaErrors.check("creating a CUDA event", () -> JCudaDriver.cuEventCreate(e, 0));
-        return e;
+        return check("creating a CUDA event", driver::eventCreate);
     }
 
     void record(CUevent e) {
-        CudaErrors.check("recording a CUDA event", () -> JCudaDriver.cuEventRecord(e, null));
+        check("recording a CUDA event", () -> driver.eventRecord(e));
     }
 
     /** Milliseconds between two recorded events, after waiting for the second. */
     float elapsedMs(CUevent start, CUevent end) {
         try {
-            JCudaDriver.cuEventSynchronize(end);
-        } catch (CudaException e) {
-            throw new GpuException("kernel " + String.join(", then ", pending) + " failed: " + e.getMessage(), e);
+            return check(() -> "kernel " + String.join(", then ", pending), () -> driver.eventElapsedMs(start, end));
+        } finally {
+            pending.clear();
         }
-        pending.clear();
-        float[] ms = new float[1];
-        CudaErrors.check("reading a CUDA event time", () -> JCudaDriver.cuEventElapsedTime(ms, start, end));
-        return ms[0];
     }
 
-    static void destroy(CUevent e) {
-        JCudaDriver.cuEventDestroy(e);
+    /** Destroys an event made in the current context; one from a context since reset is gone already. */
+    void destroy(CUevent e, int madeIn) {
+        if (madeIn == generation && !lost) {
+            quietly(() -> driver.eventDestroy(e));
+        }
+    }
+
+    /** Runs a driver call; on failure throws a GpuException "WHAT failed: CUDA_ERROR_..." (see {@link #failure}). */
+    void check(String what, Runnable call) {
+        check(() -> what, () -> {
+            call.run();
+            return null;
+        });
+    }
+
+    <T> T check(String what, Supplier<T> call) {
+        return check(() -> what, call);
+    }
+
+    /** As {@link #check(String, Supplier)}, with the description made only when the call fails. */
+    private <T> T check(Supplier<String> what, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (CudaException e) {
+            throw failure(what.get(), e);
+        }
+    }
+
+    /** The exception for a failed call (CudaErrors' sentence); notes a lost context so that the next call resets it. */
+    GpuException failure(String what, CudaException e) {
+        GpuException failed = CudaErrors.failed(what, e);
+        if (CONTEXT_LOST.contains(e.getMessage())) {
+            lost = true;
+            return new GpuException(failed.getMessage() + "; the GPU context was lost and is reset before the next run", e);
+        }
+        return failed;
+    }
+
+    /** Runs a clean-up call, never throwing: clean-up must not hide the failure that led to it. */
+    void quietly(Runnable call) {
+        try {
+            call.run();
+        } catch (CudaException e) {
+            failure("cleaning up", e);
+        }
     }
 
     private static NativePointerObject param(Object a) {
@@ -167,8 +248,10 @@ final class CudaDevice implements AutoCloseable {
 
     @Override
     public void close() {
-        makeCurrent();
-        JCudaDriver.cuModuleUnload(module);
-        JCudaDriver.cuDevicePrimaryCtxRelease(device);
+        if (!lost) {
+            quietly(driver::makeCurrent);
+            quietly(() -> driver.unloadModule(module));
+        }
+        quietly(driver::close);
     }
 }

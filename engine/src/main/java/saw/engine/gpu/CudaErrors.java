@@ -19,7 +19,12 @@ final class CudaErrors {
         try {
             return call.get();
         } catch (CudaException e) {
-            throw new GpuException(what + " failed: " + e.getMessage(), e);
+            throw failed(what, e);
         }
+    }
+
+    /** "WHAT failed: CUDA_ERROR_...". */
+    static GpuException failed(String what, CudaException e) {
+        return new GpuException(what + " failed: " + e.getMessage(), e);
     }
 }

@@ -1,61 +1,75 @@
 package saw.engine.gpu;
 
+import jcuda.CudaException;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.JCudaDriver;
 
-/** Device memory owned by one run; freed on close. */
+/** Device memory owned by one run; freed on close (never throwing, so that it does not hide a run's failure). */
 final class DeviceBuffer implements AutoCloseable {
-    final CUdeviceptr ptr = new CUdeviceptr();
+    final CUdeviceptr ptr;
     final long bytes;
+    private final CudaDevice cuda;
+    private final String what;
+    private final int generation;
     private boolean freed;
 
-    DeviceBuffer(String what, long bytes) {
+    DeviceBuffer(CudaDevice cuda, String what, long bytes) {
+        this.cuda = cuda;
+        this.what = what;
         this.bytes = Math.max(4, bytes);
-        CudaErrors.check("allocating " + bytes + " bytes of GPU memory for " + what,
-                () -> JCudaDriver.cuMemAlloc(ptr, this.bytes));
-    }
-
-    static DeviceBuffer of(String what, int[] values) {
-        DeviceBuffer b = new DeviceBuffer(what, 4L * values.length);
-        if (values.length > 0) {
-            CudaErrors.check("copying " + what + " to the GPU", () -> JCudaDriver.cuMemcpyHtoD(b.ptr, Pointer.to(values), 4L * values.length));
+        this.generation = cuda.generation();
+        CUdeviceptr p;
+        try {
+            p = cuda.driver.alloc(this.bytes);
+        } catch (CudaException e) {
+            GpuException failed = cuda.failure("allocating " + bytes + " bytes of GPU memory for " + what, e);
+            throw "CUDA_ERROR_OUT_OF_MEMORY".equals(e.getMessage()) ? new GpuException(failed.getMessage() + " (" + freeNow() + ")", e) : failed;
         }
-        return b;
+        this.ptr = p;
     }
 
-    static DeviceBuffer of(String what, short[] values) {
-        DeviceBuffer b = new DeviceBuffer(what, 2L * values.length);
-        CudaErrors.check("copying " + what + " to the GPU", () -> JCudaDriver.cuMemcpyHtoD(b.ptr, Pointer.to(values), 2L * values.length));
-        return b;
+    private String freeNow() {
+        try {
+            long[] m = cuda.driver.memory();
+            return m[0] + " of " + m[1] + " bytes free";
+        } catch (CudaException e) {
+            return "free memory unknown";
+        }
     }
 
-    short[] readShorts(String what, int n) {
+    void copyIn(Pointer src, long n) {
+        cuda.check("copying " + what + " to the GPU", () -> cuda.driver.copyToDevice(ptr, src, n));
+    }
+
+    short[] readShorts(String name, int n) {
         short[] out = new short[n];
-        CudaErrors.check("copying " + what + " from the GPU", () -> JCudaDriver.cuMemcpyDtoH(Pointer.to(out), ptr, 2L * n));
+        cuda.check("copying " + name + " from the GPU", () -> cuda.driver.copyToHost(Pointer.to(out), ptr, 2L * n));
         return out;
     }
 
-    float[] readFloats(String what, int n) {
+    float[] readFloats(String name, int n) {
         float[] out = new float[n];
-        CudaErrors.check("copying " + what + " from the GPU", () -> JCudaDriver.cuMemcpyDtoH(Pointer.to(out), ptr, 4L * n));
+        cuda.check("copying " + name + " from the GPU", () -> cuda.driver.copyToHost(Pointer.to(out), ptr, 4L * n));
         return out;
     }
 
     /** Fills with a 16-bit pattern (0xffff is NaN in bf16 and fp16). */
-    void fill16(String what, short pattern) {
-        CudaErrors.check("filling " + what, () -> JCudaDriver.cuMemsetD16(ptr, pattern, bytes / 2));
+    void fill16(String name, short pattern) {
+        cuda.check("filling " + name, () -> cuda.driver.fill16(ptr, pattern, bytes / 2));
     }
 
-    void fill32(String what, int pattern) {
-        CudaErrors.check("filling " + what, () -> JCudaDriver.cuMemsetD32(ptr, pattern, bytes / 4));
+    void fill32(String name, int pattern) {
+        cuda.check("filling " + name, () -> cuda.driver.fill32(ptr, pattern, bytes / 4));
     }
 
+    /** Frees the memory, unless a context reset since the allocation freed it already. */
     @Override
     public void close() {
         if (!freed) {
             freed = true;
-            JCudaDriver.cuMemFree(ptr);
+            if (generation == cuda.generation()) {
+                cuda.quietly(() -> cuda.driver.free(ptr));
+            }
         }
     }
 }

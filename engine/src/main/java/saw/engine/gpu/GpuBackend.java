@@ -14,6 +14,7 @@ import saw.engine.attention.HalfFloats;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.Pass;
 import saw.engine.attention.TileLists;
+import saw.engine.guard.SizeGuard;
 import saw.engine.mask.TileLayout;
 
 /**
@@ -99,6 +100,16 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         return new GpuBackend(cuda, d.name(), d.major(), fwd);
     }
 
+    /** On another driver (a fake one in tests), with the kernels of {@code image}. */
+    static GpuBackend open(Driver driver, byte[] image, String device) {
+        return new GpuBackend(new CudaDevice(driver, 0, image), device, 8, ForwardKernel.MMA);
+    }
+
+    /** The device, for the fault drill's direct calls. */
+    CudaDevice cuda() {
+        return cuda;
+    }
+
     /** The kernels of the full set that the loaded fatbin holds. */
     public List<String> kernelNames() {
         cuda.makeCurrent();
@@ -157,16 +168,17 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         AttentionProblem p = in.problem();
         Plan plan = plan(p, layout);
         cuda.makeCurrent();
+        SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
         int kvn = (int) AttentionInputs.kvSize(p);
         int rows = p.batch() * p.heads() * p.seqQ();
-        try (Tables t = new Tables(plan.lists);
+        try (Tables t = new Tables(cuda, plan.lists);
              DeviceBuffer q = upload("Q", p.dtype(), in.q());
              DeviceBuffer k = upload("K", p.dtype(), in.k());
              DeviceBuffer v = upload("V", p.dtype(), in.v());
-             DeviceBuffer o = new DeviceBuffer("O", 2L * qn);
-             DeviceBuffer lse = new DeviceBuffer("LSE", 4L * rows)) {
+             DeviceBuffer o = cuda.buffer("O", 2L * qn);
+             DeviceBuffer lse = cuda.buffer("LSE", 4L * rows)) {
             o.fill16("O", NAN16);
             lse.fill32("LSE", NAN32);
             launchForward(plan, t, q, k, v, o, lse);
@@ -176,11 +188,11 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
                 return AttentionOutputs.forward(oh, lseh);
             }
             try (DeviceBuffer dO = upload("dO", p.dtype(), in.dO());
-                 DeviceBuffer dsum = new DeviceBuffer("Dsum", 4L * rows);
-                 DeviceBuffer dqAcc = new DeviceBuffer("dQ accumulator", 4L * qn);
-                 DeviceBuffer dq = new DeviceBuffer("dQ", 2L * qn);
-                 DeviceBuffer dk = new DeviceBuffer("dK", 2L * kvn);
-                 DeviceBuffer dv = new DeviceBuffer("dV", 2L * kvn)) {
+                 DeviceBuffer dsum = cuda.buffer("Dsum", 4L * rows);
+                 DeviceBuffer dqAcc = cuda.buffer("dQ accumulator", 4L * qn);
+                 DeviceBuffer dq = cuda.buffer("dQ", 2L * qn);
+                 DeviceBuffer dk = cuda.buffer("dK", 2L * kvn);
+                 DeviceBuffer dv = cuda.buffer("dV", 2L * kvn)) {
                 dq.fill16("dQ", NAN16);
                 dk.fill16("dK", NAN16);
                 dv.fill16("dV", NAN16);
@@ -207,12 +219,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     /** Validated problem, its tables and its launch shapes. */
     private static final class Plan {
         final AttentionProblem p;
+        final TileLayout layout;
         final TileLists lists;
         final LaunchShape fwd;
         final LaunchShape bwd;
 
-        Plan(AttentionProblem p, TileLists lists, KernelTiles tiles, ForwardKernel fwdKernel) {
+        Plan(AttentionProblem p, TileLayout layout, TileLists lists, KernelTiles tiles, ForwardKernel fwdKernel) {
             this.p = p;
+            this.layout = layout;
             this.lists = lists;
             this.fwd = fwdKernel == ForwardKernel.MMA ? KernelCatalog.forward(p, tiles, lists.numQBlocks())
                     : KernelCatalog.forwardWgmma(p, lists.numQBlocks(), fwdKernel == ForwardKernel.WGMMA_OVERLAP);
@@ -226,8 +240,9 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
+        SizeGuard.tileTables(p, layout).orThrow();
         boolean wgmma = forwardKernel != ForwardKernel.MMA && KernelCatalog.wgmmaFits(p, tiles, major);
-        return new Plan(p, TileLists.of(p, layout), tiles, wgmma ? forwardKernel : ForwardKernel.MMA);
+        return new Plan(p, layout, TileLists.of(p, layout), tiles, wgmma ? forwardKernel : ForwardKernel.MMA);
     }
 
     /** The layout tables on the device. */
@@ -246,28 +261,39 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         final DeviceBuffer bits;
         final DeviceBuffer bitsT;
 
-        Tables(TileLists t) {
-            rowOrder = DeviceBuffer.of("row order", t.rowOrder());
-            colOrder = DeviceBuffer.of("column order", t.colOrder());
-            variantOf = DeviceBuffer.of("variants", t.variantOf());
-            rowPtr = DeviceBuffer.of("row pointers", t.rowPtr());
-            rowPartial = DeviceBuffer.of("row partial counts", t.rowPartial());
-            rowKv = DeviceBuffer.of("row kv-blocks", t.rowKv());
-            rowMask = DeviceBuffer.of("row bit tiles", t.rowMask());
-            colPtr = DeviceBuffer.of("column pointers", t.colPtr());
-            colPartial = DeviceBuffer.of("column partial counts", t.colPartial());
-            colQ = DeviceBuffer.of("column q-blocks", t.colQ());
-            colMask = DeviceBuffer.of("column bit tiles", t.colMask());
-            bits = DeviceBuffer.of("bit tiles", t.bits());
-            bitsT = DeviceBuffer.of("transposed bit tiles", t.bitsT());
+        /** Every table made so far, so that a failed upload frees the ones before it. */
+        private final List<DeviceBuffer> made = new ArrayList<>();
+
+        Tables(CudaDevice cuda, TileLists t) {
+            try {
+                rowOrder = add(cuda.upload("row order", t.rowOrder()));
+                colOrder = add(cuda.upload("column order", t.colOrder()));
+                variantOf = add(cuda.upload("variants", t.variantOf()));
+                rowPtr = add(cuda.upload("row pointers", t.rowPtr()));
+                rowPartial = add(cuda.upload("row partial counts", t.rowPartial()));
+                rowKv = add(cuda.upload("row kv-blocks", t.rowKv()));
+                rowMask = add(cuda.upload("row bit tiles", t.rowMask()));
+                colPtr = add(cuda.upload("column pointers", t.colPtr()));
+                colPartial = add(cuda.upload("column partial counts", t.colPartial()));
+                colQ = add(cuda.upload("column q-blocks", t.colQ()));
+                colMask = add(cuda.upload("column bit tiles", t.colMask()));
+                bits = add(cuda.upload("bit tiles", t.bits()));
+                bitsT = add(cuda.upload("transposed bit tiles", t.bitsT()));
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        private DeviceBuffer add(DeviceBuffer b) {
+            made.add(b);
+            return b;
         }
 
         @Override
         public void close() {
-            for (DeviceBuffer b : new DeviceBuffer[] {rowOrder, colOrder, variantOf, rowPtr, rowPartial, rowKv, rowMask, colPtr,
-                    colPartial, colQ, colMask, bits, bitsT}) {
-                b.close();
-            }
+            made.forEach(DeviceBuffer::close);
+            made.clear();
         }
     }
 
@@ -291,12 +317,12 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
     }
 
-    private static DeviceBuffer upload(String what, DType type, java.nio.FloatBuffer values) {
+    private DeviceBuffer upload(String what, DType type, java.nio.FloatBuffer values) {
         short[] bits = new short[values.remaining()];
         for (int i = 0; i < bits.length; i++) {
             bits[i] = HalfFloats.encode(type, values.get(i));
         }
-        return DeviceBuffer.of(what, bits);
+        return cuda.upload(what, bits);
     }
 
     private static float[] decode(DType type, short[] bits) {
@@ -305,6 +331,15 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             out[i] = HalfFloats.decode(type, bits[i]);
         }
         return out;
+    }
+
+    /** How many input sets a timed run rotates over: enough that they do not fit in {@value #ROTATION_BYTES} bytes of cache. */
+    static int inputSets(AttentionProblem p, Pass pass) {
+        long qn = AttentionInputs.qSize(p);
+        long kvn = AttentionInputs.kvSize(p);
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        long perSet = pass == Pass.FWD ? 2 * (qn + 2 * kvn) + 4 * rows : 2 * (3 * qn + 2 * kvn) + 8 * rows + 4 * qn;
+        return (int) Math.max(1, Math.min(MAX_INPUT_SETS, (ROTATION_BYTES + perSet - 1) / perSet));
     }
 
     /**
@@ -318,6 +353,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         private final List<DeviceBuffer[]> sets = new ArrayList<>();
         private final CUevent start;
         private final CUevent end;
+        private final int eventsMadeIn;
         private int next;
 
         TimedRun(Plan plan, Pass pass, long seed) {
@@ -327,26 +363,26 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             long qn = AttentionInputs.qSize(p);
             long kvn = AttentionInputs.kvSize(p);
             long rows = (long) p.batch() * p.heads() * p.seqQ();
-            long perSet = pass == Pass.FWD ? 2 * (qn + 2 * kvn) + 4 * rows : 2 * (3 * qn + 2 * kvn) + 8 * rows + 4 * qn;
-            int count = (int) Math.max(1, Math.min(MAX_INPUT_SETS, (ROTATION_BYTES + perSet - 1) / perSet));
-            this.tables = new Tables(plan.lists);
+            int count = inputSets(p, pass);
+            SizeGuard.gpuRun(p, plan.layout, pass, count, cuda.freeBytes()).orThrow();
+            this.tables = new Tables(cuda, plan.lists);
             try {
                 for (int s = 0; s < count; s++) {
                     // q k v o lse [dO dsum dqAcc dq dk dv]
                     DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
+                    sets.add(set); // before allocating, so that close() frees what a failure leaves
                     set[0] = filled("Q", qn, seed * 31 + s * 7 + 1);
                     set[1] = filled("K", kvn, seed * 31 + s * 7 + 2);
                     set[2] = filled("V", kvn, seed * 31 + s * 7 + 3);
-                    set[3] = new DeviceBuffer("O", 2 * qn);
-                    set[4] = new DeviceBuffer("LSE", 4 * rows);
-                    sets.add(set);
+                    set[3] = cuda.buffer("O", 2 * qn);
+                    set[4] = cuda.buffer("LSE", 4 * rows);
                     if (pass == Pass.BWD) {
                         set[5] = filled("dO", qn, seed * 31 + s * 7 + 4);
-                        set[6] = new DeviceBuffer("Dsum", 4 * rows);
-                        set[7] = new DeviceBuffer("dQ accumulator", 4 * qn);
-                        set[8] = new DeviceBuffer("dQ", 2 * qn);
-                        set[9] = new DeviceBuffer("dK", 2 * kvn);
-                        set[10] = new DeviceBuffer("dV", 2 * kvn);
+                        set[6] = cuda.buffer("Dsum", 4 * rows);
+                        set[7] = cuda.buffer("dQ accumulator", 4 * qn);
+                        set[8] = cuda.buffer("dQ", 2 * qn);
+                        set[9] = cuda.buffer("dK", 2 * kvn);
+                        set[10] = cuda.buffer("dV", 2 * kvn);
                         launchForward(plan, tables, set[0], set[1], set[2], set[3], set[4]);
                     }
                 }
@@ -355,13 +391,19 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
                 close();
                 throw e;
             }
+            this.eventsMadeIn = cuda.generation();
             this.start = cuda.event();
             this.end = cuda.event();
         }
 
         private DeviceBuffer filled(String what, long n, long seed) {
-            DeviceBuffer b = new DeviceBuffer(what, 2 * n);
-            cuda.launch(KernelCatalog.fill(plan.p.dtype(), n), b, n, seed);
+            DeviceBuffer b = cuda.buffer(what, 2 * n);
+            try {
+                cuda.launch(KernelCatalog.fill(plan.p.dtype(), n), b, n, seed);
+            } catch (RuntimeException e) {
+                b.close();
+                throw e;
+            }
             return b;
         }
 
@@ -373,6 +415,10 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         @Override
         public double runTimedMs() {
             cuda.makeCurrent();
+            if (cuda.generation() != eventsMadeIn) {
+                throw new GpuException("this prepared run's GPU memory was lost when the context was reset after a fault; "
+                        + "prepare the run again");
+            }
             cuda.syncEachLaunch(false);
             DeviceBuffer[] s = sets.get(next);
             next = (next + 1) % sets.size();
@@ -398,8 +444,8 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             sets.clear();
             tables.close();
             if (start != null) {
-                CudaDevice.destroy(start);
-                CudaDevice.destroy(end);
+                cuda.destroy(start, eventsMadeIn);
+                cuda.destroy(end, eventsMadeIn);
             }
         }
     }

@@ -23,27 +23,14 @@ public final class BoundMask {
     private BoundMask(Mask mask, Dims dims) {
         this.mask = mask;
         this.dims = dims;
-        this.batchPeriod = variesWithBatch(mask) ? dims.batch() : 1;
-        this.headPeriod = (int) Math.min(dims.heads(), headPeriod(mask));
-        this.variantOf = new int[batchPeriod * headPeriod];
-        Map<Mask, Integer> seen = new HashMap<>();
-        List<Mask> masks = new ArrayList<>();
-        for (int b = 0; b < batchPeriod; b++) {
-            for (int h = 0; h < headPeriod; h++) {
-                Mask resolved = resolve(mask, b, h);
-                Integer index = seen.get(resolved);
-                if (index == null) {
-                    index = masks.size();
-                    seen.put(resolved, index);
-                    masks.add(resolved);
-                }
-                variantOf[b * headPeriod + h] = index;
-            }
-        }
-        this.variantMasks = List.copyOf(masks);
-        this.variants = new Node[masks.size()];
+        Variants resolved = new Variants(mask, dims);
+        this.batchPeriod = resolved.batchPeriod;
+        this.headPeriod = resolved.headPeriod;
+        this.variantOf = resolved.variantOf;
+        this.variantMasks = List.copyOf(resolved.masks);
+        this.variants = new Node[variantMasks.size()];
         for (int v = 0; v < variants.length; v++) {
-            variants[v] = build(masks.get(v));
+            variants[v] = build(variantMasks.get(v));
         }
     }
 
@@ -57,6 +44,41 @@ public final class BoundMask {
             throw new IllegalArgumentException(problems.get(0).toString());
         }
         return new BoundMask(mask, dims);
+    }
+
+    /**
+     * The distinct masks the (batch, head) pairs resolve to, as {@link #variantMask} gives them, without building
+     * anything: what size estimates need before binding.
+     */
+    public static List<Mask> variantMasks(Mask mask, Dims dims) {
+        return List.copyOf(new Variants(mask, dims).masks);
+    }
+
+    /** Which resolved mask each (batch, head) pair of one period uses. */
+    private static final class Variants {
+        final int batchPeriod;
+        final int headPeriod;
+        final int[] variantOf;
+        final List<Mask> masks = new ArrayList<>();
+
+        Variants(Mask mask, Dims dims) {
+            batchPeriod = variesWithBatch(mask) ? dims.batch() : 1;
+            headPeriod = (int) Math.min(dims.heads(), headPeriod(mask));
+            variantOf = new int[batchPeriod * headPeriod];
+            Map<Mask, Integer> seen = new HashMap<>();
+            for (int b = 0; b < batchPeriod; b++) {
+                for (int h = 0; h < headPeriod; h++) {
+                    Mask resolved = resolve(mask, b, h);
+                    Integer index = seen.get(resolved);
+                    if (index == null) {
+                        index = masks.size();
+                        seen.put(resolved, index);
+                        masks.add(resolved);
+                    }
+                    variantOf[b * headPeriod + h] = index;
+                }
+            }
+        }
     }
 
     public Mask mask() {

@@ -2,16 +2,15 @@ package saw.ui.chart;
 
 import java.awt.Rectangle;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.svg.SVGGraphics2D;
-import org.jfree.svg.SVGUtils;
+import saw.engine.io.AtomicFiles;
 
-/** Writes a chart to a PNG or SVG file, chosen by the file's extension; works headless. */
+/** Writes a chart to a PNG or SVG file (atomically), chosen by the file's extension; works headless. */
 public final class ChartFiles {
     public static final int DEFAULT_WIDTH = 1200;
     public static final int DEFAULT_HEIGHT = 600;
@@ -27,13 +26,12 @@ public final class ChartFiles {
             throw new IllegalArgumentException("chart size must be positive, got " + width + "x" + height);
         }
         if (name.endsWith(".png")) {
-            try (OutputStream out = Files.newOutputStream(file)) {
-                ChartUtils.writeChartAsPNG(out, chart, width, height);
-            }
+            AtomicFiles.write(file, out -> ChartUtils.writeChartAsPNG(out, chart, width, height));
         } else if (name.endsWith(".svg")) {
             SVGGraphics2D g = new SVGGraphics2D(width, height);
             chart.draw(g, new Rectangle(0, 0, width, height));
-            SVGUtils.writeToSVG(file.toFile(), g.getSVGElement());
+            byte[] svg = g.getSVGDocument().getBytes(StandardCharsets.UTF_8);
+            AtomicFiles.write(file, out -> out.write(svg));
         } else {
             throw new IllegalArgumentException("chart file '" + file + "' must end in .png or .svg");
         }

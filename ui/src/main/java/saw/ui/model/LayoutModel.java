@@ -14,6 +14,7 @@ import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.value.ObservableValue;
 import javafx.concurrent.Task;
+import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.TileLayout;
 
@@ -136,8 +137,13 @@ public final class LayoutModel {
         }
     }
 
-    /** Binds and compiles on the calling thread; the view-model calls it from a task. */
+    /**
+     * Binds and compiles on the calling thread; the view-model calls it from a task. Work that would not fit in the
+     * heap or would take hours is refused first, with the estimate (saw.engine.guard.TooLarge).
+     */
     public static Compiled compile(MaskConfig c) {
+        SizeGuard.compile(c).orThrow();
+        SizeGuard.compileTime(c).orThrow();
         long t0 = System.nanoTime();
         TileLayout layout = BoundMask.bind(c.mask(), c.dims()).compile(c.block().q(), c.block().kv());
         double ms = (System.nanoTime() - t0) / 1e6;

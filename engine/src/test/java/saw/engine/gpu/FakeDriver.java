@@ -1,0 +1,250 @@
+package saw.engine.gpu;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import jcuda.CudaException;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+
+/**
+ * A CUDA driver in Java, for provoking faults without a GPU: it keeps account of device memory, knows which kernels
+ * its "fatbin" holds, runs kernels as no-ops, and fails as told: allocations past the memory (or past a limit, as
+ * fragmentation does), launches, and kernels that lose the context, after which every call fails until a reset,
+ * as CUDA's sticky errors do.
+ */
+final class FakeDriver implements Driver {
+    static final String LOST = "CUDA_ERROR_ILLEGAL_ADDRESS";
+
+    final long total;
+    final Set<String> kernels = new HashSet<>(KernelCatalog.allNames());
+    /** Allocations larger than this fail even when memory is free. */
+    long largestAllocation = Long.MAX_VALUE;
+    /** The next launch fails with this error (then it is cleared). */
+    String failNextLaunch;
+    /** The next launch of this kernel faults while it runs: the next wait reports a lost context. */
+    String faultingKernel;
+    /** Why {@link #open} fails, or null. */
+    String openFails;
+
+    final Map<CUdeviceptr, Long> live = new IdentityHashMap<>();
+    private final Map<CUfunction, String> functionNames = new IdentityHashMap<>();
+    private final Set<CUmodule> modules = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    final List<String> launched = new ArrayList<>();
+    /** The most memory allocated at once. */
+    long peak;
+    int resets;
+    int modulesLoaded;
+    int events;
+    private boolean faultPending;
+    private boolean lost;
+    private boolean open;
+
+    FakeDriver(long totalBytes) {
+        this.total = totalBytes;
+    }
+
+    long used() {
+        return live.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private void usable() {
+        if (!open) {
+            throw new CudaException("CUDA_ERROR_NOT_INITIALIZED");
+        }
+        if (lost) {
+            throw new CudaException(LOST);
+        }
+    }
+
+    @Override
+    public void open(int ordinal) {
+        if (openFails != null) {
+            throw new CudaException(openFails);
+        }
+        open = true;
+    }
+
+    @Override
+    public void makeCurrent() {
+        usable();
+    }
+
+    @Override
+    public void reset() {
+        resets++;
+        live.clear();
+        modules.clear();
+        functionNames.clear();
+        events = 0;
+        lost = false;
+        faultPending = false;
+    }
+
+    @Override
+    public void close() {
+        open = false;
+    }
+
+    @Override
+    public int maxSharedPerBlockOptIn() {
+        usable();
+        return 227 * 1024;
+    }
+
+    @Override
+    public long[] memory() {
+        usable();
+        return new long[] {total - used(), total};
+    }
+
+    @Override
+    public CUmodule loadModule(byte[] image) {
+        usable();
+        CUmodule m = new CUmodule();
+        modules.add(m);
+        modulesLoaded++;
+        return m;
+    }
+
+    @Override
+    public void unloadModule(CUmodule module) {
+        usable();
+        modules.remove(module);
+    }
+
+    @Override
+    public CUfunction function(CUmodule module, String name) {
+        usable();
+        if (!modules.contains(module)) {
+            throw new CudaException("CUDA_ERROR_INVALID_HANDLE");
+        }
+        if (!kernels.contains(name)) {
+            throw new CudaException("CUDA_ERROR_NOT_FOUND");
+        }
+        CUfunction f = new CUfunction();
+        functionNames.put(f, name);
+        return f;
+    }
+
+    @Override
+    public void setMaxDynamicShared(CUfunction function, int bytes) {
+        usable();
+    }
+
+    @Override
+    public void launch(CUfunction function, int grid, int block, int sharedBytes, Pointer params) {
+        usable();
+        String name = functionNames.get(function);
+        if (name == null) {
+            throw new CudaException("CUDA_ERROR_INVALID_HANDLE");
+        }
+        if (block > 1024) {
+            throw new CudaException("CUDA_ERROR_INVALID_VALUE");
+        }
+        if (failNextLaunch != null) {
+            String error = failNextLaunch;
+            failNextLaunch = null;
+            throw new CudaException(error);
+        }
+        launched.add(name);
+        if (name.equals(faultingKernel)) {
+            faultingKernel = null;
+            faultPending = true;
+        }
+    }
+
+    /** A wait: reports a fault of the launches since the last wait; from then on the context is lost. */
+    private void await() {
+        usable();
+        if (faultPending) {
+            faultPending = false;
+            lost = true;
+            throw new CudaException(LOST);
+        }
+    }
+
+    @Override
+    public void synchronize() {
+        await();
+    }
+
+    @Override
+    public CUdeviceptr alloc(long bytes) {
+        usable();
+        if (bytes > largestAllocation || bytes > total - used()) {
+            throw new CudaException("CUDA_ERROR_OUT_OF_MEMORY");
+        }
+        CUdeviceptr p = new CUdeviceptr();
+        live.put(p, bytes);
+        peak = Math.max(peak, used());
+        return p;
+    }
+
+    @Override
+    public void free(CUdeviceptr ptr) {
+        usable();
+        if (live.remove(ptr) == null) {
+            throw new CudaException("CUDA_ERROR_INVALID_VALUE");
+        }
+    }
+
+    private void touch(CUdeviceptr ptr, long bytes) {
+        usable();
+        Long size = live.get(ptr);
+        if (size == null || bytes > size) {
+            throw new CudaException("CUDA_ERROR_INVALID_VALUE");
+        }
+    }
+
+    @Override
+    public void copyToDevice(CUdeviceptr dst, Pointer src, long bytes) {
+        touch(dst, bytes);
+    }
+
+    @Override
+    public void copyToHost(Pointer dst, CUdeviceptr src, long bytes) {
+        await();
+        touch(src, bytes);
+    }
+
+    @Override
+    public void fill16(CUdeviceptr ptr, short value, long count) {
+        touch(ptr, 2 * count);
+    }
+
+    @Override
+    public void fill32(CUdeviceptr ptr, int value, long count) {
+        touch(ptr, 4 * count);
+    }
+
+    @Override
+    public CUevent eventCreate() {
+        usable();
+        events++;
+        return new CUevent();
+    }
+
+    @Override
+    public void eventRecord(CUevent event) {
+        usable();
+    }
+
+    @Override
+    public float eventElapsedMs(CUevent start, CUevent end) {
+        await();
+        return 0.5f;
+    }
+
+    @Override
+    public void eventDestroy(CUevent event) {
+        usable();
+        events--;
+    }
+}
