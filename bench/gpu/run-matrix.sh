@@ -33,7 +33,9 @@ run 'window(256)'                            --seq 8192                         
 echo "verify matrix: $pass passed, $fail failed" | tee -a "$log"
 for f in "${failed[@]}"; do echo "  failed: $f"; done
 
-if command -v compute-sanitizer >/dev/null; then
+if [[ -n ${SAW_SKIP_SANITIZER:-} ]]; then
+  echo "compute-sanitizer skipped (SAW_SKIP_SANITIZER is set)"
+elif command -v compute-sanitizer >/dev/null; then
   small=(verify 'and(causal,docs(100,200))' --seq 320 --heads 2 --kv-heads 1 --head-dim 64 --dtype bf16)
   for tool in memcheck racecheck; do
     for block in 128x64 64x128; do

@@ -2,3 +2,4 @@
 #include "attention_fwd.cu"
 #include "attention_bwd.cu"
 #include "random_fill.cu"
+#include "attention_fwd_wgmma.cu"

@@ -31,10 +31,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
 
     private final CudaDevice cuda;
     private final String description;
+    private final int major;
+    private ForwardKernel forwardKernel;
 
-    private GpuBackend(CudaDevice cuda, String description) {
+    private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel) {
         this.cuda = cuda;
         this.description = description;
+        this.major = major;
+        this.forwardKernel = forwardKernel;
     }
 
     /** What is there, in a sentence a user understands; never throws. */
@@ -90,13 +94,15 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         if (!status.usable()) {
             throw new GpuException(status.message());
         }
+        ForwardKernel fwd = ForwardKernel.configured();
         CudaDevice cuda = new CudaDevice(0);
-        return new GpuBackend(cuda, new JCudaProbe().device(0).name());
+        DeviceProbe.Device d = new JCudaProbe().device(0);
+        return new GpuBackend(cuda, d.name(), d.major(), fwd);
     }
 
     /** On another driver (a fake one in tests), with the kernels of {@code image}. */
     static GpuBackend open(Driver driver, byte[] image, String device) {
-        return new GpuBackend(new CudaDevice(driver, 0, image), device);
+        return new GpuBackend(new CudaDevice(driver, 0, image), device, 8, ForwardKernel.MMA);
     }
 
     /** The device, for the fault drill's direct calls. */
@@ -124,6 +130,15 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     /** Null when the kernels can run this problem with this layout's tiles, else why not. */
     public static String unsupported(AttentionProblem p, TileLayout layout) {
         return KernelCatalog.unsupported(p, new KernelTiles(layout.blockQ(), layout.blockKv()));
+    }
+
+    /** The forward kernel family preferred from now on (the backward is unchanged). */
+    public void forwardKernel(ForwardKernel kernel) {
+        this.forwardKernel = kernel;
+    }
+
+    public ForwardKernel forwardKernel() {
+        return forwardKernel;
     }
 
     @Override
@@ -209,23 +224,25 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         final LaunchShape fwd;
         final LaunchShape bwd;
 
-        Plan(AttentionProblem p, TileLayout layout, TileLists lists, KernelTiles tiles) {
+        Plan(AttentionProblem p, TileLayout layout, TileLists lists, KernelTiles tiles, ForwardKernel fwdKernel) {
             this.p = p;
             this.layout = layout;
             this.lists = lists;
-            this.fwd = KernelCatalog.forward(p, tiles, lists.numQBlocks());
+            this.fwd = fwdKernel == ForwardKernel.MMA ? KernelCatalog.forward(p, tiles, lists.numQBlocks())
+                    : KernelCatalog.forwardWgmma(p, lists.numQBlocks(), fwdKernel == ForwardKernel.WGMMA_OVERLAP);
             this.bwd = KernelCatalog.backward(p, tiles, lists.numKvBlocks());
         }
     }
 
-    private static Plan plan(AttentionProblem p, TileLayout layout) {
+    private Plan plan(AttentionProblem p, TileLayout layout) {
         KernelTiles tiles = new KernelTiles(layout.blockQ(), layout.blockKv());
         String why = KernelCatalog.unsupported(p, tiles);
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
         SizeGuard.tileTables(p, layout).orThrow();
-        return new Plan(p, layout, TileLists.of(p, layout), tiles);
+        boolean wgmma = forwardKernel != ForwardKernel.MMA && KernelCatalog.wgmmaFits(p, tiles, major);
+        return new Plan(p, layout, TileLists.of(p, layout), tiles, wgmma ? forwardKernel : ForwardKernel.MMA);
     }
 
     /** The layout tables on the device. */

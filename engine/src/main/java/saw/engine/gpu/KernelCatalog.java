@@ -62,6 +62,29 @@ final class KernelCatalog {
                 forwardWarps(tiles) * 32, smem);
     }
 
+    /** The Hopper forward's only tile (attention_fwd_wgmma.cu): 128 q rows in two warpgroups, 128 kv rows. */
+    static final KernelTiles WGMMA_TILES = new KernelTiles(128, 128);
+    static final int WGMMA_THREADS = 256;
+    static final int WGMMA_STAGES = 3;
+    /** Compute capability major of the sm_90a image that holds the wgmma kernels' code. */
+    static final int WGMMA_MAJOR = 9;
+
+    static String forwardWgmmaName(DType t, int d, boolean overlap) {
+        return (overlap ? "fwd_wgmmaov_" : "fwd_wgmma_") + t.label() + "_d" + d + "_q128_kv128";
+    }
+
+    /** Whether the wgmma forward runs this problem with these tiles on a GPU of this compute capability. */
+    static boolean wgmmaFits(AttentionProblem p, KernelTiles tiles, int major) {
+        return major == WGMMA_MAJOR && tiles.equals(WGMMA_TILES) && contains(HEAD_DIMS, p.headDim());
+    }
+
+    /** Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. */
+    static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, boolean overlap) {
+        int d = p.headDim();
+        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024;
+        return new LaunchShape(forwardWgmmaName(p.dtype(), d, overlap), (long) p.batch() * p.heads() * numQBlocks, WGMMA_THREADS, smem);
+    }
+
     static LaunchShape backward(AttentionProblem p, KernelTiles tiles, int numKvBlocks) {
         int d = p.headDim();
         int bkv = tiles.blockKv();
@@ -104,6 +127,8 @@ final class KernelCatalog {
                         names.add(backwardName(t, d, tiles, true));
                     }
                 }
+                names.add(forwardWgmmaName(t, d, false));
+                names.add(forwardWgmmaName(t, d, true));
                 names.add("bwd_pre_" + t.label() + "_d" + d);
             }
             names.add("bwd_dq_" + t.label());
@@ -114,7 +139,8 @@ final class KernelCatalog {
 
     /** A short description of the kernel set, e.g. for {@code saw env}. */
     static String summary() {
-        return String.format(Locale.ROOT, "%d kernels: forward and backward for bf16/fp16, head dims 64/128, tiles q{64,128} x kv{32,64,128}",
+        return String.format(Locale.ROOT, "%d kernels: forward and backward for bf16/fp16, head dims 64/128, tiles q{64,128} x kv{32,64,128}; "
+                + "wgmma forward 128x128 on compute capability 9.0",
                 allNames().size());
     }
 

@@ -80,9 +80,51 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 + 2 * 2, names.size());
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 3 + 2 * 2, names.size());
+        assertTrue(names.contains("fwd_wgmma_fp16_d64_q128_kv128"));
+        assertTrue(names.contains("fwd_wgmmaov_bf16_d128_q128_kv128"));
         assertEquals(names.size(), new HashSet<>(names).size());
         assertTrue(names.contains("bwd_bf16_d128_q128_kv128_softcap"));
+    }
+
+    @Test
+    void wgmmaForwardRunsOnlyOnHopperWith128x128Tiles() {
+        AttentionProblem p = new AttentionProblem(4, 16, 4, 8192, 8192, 128, DType.BF16, 0.1, 30);
+        KernelTiles t = new KernelTiles(128, 128);
+        assertTrue(KernelCatalog.wgmmaFits(p, t, 9));
+        assertTrue(!KernelCatalog.wgmmaFits(p, t, 8), "sm_80 has no wgmma");
+        assertTrue(!KernelCatalog.wgmmaFits(p, t, 10), "the fatbin's sm_90a code does not run on later majors");
+        assertTrue(!KernelCatalog.wgmmaFits(p, new KernelTiles(128, 64), 9));
+        assertEquals("fwd_wgmmaov_bf16_d128_q128_kv128", KernelCatalog.forwardWgmma(p, 64, true).kernel());
+        LaunchShape s = KernelCatalog.forwardWgmma(p, 64, false);
+        assertEquals("fwd_wgmma_bf16_d128_q128_kv128", s.kernel());
+        assertEquals(4L * 16 * 64, s.grid());
+        assertEquals(256, s.block(), "two warpgroups");
+        assertEquals((128 * 128 + 6 * 128 * 128) * 2 + 1024, s.sharedBytes());
+        assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
+    }
+
+    @Test
+    void forwardKernelSettingIsParsedWithASentenceOnBadValues() {
+        assertEquals(ForwardKernel.WGMMA, ForwardKernel.parse(" WGMMA ", "x"));
+        assertEquals(ForwardKernel.MMA, ForwardKernel.parse("mma", "x"));
+        assertEquals(ForwardKernel.WGMMA_OVERLAP, ForwardKernel.parse("wgmma-overlap", "x"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ForwardKernel.parse("tma", "-Dsaw.kernel.fwd"));
+        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma or wgmma-overlap)", e.getMessage());
+        String before = System.getProperty(ForwardKernel.PROPERTY);
+        try {
+            System.setProperty(ForwardKernel.PROPERTY, "mma");
+            assertEquals(ForwardKernel.MMA, ForwardKernel.configured(), "the property forces the old path");
+            System.setProperty(ForwardKernel.PROPERTY, "wgmma-overlap");
+            assertEquals(ForwardKernel.WGMMA_OVERLAP, ForwardKernel.configured());
+        } finally {
+            if (before == null) {
+                System.clearProperty(ForwardKernel.PROPERTY);
+            } else {
+                System.setProperty(ForwardKernel.PROPERTY, before);
+            }
+        }
     }
 
     @Test

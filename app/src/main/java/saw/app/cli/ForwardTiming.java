@@ -1,0 +1,96 @@
+package saw.app.cli;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.DType;
+import saw.engine.attention.Pass;
+import saw.engine.gpu.ForwardKernel;
+import saw.engine.gpu.GpuBackend;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
+import saw.engine.mask.TileLayout;
+
+/**
+ * The Hopper forward against the mma.sync forward in one run (issue 6): B=4, H=16, bf16, D=128 (or the head dim
+ * given with -Dsaw.timing.d), causal, window 1024, 8 packed causal documents and random blocks at 10/50/100 %;
+ * mma at 128x64 and 128x128, wgmma and wgmma-overlap at 128x128; median of 20 event-timed runs after 3 warm-ups, useful TFLOP/s.
+ * Run with: {@code java -cp 'lib/*' saw.app.cli.ForwardTiming [S ...]}.
+ */
+public final class ForwardTiming {
+    private static final int REPS = 20;
+    private static final int WARMUP = 3;
+    private static final String[] MASKS = {"causal", "window1024", "docs8", "random10", "random50", "random100"};
+
+    private ForwardTiming() {}
+
+    private record Variant(ForwardKernel kernel, int blockQ, int blockKv) {}
+
+    private static final Variant[] VARIANTS = {
+        new Variant(ForwardKernel.MMA, 128, 64), new Variant(ForwardKernel.MMA, 128, 128), new Variant(ForwardKernel.WGMMA, 128, 128),
+        new Variant(ForwardKernel.WGMMA_OVERLAP, 128, 128)};
+
+    public static void main(String[] args) {
+        int[] seqs = args.length == 0 ? new int[] {8192, 16384} : Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
+        int d = Integer.getInteger("saw.timing.d", 128);
+        List<String> table = new ArrayList<>();
+        table.add(String.format(Locale.ROOT, "%-10s %6s %4s %-32s %9s %8s %8s", "mask", "S", "D", "kernel", "median_ms", "TFLOP/s",
+                "vs_mma"));
+        try (GpuBackend gpu = GpuBackend.open()) {
+            System.out.println("device: " + gpu.device());
+            for (int s : seqs) {
+                for (String name : MASKS) {
+                    AttentionProblem p = AttentionProblem.of(4, 16, 16, s, s, d, DType.BF16);
+                    double bestMma = Double.MAX_VALUE;
+                    for (Variant v : VARIANTS) {
+                        BoundMask bound = BoundMask.bind(mask(name, s, v.blockQ, v.blockKv), new Dims(s, s, 4, 16));
+                        TileLayout layout = bound.compile(v.blockQ, v.blockKv);
+                        double flops = p.forwardFlops(bound.attendedPairs());
+                        gpu.forwardKernel(v.kernel);
+                        String[] kernel = new String[1];
+                        double ms = medianMs(gpu, p, layout, kernel);
+                        if (v.kernel == ForwardKernel.MMA) {
+                            bestMma = Math.min(bestMma, ms);
+                        }
+                        String line = String.format(Locale.ROOT, "%-10s %6d %4d %-32s %9.3f %8.1f %8s", name, s, d, kernel[0], ms,
+                                flops / (ms * 1e-3) / 1e12, v.kernel == ForwardKernel.MMA ? "" : String.format(Locale.ROOT, "%.2fx", bestMma / ms));
+                        System.out.println(line);
+                        table.add(line);
+                    }
+                }
+            }
+        }
+        System.out.println();
+        table.forEach(System.out::println);
+    }
+
+    /** Random blocks are drawn per tile size, like saw bench --density: the same density, not the same blocks. */
+    private static Mask mask(String name, int s, int bq, int bkv) {
+        if (name.startsWith("random")) {
+            double density = Integer.parseInt(name.substring("random".length())) / 100.0;
+            int nkv = (s + bkv - 1) / bkv;
+            int perRow = (int) Math.max(1, Math.min(nkv, Math.round(density * nkv)));
+            return new Mask.RandomBlocks(bq, bkv, perRow, 0);
+        }
+        return KernelTiming.mask(name, s);
+    }
+
+    private static double medianMs(GpuBackend gpu, AttentionProblem p, TileLayout layout, String[] kernel) {
+        try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, Pass.FWD, 42)) {
+            for (int i = 0; i < WARMUP; i++) {
+                run.runTimedMs();
+            }
+            double[] ms = new double[REPS];
+            for (int i = 0; i < REPS; i++) {
+                ms[i] = run.runTimedMs();
+            }
+            Arrays.sort(ms);
+            kernel[0] = run.kernelName();
+            return ms[REPS / 2];
+        }
+    }
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Issue 6, Hopper forward: SASS check, saw verify of the wgmma forward over a matrix, compute-sanitizer, then the
+# mma vs wgmma forward timing. Runs from a folder made by bench/gpu-pack.sh (plus this script and ForwardTiming).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here}
+java="$here/runtime/bin/java"
+: >"$out/summary.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader || true
+
+# 1. SASS: HGMMA / HMMA / local-memory instructions per forward kernel of the sm_90a image
+python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
+  "$here"/lib/saw-engine-*.jar > /tmp/saw.fatbin || unzip -p "$here"/lib/saw-engine-*.jar saw/kernels/saw_attention.fatbin > /tmp/saw.fatbin
+cuobjdump --dump-sass /tmp/saw.fatbin > "$out/sass.txt" 2>&1 || echo "cuobjdump failed"
+awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^fwd_/ && arch=="sm_90a" {
+       if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /HMMA/) hm[fn]++; if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
+     END { for (f in seen) printf "%-36s HGMMA %4d  HMMA %4d  local %3d\n", f, hg[f], hm[f], lm[f] }' "$out/sass.txt" \
+  | sort | grep -E 'wgmma|(bf16|fp16)_d128_q128_kv(64|128) ' > "$out/sass-summary.txt"
+cat "$out/sass-summary.txt"
+gzip -f "$out/sass.txt"
+
+# 2. saw verify, wgmma forward (128x128 tiles; the backend falls back to mma.sync elsewhere)
+log=$out/verify.log; : >"$log"
+pass=0; fail=0; failed=()
+run1() {  # VARIANT verify-args...
+  local o rc v=$1; shift
+  o=$(SAW_JAVA_OPTS=-Dsaw.kernel.fwd=$v timeout 60 "$here/saw" verify "$@" --block 128x128 --pass fwd 2>&1); rc=$?
+  echo "== $v $*" >>"$log"
+  echo "$o" >>"$log"; echo "rc=$rc" >>"$log"
+  if [[ $rc == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$v $*"); fi
+  printf '%-4s %-13s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$v" "$*" "$(echo "$o" | awk '$1=="O"||$1=="LSE"{printf "%s %s  ", $1, $2}')"
+  [[ $rc == 0 ]] || echo "$o" | tail -6
+}
+run() { run1 wgmma "$@"; run1 wgmma-overlap "$@"; }
+run causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
+run causal --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
+run 'window(256)' --seq 4096 --head-dim 64 --dtype bf16 --heads 4
+run 'docs(700,1500,1200,500)' --seq 4096 --head-dim 128 --dtype bf16 --heads 2 --softcap 30
+run 'and(causal,docs(3000,2000,1000,1500))' --seq 8192 --head-dim 64 --dtype fp16 --heads 8 --kv-heads 2
+run 'random(128,128,4,7)' --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
+run 'random(128,128,16,3)' --seq 8192 --head-dim 128 --dtype bf16 --heads 2
+run 'or(sinks(16),and(causal,not(window(300))))' --seq 1000 --seq-kv 1500 --head-dim 64 --dtype bf16 --heads 2
+run 'or(sinks(16),and(causal,not(window(300))))' --seq 4096 --head-dim 128 --dtype fp16 --heads 2
+run 'causal(3096)' --seq 1000 --seq-kv 4096 --head-dim 128 --dtype fp16 --heads 2
+run 'window(256)' --seq 1000 --seq-kv 700 --head-dim 64 --dtype bf16 --heads 2 --softcap 10
+run 'heads(causal,window(128),docs(300,400))' --seq 1000 --head-dim 128 --dtype fp16 --heads 6
+run 'dilated(3)' --seq 1000 --head-dim 64 --dtype fp16 --heads 2 --softcap 20
+run full --seq 4096 --head-dim 128 --dtype bf16 --heads 2
+echo "wgmma + wgmma-overlap verify matrix: $pass passed, $fail failed" | tee -a "$log"
+for f in "${failed[@]}"; do echo "  failed: $f"; done
+# the default (mma.sync) path is untouched: one forward+backward check
+o=$(timeout 90 "$here/saw" verify causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4 --block 128x64 --pass fwd,bwd 2>&1)
+echo "mma default path: rc=$? $(echo "$o" | grep -cE ' ok$| pass') outputs"; echo "$o" >>"$log"
+
+# 3. timing: mma.sync 128x64 / 128x128 vs wgmma and wgmma-overlap 128x128, B=4 H=16 bf16, D=128 then D=64
+timeout 150 "$java" -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 2>&1 | tee "$out/timing.log" | grep -E "^device|Exception|rror"
+echo "timing rc=$?"
+timeout 90 "$java" -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 > "$out/timing-d64.log" 2>&1
+echo "timing D=64 rc=$?"
+
+# 4. compute-sanitizer on a small case (5 q-tiles, GQA, documents with padding)
+small=(verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 --block 128x128 --pass fwd)
+for vt in wgmma:memcheck wgmma-overlap:memcheck wgmma-overlap:racecheck; do
+  o=$(timeout 45 compute-sanitizer --tool ${vt#*:} --error-exitcode 9 "$java" -Dsaw.kernel.fwd=${vt%%:*} -cp "$here/lib/*" saw.app.Main "${small[@]}" 2>&1); rc=$?
+  echo "== $vt" >>"$out/sanitizer.log"; echo "$o" >>"$out/sanitizer.log"
+  echo "compute-sanitizer $vt: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/summary.txt"
+done
+echo; cat "$out/sass-summary.txt"; echo "wgmma + wgmma-overlap verify matrix: $pass passed, $fail failed"
+awk '/^mask/{p=1} p' "$out/timing-d64.log" | grep -E 'wgmma|mask' | head -30
+awk '/^mask/{p=1} p' "$out/timing.log" | tail -49
