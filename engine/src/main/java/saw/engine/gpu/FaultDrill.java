@@ -82,11 +82,16 @@ public final class FaultDrill {
                 return pass(String.format(Locale.ROOT, "%s ran in %.3f ms", run.kernelName(), ms));
             }
         });
-        long[] after = cuda.driver.memory();
         boolean ok = steps.stream().allMatch(Step::ok);
         print(out);
-        out.printf(Locale.ROOT, "free GPU memory before %.2f GiB, after %.2f GiB; context resets %d%n", gib(before[0]), gib(after[0]),
-                cuda.generation());
+        try {
+            cuda.makeCurrent();
+            out.printf(Locale.ROOT, "free GPU memory before %.2f GiB, after %.2f GiB; context resets %d%n", gib(before[0]),
+                    gib(cuda.freeBytes()), cuda.generation());
+        } catch (GpuException e) {
+            ok = false;
+            out.println("after the drill the GPU is not usable: " + e.getMessage());
+        }
         out.println(ok ? "DRILL PASSED" : "DRILL FAILED");
         return ok;
     }
@@ -127,9 +132,11 @@ public final class FaultDrill {
         try {
             s = body.get();
         } catch (RuntimeException e) {
-            s = fail(e.toString());
+            s = fail(e.toString() + (e.getCause() != null ? " (cause: " + e.getCause() + ")" : ""));
         }
-        steps.add(new Step(attempted, expected, s.ok(), (System.nanoTime() - start) / 1_000_000, s.message()));
+        Step done = new Step(attempted, expected, s.ok(), (System.nanoTime() - start) / 1_000_000, s.message());
+        steps.add(done);
+        System.err.printf(Locale.ROOT, "step %d %s: %s%n", steps.size(), done.ok() ? "ok" : "WRONG", done.message());
     }
 
     private static Step pass(String message) {
