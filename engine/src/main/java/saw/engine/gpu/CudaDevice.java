@@ -61,7 +61,13 @@ final class CudaDevice implements AutoCloseable {
      */
     void makeCurrent() {
         if (lost) {
-            check("resetting the GPU after the fault", driver::reset);
+            try {
+                check("resetting the GPU after the fault", driver::reset);
+            } catch (GpuException e) {
+                // sticky faults (an illegal address, say) poison CUDA for the rest of the process
+                throw new GpuException("the GPU context was lost to a kernel fault earlier in this process and CUDA cannot "
+                        + "reset it (" + e.getMessage() + "); restart saw to use the GPU again", e);
+            }
             generation++;
             functions.clear();
             sharedOptIn.clear();
@@ -208,7 +214,7 @@ final class CudaDevice implements AutoCloseable {
         GpuException failed = CudaErrors.failed(what, e);
         if (CONTEXT_LOST.contains(e.getMessage())) {
             lost = true;
-            return new GpuException(failed.getMessage() + "; the GPU context was lost and is reset before the next run", e);
+            return new GpuException(failed.getMessage() + "; the GPU context was lost (saw tries to reset it before the next run)", e);
         }
         return failed;
     }

@@ -132,7 +132,7 @@ class GpuFaultsTest {
             driver.faultingKernel = "fwd_fp16_d128_q128_kv64";
             GpuException e = assertThrows(GpuException.class, () -> gpu.forward(AttentionInputs.random(p, 1, false), layout));
             assertTrue(e.getMessage().matches("kernel fwd_fp16_d128_q128_kv64 <<<grid 16, block \\d+, shared \\d+ B>>> failed: "
-                    + "CUDA_ERROR_ILLEGAL_ADDRESS; the GPU context was lost and is reset before the next run"), e.getMessage());
+                    + "CUDA_ERROR_ILLEGAL_ADDRESS; the GPU context was lost (saw tries to reset it before the next run)"), e.getMessage());
             smallRunsWork(gpu, driver);
             assertEquals(1, driver.resets);
             assertEquals(2, driver.modulesLoaded, "the kernels are loaded again after the reset");
