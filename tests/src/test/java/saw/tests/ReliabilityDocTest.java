@@ -88,7 +88,7 @@ class ReliabilityDocTest {
                 kv.get("did"), kv.get("lost"), kv.getOrDefault("measured", ""));
     }
 
-    static String render(List<Row> rows) {
+    static String render(List<Row> rows) throws IOException {
         StringBuilder s = new StringBuilder();
         s.append("# Reliability: the faults and bad input saw was tried with\n\n");
         s.append("Written by the tests, not by hand: each row comes from the test that tried it (it writes the row to its\n");

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import javafx.scene.control.TableView;
-import javafx.scene.input.KeyCode;
 import javafx.stage.Stage;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.plot.CombinedRangeXYPlot;
@@ -23,13 +22,6 @@ class RunAndChartTest extends WorkbenchFixture {
     @Start
     void start(Stage stage) throws Exception {
         open(stage);
-    }
-
-    private void type(FxRobot robot, String query, String text) {
-        robot.clickOn(query);
-        robot.press(KeyCode.CONTROL, KeyCode.A).release(KeyCode.A, KeyCode.CONTROL);
-        robot.write(text);
-        robot.type(KeyCode.ENTER);
     }
 
     /** Sets up a CPU sweep of random-block densities from the run panel. */

@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import javafx.scene.Node;
 import javafx.scene.control.Label;
+import javafx.scene.input.KeyCode;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -85,6 +86,14 @@ abstract class WorkbenchFixture {
             return c != null && c.composition().equals(wb.composer().composition()) && !wb.layout().busyProperty().get();
         });
         WaitForAsyncUtils.waitForFxEvents();
+    }
+
+    /** Replaces the text of a field and presses Enter. */
+    static void type(FxRobot robot, String query, String text) {
+        robot.clickOn(query);
+        robot.press(KeyCode.CONTROL, KeyCode.A).release(KeyCode.A, KeyCode.CONTROL);
+        robot.write(text);
+        robot.type(KeyCode.ENTER);
     }
 
     MaskConfig config() {

@@ -14,6 +14,8 @@ import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyDoubleProperty;
 import javafx.beans.property.ReadOnlyDoubleWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.ReadOnlyStringProperty;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
@@ -37,11 +39,16 @@ import saw.engine.bench.SweepPoint;
 import saw.engine.bench.SweepRunner;
 import saw.engine.bench.Vary;
 import saw.engine.config.MaskConfig;
+import saw.engine.guard.Estimate;
+import saw.engine.guard.SizeGuard;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.TileLayout;
 
 /**
  * The run panel's view-model: a sweep of the open config (one swept parameter, tile sizes, passes, shapes) on one
  * backend, run as a {@link Task} on a worker. Rows arrive in {@link #rows()} as they finish; progress, ETA and
- * Cancel are the task's. Cancelling keeps every finished row.
+ * Cancel are the task's. Cancelling keeps every finished row. Before a run, {@link #estimateProperty()} says what the
+ * sweep's largest point needs against what is free, recomputed on a worker whenever a setting or the config changes.
  */
 public final class RunModel {
     /** The parameter a sweep varies: nothing, the sequence length, random-block density, or a field of the mask. */
@@ -76,11 +83,49 @@ public final class RunModel {
     private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress");
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "");
     private final ReadOnlyBooleanWrapper failed = new ReadOnlyBooleanWrapper(this, "failed");
+    private final ObjectProperty<MaskConfig> config = new SimpleObjectProperty<>(this, "config");
+    private final ReadOnlyObjectWrapper<Estimate> estimate = new ReadOnlyObjectWrapper<>(this, "estimate");
+    private final ReadOnlyStringWrapper estimateText = new ReadOnlyStringWrapper(this, "estimateText", "");
+    private final ReadOnlyBooleanWrapper estimateFits = new ReadOnlyBooleanWrapper(this, "estimateFits", true);
+    private boolean estimating;
+    private boolean estimatePending;
     private BenchEnvironment environment;
     private Task<SweepRunner.Outcome> task;
 
     public RunModel(Executor executor) {
         this.executor = executor;
+        estimate.addListener((o, a, e) -> {
+            estimateText.set(e == null ? "" : e.sentence());
+            estimateFits.set(e == null || e.fits());
+        });
+        for (javafx.beans.Observable setting : List.of(config, backend, batch, heads, kvHeads, headDim, dtype, forward,
+                backward, tiles, swept, values)) {
+            setting.addListener(o -> requestEstimate());
+        }
+    }
+
+    /** The config a sweep would run (the view binds it to the composition); the estimate follows it. */
+    public ObjectProperty<MaskConfig> configProperty() {
+        return config;
+    }
+
+    /**
+     * What the largest point of the sweep needs on the chosen backend against what is free now; null when there is
+     * nothing to estimate (no config, a sweep that does not parse, or the GPU backend, whose free memory is known only
+     * once it is open).
+     */
+    public ReadOnlyObjectProperty<Estimate> estimateProperty() {
+        return estimate.getReadOnlyProperty();
+    }
+
+    /** The estimate's sentence, or "". */
+    public ReadOnlyStringProperty estimateTextProperty() {
+        return estimateText.getReadOnlyProperty();
+    }
+
+    /** False when the estimate says the sweep would not fit: Run is refused. */
+    public ReadOnlyBooleanProperty estimateFitsProperty() {
+        return estimateFits.getReadOnlyProperty();
     }
 
     public ObservableList<BackendChoice> backends() {
@@ -202,6 +247,10 @@ public final class RunModel {
             fail(choice == null ? "No backend to run on." : choice.description());
             return;
         }
+        if (!estimateFits.get()) {
+            fail(estimateText.get());
+            return;
+        }
         List<SweepPoint> points;
         try {
             points = sweep(config).points();
@@ -268,6 +317,89 @@ public final class RunModel {
             fail("The sweep stopped: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
         });
         executor.execute(task);
+    }
+
+    private void requestEstimate() {
+        if (estimating) {
+            estimatePending = true;
+            return;
+        }
+        BackendChoice choice = backend.get();
+        MaskConfig c = config.get();
+        Sweep planned;
+        try {
+            planned = c == null || choice == null || !choice.name().equals("cpu") || !c.problems().isEmpty() ? null : sweep(c);
+        } catch (BadSweep | IllegalArgumentException e) {
+            planned = null; // Run reports it in the status
+        }
+        if (planned == null) {
+            estimate.set(null);
+            return;
+        }
+        Sweep s = planned;
+        estimating = true;
+        Task<Estimate> t = new Task<>() {
+            @Override
+            protected Estimate call() throws BadSweep {
+                return cpuEstimate(s.points());
+            }
+        };
+        t.setOnSucceeded(e -> estimated(t.getValue()));
+        t.setOnFailed(e -> estimated(null));
+        executor.execute(t);
+    }
+
+    private void estimated(Estimate e) {
+        estimating = false;
+        if (estimatePending) {
+            estimatePending = false;
+            requestEstimate();
+        } else {
+            estimate.set(e);
+        }
+    }
+
+    /**
+     * The CPU backend's estimate for the largest point of a sweep (every point needs its own; the largest decides):
+     * among the points with the most tensor elements, the first that would not fit (compiling its layout, or the
+     * run), else the one that needs the most heap. Null for no points. Compiles layouts: call it on a worker.
+     */
+    static Estimate cpuEstimate(List<SweepPoint> points) {
+        long most = points.stream().mapToLong(RunModel::tensorElements).max().orElse(-1);
+        Estimate largest = null;
+        Map<List<Object>, TileLayout> compiled = new java.util.HashMap<>();
+        for (SweepPoint p : points) {
+            if (tensorElements(p) != most) {
+                continue;
+            }
+            int bq = p.tiles().blockQ();
+            int bkv = p.tiles().blockKv();
+            List<Object> key = List.of(p.mask(), p.dims(), p.tiles());
+            TileLayout layout = compiled.get(key);
+            if (layout == null) {
+                Estimate memory = SizeGuard.compile(p.config(), p.mask(), p.dims(), bq, bkv);
+                Estimate time = SizeGuard.compileTime(p.config(), p.mask(), p.dims(), bq, bkv);
+                if (!memory.fits() || !time.fits()) {
+                    return memory.fits() ? time : memory;
+                }
+                layout = BoundMask.bind(p.mask(), p.dims()).compile(bq, bkv);
+                compiled.put(key, layout);
+            }
+            Estimate run = SizeGuard.cpuRun(p.problem(), layout, p.pass());
+            if (!run.fits()) {
+                return run;
+            }
+            if (largest == null || run.bytes() > largest.bytes()) {
+                largest = run;
+            }
+        }
+        return largest;
+    }
+
+    /** Q, K and V elements of a point's problem: the run's tensors grow with it. */
+    private static long tensorElements(SweepPoint p) {
+        var q = p.problem();
+        return (long) q.batch() * q.headDim() * ((long) q.heads() * q.seqQ() + 2L * q.kvHeads() * q.seqKv());
     }
 
     /** Stops the sweep after the repetition in progress; {@link #runningProperty()} turns false once it has. */

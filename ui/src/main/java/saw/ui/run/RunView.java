@@ -32,6 +32,7 @@ public final class RunView extends BorderPane {
     public RunView(RunModel model, ComposerModel composer) {
         getStyleClass().add("run-panel");
         setId("run-panel");
+        model.configProperty().bind(composer.compositionProperty());
         GridPane form = new GridPane();
         form.setHgap(8);
         form.setVgap(4);
@@ -99,7 +100,7 @@ public final class RunView extends BorderPane {
         Button run = new Button("Run");
         run.setId("run-start");
         run.setDefaultButton(false);
-        run.disableProperty().bind(model.runningProperty());
+        run.disableProperty().bind(model.runningProperty().or(model.estimateFitsProperty().not()));
         run.setOnAction(e -> model.run(composer.composition()));
         Button cancel = new Button("Cancel");
         cancel.setId("run-cancel");
@@ -119,11 +120,23 @@ public final class RunView extends BorderPane {
             }
         });
         status.getStyleClass().add("run-status");
+        Label estimate = new Label();
+        estimate.setId("run-estimate");
+        estimate.getStyleClass().add("run-estimate");
+        estimate.setWrapText(true);
+        estimate.textProperty().bind(model.estimateTextProperty());
+        model.estimateFitsProperty().addListener((o, a, fits) -> {
+            estimate.getStyleClass().remove("error");
+            if (!fits) {
+                estimate.getStyleClass().add("error");
+            }
+        });
+        estimate.setPadding(new Insets(0, 8, 4, 8));
         HBox actions = new HBox(8, run, cancel, bar, status);
         actions.setAlignment(Pos.CENTER_LEFT);
         actions.setPadding(new Insets(0, 8, 8, 8));
 
-        setTop(new VBox(form, actions));
+        setTop(new VBox(form, estimate, actions));
         setCenter(table(model));
     }
 
