@@ -1,0 +1,57 @@
+package saw.ui.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
+import saw.engine.bench.Sweep;
+import saw.engine.bench.SweepPoint;
+import saw.engine.config.BlockSize;
+import saw.engine.config.MaskConfig;
+import saw.engine.guard.Estimate;
+import saw.engine.guard.SizeGuard;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.Mask;
+
+class RunModelEstimateTest {
+    /** Against estimating every point of the sweep: the estimate shown is the point that needs the most heap. */
+    @Test
+    void theCpuEstimateIsTheLargestOfEveryPointsEstimate() throws Exception {
+        long seed = new SplittableRandom().nextLong();
+        SplittableRandom rnd = new SplittableRandom(seed);
+        for (int round = 0; round < 12; round++) {
+            String where = "seed " + seed + " round " + round;
+            Mask mask = rnd.nextBoolean() ? new Mask.Causal(0) : new Mask.SlidingWindow(rnd.nextInt(1, 600), 0);
+            MaskConfig c = new MaskConfig("t", "", 1024, 1024, 1, 1, new BlockSize(64, 64), mask);
+            List<Integer> seqs = new ArrayList<>();
+            for (int i = rnd.nextInt(1, 4); i > 0; i--) {
+                seqs.add(256 * rnd.nextInt(1, 13));
+            }
+            List<Double> densities = rnd.nextInt(3) == 0 ? List.of(0.1, 0.5) : List.of();
+            List<KernelTiles> tiles = List.of(new KernelTiles(64, 64), new KernelTiles(128, 64), new KernelTiles(16 << rnd.nextInt(4), 64));
+            List<Pass> passes = rnd.nextBoolean() ? List.of(Pass.FWD) : List.of(Pass.FWD, Pass.BWD);
+            int kvHeads = rnd.nextInt(1, 3);
+            Sweep sweep = new Sweep("t", Sweep.tree(c), List.of(), densities, seqs, tiles, passes, rnd.nextInt(1, 3),
+                    kvHeads * rnd.nextInt(1, 3), kvHeads, List.of(rnd.nextBoolean() ? 64 : 128), DType.BF16, seed);
+            List<SweepPoint> points = sweep.points();
+            long most = 0;
+            for (SweepPoint p : points) {
+                var layout = BoundMask.bind(p.mask(), p.dims()).compile(p.tiles().blockQ(), p.tiles().blockKv());
+                most = Math.max(most, SizeGuard.cpuRun(p.problem(), layout, p.pass()).bytes());
+            }
+            Estimate shown = RunModel.cpuEstimate(points);
+            assertTrue(shown.fits(), where + ": " + shown.sentence());
+            assertEquals(most, shown.bytes(), where + ": " + shown.sentence());
+            int longest = seqs.stream().mapToInt(Integer::intValue).max().orElseThrow();
+            assertTrue(shown.work().contains(" Sq=" + longest + " "), where + ": " + shown.work());
+        }
+        assertNull(RunModel.cpuEstimate(List.of()));
+    }
+}
