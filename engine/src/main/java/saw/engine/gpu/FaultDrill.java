@@ -39,6 +39,9 @@ public final class FaultDrill {
         this.cuda = gpu.cuda();
     }
 
+    /** The grid of the drill's write to address 0; odd, so a fake driver can tell that launch from the others. */
+    static final int ILLEGAL_WRITE_GRID = 2047;
+
     public static void main(String[] args) {
         GpuStatus status = GpuBackend.detect();
         if (!status.usable()) {
@@ -81,7 +84,7 @@ public final class FaultDrill {
             }
         });
         step("fill_normal_bf16 writing 2^20 values to address 0", "the context is lost", () ->
-                expectGpu(() -> launch(new LaunchShape("fill_normal_bf16", 1 << 11, 256, 0), 0L, 1L << 20, 1L), "context was lost"));
+                expectGpu(() -> launch(new LaunchShape("fill_normal_bf16", ILLEGAL_WRITE_GRID, 256, 0), 0L, 1L << 20, 1L), "context was lost"));
         step("a verification after the lost context", "runs, or a clear restart message", () -> {
             try {
                 return verify();

@@ -30,6 +30,8 @@ final class FakeDriver implements Driver {
     String failNextLaunch;
     /** The next launch of this kernel faults while it runs: the next wait reports a lost context. */
     String faultingKernel;
+    /** When >= 0, only a launch of {@link #faultingKernel} with this grid faults. */
+    int faultingGrid = -1;
     /** Why {@link #open} fails, or null. */
     String openFails;
 
@@ -154,7 +156,7 @@ final class FakeDriver implements Driver {
             throw new CudaException(error);
         }
         launched.add(name);
-        if (name.equals(faultingKernel)) {
+        if (name.equals(faultingKernel) && (faultingGrid < 0 || grid == faultingGrid)) {
             faultingKernel = null;
             faultPending = true;
         }

@@ -132,7 +132,7 @@ class GpuFaultsTest {
             driver.faultingKernel = "fwd_fp16_d128_q128_kv64";
             GpuException e = assertThrows(GpuException.class, () -> gpu.forward(AttentionInputs.random(p, 1, false), layout));
             assertTrue(e.getMessage().matches("kernel fwd_fp16_d128_q128_kv64 <<<grid 16, block \\d+, shared \\d+ B>>> failed: "
-                    + "CUDA_ERROR_ILLEGAL_ADDRESS; the GPU context was lost (saw tries to reset it before the next run)"), e.getMessage());
+                    + "CUDA_ERROR_ILLEGAL_ADDRESS; the GPU context was lost \\(saw tries to reset it before the next run\\)"), e.getMessage());
             smallRunsWork(gpu, driver);
             assertEquals(1, driver.resets);
             assertEquals(2, driver.modulesLoaded, "the kernels are loaded again after the reset");
@@ -198,7 +198,7 @@ class GpuFaultsTest {
         assertEquals(BenchRow.OK, status.get(0));
         assertTrue(status.get(1).startsWith("failed: the GPU fwd pass on B=1 H=32") && status.get(1).contains("GPU memory, but only"), status.get(1));
         assertEquals("failed: finding kernel fwd_bf16_d64_q64_kv32 in the fatbin failed: CUDA_ERROR_NOT_FOUND", status.get(2));
-        assertTrue(status.get(3).startsWith("failed: kernel fwd_fp16_d128_q128_kv64") && status.get(3).endsWith("reset before the next run"),
+        assertTrue(status.get(3).startsWith("failed: kernel fwd_fp16_d128_q128_kv64") && status.get(3).endsWith("the GPU context was lost (saw tries to reset it before the next run)"),
                 status.get(3));
         assertEquals(BenchRow.OK, status.get(4));
         assertEquals(0, driver.live.size());
@@ -209,18 +209,20 @@ class GpuFaultsTest {
     @Test
     void theFaultDrillForARealGpuDoesWhatItSaysOnTheFake() {
         FakeDriver driver = new FakeDriver(141L << 30);
-        driver.faultingKernel = "fill_normal_bf16"; // the fake cannot tell address 0: the drill's fill is made to fault
+        driver.faultingKernel = "fill_normal_bf16"; // the fake cannot tell address 0: the drill's odd-grid fill faults
+        driver.faultingGrid = FaultDrill.ILLEGAL_WRITE_GRID;
         try (GpuBackend gpu = open(driver)) {
             FaultDrill drill = new FaultDrill(gpu);
             java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
             drill.run(new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8));
             List<FaultDrill.Step> steps = drill.steps();
-            assertEquals(7, steps.size(), text.toString(java.nio.charset.StandardCharsets.UTF_8));
-            for (int i : new int[] {0, 1, 2, 3, 4, 6}) {
+            assertEquals(8, steps.size(), text.toString(java.nio.charset.StandardCharsets.UTF_8));
+            for (int i : new int[] {0, 1, 2, 3, 5, 6}) {
                 assertTrue(steps.get(i).ok(), "step " + (i + 1) + ": " + steps.get(i));
             }
-            // the fake computes nothing, so the verification step compares zeros: it must run, and fail honestly
-            assertTrue(steps.get(5).message().startsWith("FAIL: O "), steps.get(5).message());
+            // the fake computes nothing, so the verifications compare zeros: they must run, and fail honestly
+            assertTrue(steps.get(4).message().startsWith("FAIL: O "), steps.get(4).message());
+            assertTrue(steps.get(7).message().startsWith("FAIL: O "), "the fake can reset its context: " + steps.get(7).message());
             assertEquals(1, driver.resets);
         }
         assertEquals(0, driver.live.size());
