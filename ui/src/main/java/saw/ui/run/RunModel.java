@@ -2,11 +2,13 @@ package saw.ui.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import javafx.application.Platform;
+import javafx.beans.Observable;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.IntegerProperty;
 import javafx.beans.property.ObjectProperty;
@@ -98,7 +100,7 @@ public final class RunModel {
             estimateText.set(e == null ? "" : e.sentence());
             estimateFits.set(e == null || e.fits());
         });
-        for (javafx.beans.Observable setting : List.of(config, backend, batch, heads, kvHeads, headDim, dtype, forward,
+        for (Observable setting : List.of(config, backend, batch, heads, kvHeads, headDim, dtype, forward,
                 backward, tiles, swept, values)) {
             setting.addListener(o -> requestEstimate());
         }
@@ -367,7 +369,7 @@ public final class RunModel {
     static Estimate cpuEstimate(List<SweepPoint> points) {
         long most = points.stream().mapToLong(RunModel::tensorElements).max().orElse(-1);
         Estimate largest = null;
-        Map<List<Object>, TileLayout> compiled = new java.util.HashMap<>();
+        Map<List<Object>, TileLayout> compiled = new HashMap<>();
         for (SweepPoint p : points) {
             if (tensorElements(p) != most) {
                 continue;
