@@ -123,10 +123,10 @@ __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// Copies rows [row0, row0 + ROWS) of a row-major [*, COLS] global matrix into a swizzled shared tile; rows at or
-// past `limit` are zero-filled.
-template <int ROWS, int COLS, int THREADS>
-__device__ __forceinline__ void load_tile(void* tile, const void* global, int row0, int limit, int tid) {
+// Copies rows [row0, row0 + ROWS) of a row-major [*, COLS] global matrix into a shared tile laid out by LAYOUT
+// (its chunk(row, chunk) gives the element offset of a 16-byte chunk); rows at or past `limit` are zero-filled.
+template <class LAYOUT, int ROWS, int COLS, int THREADS>
+__device__ __forceinline__ void load_rows(void* tile, const void* global, int row0, int limit, int tid) {
     constexpr int CHUNKS = COLS / 8;
     const uint16_t* g = static_cast<const uint16_t*>(global);
     uint16_t* s = static_cast<uint16_t*>(tile);
@@ -136,8 +136,14 @@ __device__ __forceinline__ void load_tile(void* tile, const void* global, int ro
         int c = i % CHUNKS;
         bool valid = row0 + r < limit;
         const uint16_t* src = valid ? g + (size_t)(row0 + r) * COLS + c * 8 : g;
-        cp_async16(smem_u32(s + Swizzled<COLS>::chunk(r, c)), src, valid);
+        cp_async16(smem_u32(s + LAYOUT::chunk(r, c)), src, valid);
     }
+}
+
+// load_rows into the mma.sync kernels' swizzled tile.
+template <int ROWS, int COLS, int THREADS>
+__device__ __forceinline__ void load_tile(void* tile, const void* global, int row0, int limit, int tid) {
+    load_rows<Swizzled<COLS>, ROWS, COLS, THREADS>(tile, global, row0, limit, tid);
 }
 
 // ---- arithmetic -------------------------------------------------------------------------------------------

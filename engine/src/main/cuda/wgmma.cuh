@@ -21,21 +21,10 @@ struct Sw128 {
     }
 };
 
-// cp.async rows [row0, row0 + ROWS) of a row-major [*, COLS] global matrix into an Sw128 tile; rows at or past
-// `limit` are zero-filled.
+// load_rows into an Sw128 tile, the layout wgmma's descriptors expect.
 template <int ROWS, int COLS, int THREADS>
 __device__ __forceinline__ void load_tile_sw128(void* tile, const void* global, int row0, int limit, int tid) {
-    constexpr int CHUNKS = COLS / 8;
-    const uint16_t* g = static_cast<const uint16_t*>(global);
-    uint16_t* s = static_cast<uint16_t*>(tile);
-#pragma unroll
-    for (int i = tid; i < ROWS * CHUNKS; i += THREADS) {
-        int r = i / CHUNKS;
-        int c = i % CHUNKS;
-        bool valid = row0 + r < limit;
-        const uint16_t* src = valid ? g + (size_t)(row0 + r) * COLS + c * 8 : g;
-        cp_async16(smem_u32(s + Sw128<ROWS, COLS>::chunk(r, c)), src, valid);
-    }
+    load_rows<Sw128<ROWS, COLS>, ROWS, COLS, THREADS>(tile, global, row0, limit, tid);
 }
 
 // Shared-memory matrix descriptor, 128-byte swizzle. K-major operands: `sbo` = bytes between 8-row groups
