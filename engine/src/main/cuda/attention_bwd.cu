@@ -77,6 +77,29 @@ struct BwdCursor {
     int sub;  // 64-row step within the q-tile
 };
 
+// acc[NQ][4] = rows [r0, r0 + 16) of sA (a [*, D] tile) times the first NQ * 8 rows of sB (a [*, D] tile),
+// transposed: one warp's m16 x (NQ * 8) block of A B^T, on the tensor cores.
+template <typename T, int D, int NQ>
+__device__ __forceinline__ void warp_abt(float (&acc)[NQ][4], const T* sA, const T* sB, int r0, int lane) {
+#pragma unroll
+    for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[n][e] = 0.f;
+    }
+#pragma unroll
+    for (int kc = 0; kc < D / 16; ++kc) {
+        uint32_t a[4];
+        ldmatrix_x4(a, addr_a_order<D>(sA, r0, kc * 2, lane));
+#pragma unroll
+        for (int n2 = 0; n2 < NQ / 2; ++n2) {
+            uint32_t b[4];
+            ldmatrix_x4(b, addr_b_order<D>(sB, n2 * 16, kc * 2, lane));
+            Elem<T>::mma(acc[2 * n2], a, b[0], b[1]);
+            Elem<T>::mma(acc[2 * n2 + 1], a, b[2], b[3]);
+        }
+    }
+}
+
 template <typename T, int D, int BQ, int BKV, bool CAPPED>
 __device__ __forceinline__ void attention_bwd(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
@@ -200,23 +223,7 @@ __device__ __forceinline__ void attention_bwd(
 
         // S^T = K Q^T for this warp's 16 kv rows
         float s[NQ][4];
-#pragma unroll
-        for (int n = 0; n < NQ; ++n) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
-        }
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            uint32_t a[4];
-            ldmatrix_x4(a, addr_a_order<D>(sK, r0, kc * 2, lane));
-#pragma unroll
-            for (int n2 = 0; n2 < NQ / 2; ++n2) {
-                uint32_t bq[4];
-                ldmatrix_x4(bq, addr_b_order<D>(tQ, n2 * 16, kc * 2, lane));
-                Elem<T>::mma(s[2 * n2], a, bq[0], bq[1]);
-                Elem<T>::mma(s[2 * n2 + 1], a, bq[2], bq[3]);
-            }
-        }
+        warp_abt<T, D, NQ>(s, sK, tQ, r0, lane);
         // P^T = exp(logits - LSE); capped logits keep their derivative factor (1 - tanh^2) in s
         float dcap[CAPPED ? NQ : 1][4];
 #pragma unroll
@@ -269,23 +276,7 @@ __device__ __forceinline__ void attention_bwd(
         }
         // dP^T = V dO^T
         float dp[NQ][4];
-#pragma unroll
-        for (int n = 0; n < NQ; ++n) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) dp[n][e] = 0.f;
-        }
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            uint32_t a[4];
-            ldmatrix_x4(a, addr_a_order<D>(sV, r0, kc * 2, lane));
-#pragma unroll
-            for (int n2 = 0; n2 < NQ / 2; ++n2) {
-                uint32_t bo[4];
-                ldmatrix_x4(bo, addr_b_order<D>(tdO, n2 * 16, kc * 2, lane));
-                Elem<T>::mma(dp[2 * n2], a, bo[0], bo[1]);
-                Elem<T>::mma(dp[2 * n2 + 1], a, bo[2], bo[3]);
-            }
-        }
+        warp_abt<T, D, NQ>(dp, sV, tdO, r0, lane);
         // dS^T = P^T (dP^T - Dsum) (1 - tanh^2); kept in s, also stored to shared memory for dQ
 #pragma unroll
         for (int n = 0; n < NQ; ++n) {
