@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Issue 6, Hopper forward: SASS check, saw verify of the wgmma forward over a matrix, compute-sanitizer, then the
-# mma vs wgmma forward timing. Runs from a folder made by bench/gpu-pack.sh (plus this script and ForwardTiming).
+# Issue 6, Hopper forward: SASS check, saw verify of the Hopper forward families over a matrix, compute-sanitizer,
+# an ncu stall profile of one causal launch, then the forward timing of every family against mma.sync.
+# FWD_VARIANTS picks the families verified (default: the warp-specialised ones). Runs from a folder made by
+# bench/gpu-pack.sh.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here}
@@ -31,7 +33,8 @@ run1() {  # VARIANT verify-args...
   printf '%-4s %-13s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$v" "$*" "$(echo "$o" | awk '$1=="O"||$1=="LSE"{printf "%s %s  ", $1, $2}')"
   [[ $rc == 0 ]] || echo "$o" | tail -6
 }
-run() { run1 wgmma "$@"; run1 wgmma-overlap "$@"; }
+variants=(${FWD_VARIANTS:-wgmma-ws wgmma-pp})
+run() { local v; for v in "${variants[@]}"; do run1 "$v" "$@"; done; }
 run causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
 run causal --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
 run 'window(256)' --seq 4096 --head-dim 64 --dtype bf16 --heads 4
@@ -46,25 +49,36 @@ run 'window(256)' --seq 1000 --seq-kv 700 --head-dim 64 --dtype bf16 --heads 2 -
 run 'heads(causal,window(128),docs(300,400))' --seq 1000 --head-dim 128 --dtype fp16 --heads 6
 run 'dilated(3)' --seq 1000 --head-dim 64 --dtype fp16 --heads 2 --softcap 20
 run full --seq 4096 --head-dim 128 --dtype bf16 --heads 2
-echo "wgmma + wgmma-overlap verify matrix: $pass passed, $fail failed" | tee -a "$log"
+echo "${variants[*]} verify matrix: $pass passed, $fail failed" | tee -a "$log"
 for f in "${failed[@]}"; do echo "  failed: $f"; done
 # the default (mma.sync) path is untouched: one forward+backward check
 o=$(timeout 90 "$here/saw" verify causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4 --block 128x64 --pass fwd,bwd 2>&1)
 echo "mma default path: rc=$? $(echo "$o" | grep -cE ' ok$| pass') outputs"; echo "$o" >>"$log"
 
-# 3. timing: mma.sync 128x64 / 128x128 vs wgmma and wgmma-overlap 128x128, B=4 H=16 bf16, D=128 then D=64
-timeout 150 "$java" -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 2>&1 | tee "$out/timing.log" | grep -E "^device|Exception|rror"
+# 3. ncu: speed of light and warp stalls of one causal S=8192 D=128 forward launch per family
+if [[ -z ${SAW_SKIP_NCU:-} ]]; then
+  for v in wgmma ${variants[@]}; do
+    SAW_JAVA_OPTS=-Dsaw.kernel.fwd=$v timeout 120 ncu --clock-control none --target-processes all -k regex:'^fwd_' --launch-skip 2 \
+      --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
+      "$here/saw" bench preset:causal --backend gpu --seq 8192 --batch 4 --heads 16 --head-dim 128 --block 128x128 \
+      --reps 1 --warmup 2 --out /tmp/ncu-bench.jsonl >"$out/ncu-$v.txt" 2>&1
+    echo "ncu $v rc=$? $(grep -E 'Duration|Compute \(SM\) Throughput' "$out/ncu-$v.txt" | tr -s ' ' | tr '\n' ' ')"
+  done
+fi
+
+# 4. timing: mma.sync 128x64 vs every Hopper family at 128x128, B=4 H=16 bf16, D=128 then D=64
+timeout 240 "$java" -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 2>&1 | tee "$out/timing.log" | grep -E "^device|Exception|rror"
 echo "timing rc=$?"
-timeout 90 "$java" -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 > "$out/timing-d64.log" 2>&1
+timeout 200 "$java" -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 > "$out/timing-d64.log" 2>&1
 echo "timing D=64 rc=$?"
 
-# 4. compute-sanitizer on a small case (5 q-tiles, GQA, documents with padding)
+# 5. compute-sanitizer on a small case (5 q-tiles, GQA, documents with padding)
 small=(verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 --block 128x128 --pass fwd)
-for vt in wgmma:memcheck wgmma-overlap:memcheck wgmma-overlap:racecheck; do
+for vt in ${SANITIZE:-wgmma-ws:memcheck wgmma-pp:memcheck wgmma-pp:racecheck wgmma-pp:synccheck}; do
   o=$(timeout 45 compute-sanitizer --tool ${vt#*:} --error-exitcode 9 "$java" -Dsaw.kernel.fwd=${vt%%:*} -cp "$here/lib/*" saw.app.Main "${small[@]}" 2>&1); rc=$?
   echo "== $vt" >>"$out/sanitizer.log"; echo "$o" >>"$out/sanitizer.log"
   echo "compute-sanitizer $vt: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/summary.txt"
 done
-echo; cat "$out/sass-summary.txt"; echo "wgmma + wgmma-overlap verify matrix: $pass passed, $fail failed"
-awk '/^mask/{p=1} p' "$out/timing-d64.log" | grep -E 'wgmma|mask' | head -30
-awk '/^mask/{p=1} p' "$out/timing.log" | tail -49
+echo; cat "$out/sass-summary.txt"; echo "${variants[*]} verify matrix: $pass passed, $fail failed"
+awk '/^mask/{p=1} p' "$out/timing-d64.log" | grep -E 'wgmma|mask' | head -50
+awk '/^mask/{p=1} p' "$out/timing.log" | tail -61

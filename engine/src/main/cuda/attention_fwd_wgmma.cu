@@ -7,6 +7,7 @@
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and
 // the host launches these only on compute capability 9.0.
 
+#include "pipeline.cuh"
 #include "wgmma.cuh"
 
 namespace saw {
@@ -15,6 +16,11 @@ constexpr int WG_THREADS = 256;
 constexpr int WG_BQ = 128;
 constexpr int WG_BKV = 128;
 constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128, inside Hopper's 227 KB
+// warp-specialised kernels: a producer warpgroup and two consumer warpgroups; 128 x 40 + 256 x 232 registers fit
+// the SM's 64K
+constexpr int WS_THREADS = 384;
+constexpr int WS_PRODUCER_REGS = 40;
+constexpr int WS_CONSUMER_REGS = 232;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -43,8 +49,9 @@ struct WgCta {
     bool capped;
     float sl2, capIn, softcap;
 
-    __device__ __forceinline__ void loadKv(T* tile, const T* src, int i) const {
-        load_tile_sw128<BKV, D, WG_THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, tid);
+    template <int THREADS = WG_THREADS>
+    __device__ __forceinline__ void loadKv(T* tile, const T* src, int i, int thread) const {
+        load_tile_sw128<BKV, D, THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
     }
     __device__ __forceinline__ uint32_t qAddr() const { return smem_u32(sQ) + wg * 64 * 128; }
 
@@ -137,9 +144,9 @@ struct WgCta {
         }
     }
 
-    // normalise, stage O through sQ for 16-byte stores, write LSE (callers sync before: sQ is free)
-    __device__ __forceinline__ void epilogue(const float (&o)[OR], const float (&m)[2], const float (&l)[2], T* O, float* LSE,
-                                             int Sq) const {
+    // normalise this thread's rows of O into sQ (its own warpgroup's rows: their Q K^T is done) and write LSE
+    __device__ __forceinline__ void stageOutput(const float (&o)[OR], const float (&m)[2], const float (&l)[2], float* LSE,
+                                                int Sq) const {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             const float sum = quad_sum(l[r]);
@@ -155,17 +162,68 @@ struct WgCta {
                 LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
             }
         }
-        __syncthreads();
+    }
+
+    // 16-byte stores of rows [row0, row0 + ROWS) of the staged O by THREADS threads (callers sync before)
+    template <int ROWS, int THREADS>
+    __device__ __forceinline__ void storeOutput(T* O, int Sq, int row0, int thread) const {
         T* Oh = O + (size_t)bh * Sq * D;
         constexpr int CHUNKS = D / 8;
-        for (int i = tid; i < BQ * CHUNKS; i += WG_THREADS) {
-            const int r = i / CHUNKS;
+        for (int i = thread; i < ROWS * CHUNKS; i += THREADS) {
+            const int r = row0 + i / CHUNKS;
             const int c = i % CHUNKS;
             if (q0 + r < Sq) {
                 *reinterpret_cast<uint4*>(Oh + (size_t)(q0 + r) * D + c * 8) =
                     *reinterpret_cast<const uint4*>(sQ + QTile::chunk(r, c));
             }
         }
+    }
+
+    // this CTA's row of the layout, its heads and the softmax constants; returns Q of its head
+    __device__ __forceinline__ const T* bind(const T* Q, const T* K, const T* V, const int* order, const int* variantOf,
+                                             const int* rowPtr, const int* rowPartial, const int* kvIdx_,
+                                             const int* maskIdx_, const uint32_t* bits_, int H, int Hkv, int Sq,
+                                             int Skv_, int nq, float scale, float softcap_) {
+        const int item = order[blockIdx.x];
+        const int qb = item % nq;
+        bh = item / nq;
+        const int h = bh % H;
+        const int b = bh / H;
+        const int hkv = h / (H / Hkv);
+        const int row = variantOf[bh] * nq + qb;
+        begin = rowPtr[row];
+        count = rowPtr[row + 1] - begin;
+        partials = rowPartial[row];
+        q0 = qb * BQ;
+        Kh = K + (size_t)(b * Hkv + hkv) * Skv_ * D;
+        Vh = V + (size_t)(b * Hkv + hkv) * Skv_ * D;
+        kvIdx = kvIdx_;
+        maskIdx = maskIdx_;
+        bits = bits_;
+        Skv = Skv_;
+        capped = softcap_ > 0.f;
+        sl2 = capped ? LOG2E : scale * LOG2E;
+        capIn = capped ? scale / softcap_ : 0.f;
+        softcap = softcap_;
+        return Q + (size_t)bh * Sq * D;
+    }
+
+    // the 1024-byte-aligned start of Q, then ST stages of K and of V; returns the end
+    __device__ __forceinline__ unsigned char* place(unsigned char* raw) {
+        const uint32_t rawAddr = smem_u32(raw);
+        sQ = reinterpret_cast<T*>(raw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
+        sK = sQ + BQ * D;
+        sV = sK + WG_STAGES * BKV * D;
+        return reinterpret_cast<unsigned char*>(sV + WG_STAGES * BKV * D);
+    }
+
+    // this thread's place among `wgIndex`'s 128 threads (thread = index within the warpgroup)
+    __device__ __forceinline__ void seat(int wgIndex, int thread) {
+        tid = thread;
+        wg = wgIndex;
+        const int lane = thread & 31;
+        rowInTile0 = wg * 64 + ((thread >> 5) & 3) * 16 + (lane >> 2);
+        t = lane & 3;
     }
 };
 
@@ -188,40 +246,11 @@ __device__ __forceinline__ void attention_fwd_wgmma(
     constexpr int ST = WG_STAGES;
 
     extern __shared__ unsigned char smemRaw[];
-    // 128-byte swizzle is computed from address bits: every panel must start on a 1024-byte boundary
-    const uint32_t rawAddr = smem_u32(smemRaw);
     Cta c;
-    c.sQ = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
-    c.sK = c.sQ + BQ * D;
-    c.sV = c.sK + ST * BKV * D;
-    c.tid = threadIdx.x;
-    c.wg = c.tid >> 7;
-    const int lane = c.tid & 31;
-    c.rowInTile0 = c.wg * 64 + ((c.tid >> 5) & 3) * 16 + (lane >> 2);
-    c.t = lane & 3;
-
-    const int item = order[blockIdx.x];
-    const int qb = item % nq;
-    c.bh = item / nq;
-    const int h = c.bh % H;
-    const int b = c.bh / H;
-    const int hkv = h / (H / Hkv);
-    const int row = variantOf[c.bh] * nq + qb;
-    c.begin = rowPtr[row];
-    c.count = rowPtr[row + 1] - c.begin;
-    c.partials = rowPartial[row];
-    c.q0 = qb * BQ;
-    c.Kh = K + (size_t)(b * Hkv + hkv) * Skv * D;
-    c.Vh = V + (size_t)(b * Hkv + hkv) * Skv * D;
-    c.kvIdx = kvIdx;
-    c.maskIdx = maskIdx;
-    c.bits = bits;
-    c.Skv = Skv;
-    c.capped = softcap > 0.f;
-    c.sl2 = c.capped ? LOG2E : scale * LOG2E;
-    c.capIn = c.capped ? scale / softcap : 0.f;
-    c.softcap = softcap;
-    const T* Qh = Q + (size_t)c.bh * Sq * D;
+    c.place(smemRaw);
+    c.seat(threadIdx.x >> 7, threadIdx.x);
+    const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
+                         softcap);
     const int count = c.count;
 
     float o[Cta::OR];
@@ -243,8 +272,8 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 #pragma unroll
         for (int i = 0; i < ST - 1; ++i) {
             if (i < count) {
-                c.loadKv(c.sK + i * BKV * D, c.Kh, i);
-                c.loadKv(c.sV + i * BKV * D, c.Vh, i);
+                c.loadKv(c.sK + i * BKV * D, c.Kh, i, c.tid);
+                c.loadKv(c.sV + i * BKV * D, c.Vh, i, c.tid);
             }
             cp_async_commit();
         }
@@ -252,8 +281,8 @@ __device__ __forceinline__ void attention_fwd_wgmma(
         int ahead = ST - 1;
         for (int it = 0; it < count; ++it) {
             if (it + ST - 1 < count) {  // into the stage that step it - 1 finished reading
-                c.loadKv(c.sK + ahead * BKV * D, c.Kh, it + ST - 1);
-                c.loadKv(c.sV + ahead * BKV * D, c.Vh, it + ST - 1);
+                c.loadKv(c.sK + ahead * BKV * D, c.Kh, it + ST - 1, c.tid);
+                c.loadKv(c.sV + ahead * BKV * D, c.Vh, it + ST - 1, c.tid);
             }
             cp_async_commit();
             cp_async_wait<ST - 1>();
@@ -282,12 +311,12 @@ __device__ __forceinline__ void attention_fwd_wgmma(
         // G(i + 3) at the end of step i, into the stages that steps i - 1 and i have finished reading.
         static_assert(ST == 3, "the overlapped schedule is written for three stages");
         load_tile_sw128<BQ, D, WG_THREADS>(c.sQ, Qh, c.q0, Sq, c.tid);
-        c.loadKv(c.sK, c.Kh, 0);
+        c.loadKv(c.sK, c.Kh, 0, c.tid);
         cp_async_commit();
 #pragma unroll
         for (int i = 1; i <= 2; ++i) {
-            if (i < count) c.loadKv(c.sK + i * BKV * D, c.Kh, i);
-            if (i - 1 < count) c.loadKv(c.sV + (i - 1) * BKV * D, c.Vh, i - 1);
+            if (i < count) c.loadKv(c.sK + i * BKV * D, c.Kh, i, c.tid);
+            if (i - 1 < count) c.loadKv(c.sV + (i - 1) * BKV * D, c.Vh, i - 1, c.tid);
             cp_async_commit();
         }
         cp_async_wait<2>();
@@ -322,8 +351,8 @@ __device__ __forceinline__ void attention_fwd_wgmma(
             Cta::pack(p, s);
             __syncthreads();  // K(it) (step it - 1) and V(it - 1) (step it - 1) are read by now
             const int vPrev = vCur == 0 ? ST - 1 : vCur - 1;
-            if (it + 3 < count) c.loadKv(c.sK + vCur * BKV * D, c.Kh, it + 3);
-            if (it + 2 < count) c.loadKv(c.sV + vPrev * BKV * D, c.Vh, it + 2);
+            if (it + 3 < count) c.loadKv(c.sK + vCur * BKV * D, c.Kh, it + 3, c.tid);
+            if (it + 2 < count) c.loadKv(c.sV + vPrev * BKV * D, c.Vh, it + 2, c.tid);
             cp_async_commit();
             vCur = kNext;
             kNext = nextStage(kNext);
@@ -340,9 +369,171 @@ __device__ __forceinline__ void attention_fwd_wgmma(
         fence_regs(o);
         __syncthreads();
     }
-    c.epilogue(o, m, l, O, LSE, Sq);
+    c.stageOutput(o, m, l, LSE, Sq);
+    __syncthreads();
+    c.storeOutput<BQ, WG_THREADS>(O, Sq, 0, c.tid);
 #else
     __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
+#endif
+}
+
+// Warp-specialised (FlashAttention-3's structure): warpgroup 0 only loads (cp.async into the stages, then a
+// release-arrive on the stage's mbarrier once its copies have landed), warpgroups 1 and 2 only compute, each 64 q
+// rows, with the intra-warpgroup overlap of fwd_wgmmaov (S of tile i + 1 and P V of tile i in flight during the
+// softmax). K and V have their own full/empty barriers, so Q K^T of a tile starts before its V has landed.
+// PINGPONG: the two consumer warpgroups take turns issuing their matrix products (named barriers), so one
+// warpgroup's softmax runs while the other's products occupy the tensor cores.
+template <typename T, int D, bool PINGPONG>
+__device__ __forceinline__ void attention_fwd_wgmma_ws(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
+    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
+    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
+    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
+    float scale, float softcap) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Cta = WgCta<T, D>;
+    constexpr int BQ = Cta::BQ;
+    constexpr int BKV = Cta::BKV;
+    constexpr int ST = WG_STAGES;
+    constexpr int CONSUMER_WARPS = 8;
+
+    extern __shared__ unsigned char smemRaw[];
+    Cta c;
+    uint64_t* fullK = reinterpret_cast<uint64_t*>(c.place(smemRaw));
+    uint64_t* fullV = fullK + ST;
+    uint64_t* emptyK = fullV + ST;
+    uint64_t* emptyV = emptyK + ST;
+    const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
+                         softcap);
+    const int count = c.count;
+    if (threadIdx.x == 0) {
+        for (int st = 0; st < ST; ++st) {
+            mbar_init(fullK + st, WG_THREADS / 2);
+            mbar_init(fullV + st, WG_THREADS / 2);
+            mbar_init(emptyK + st, CONSUMER_WARPS);
+            mbar_init(emptyV + st, CONSUMER_WARPS);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+
+    auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
+    if (threadIdx.x < WG_THREADS / 2) {
+        // producer: groups K0 (with Q), V0, K1, V1, ... in order; a group's barrier is signalled once the group after
+        // it is issued and it has landed (wait_group 1), the last one after wait_group 0
+        regs_dealloc<WS_PRODUCER_REGS>();
+        const int pt = threadIdx.x;
+        uint64_t* landed = nullptr;
+        auto signal = [&](uint64_t* next, int pending) {
+            if (pending) cp_async_wait<1>(); else cp_async_wait<0>();
+            if (landed) {
+                fence_proxy_async();
+                mbar_arrive(landed);
+            }
+            landed = next;
+        };
+        int st = 0;
+        uint32_t round = 0;
+        for (int i = 0; i < count; ++i) {
+            if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
+            if (i == 0) load_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
+            c.template loadKv<WG_THREADS / 2>(c.sK + st * BKV * D, c.Kh, i, pt);
+            cp_async_commit();
+            signal(fullK + st, 1);
+            if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
+            c.template loadKv<WG_THREADS / 2>(c.sV + st * BKV * D, c.Vh, i, pt);
+            cp_async_commit();
+            signal(fullV + st, 1);
+            st = nextStage(st);
+            if (st == 0) ++round;
+        }
+        signal(nullptr, 0);
+        return;
+    }
+    regs_alloc<WS_CONSUMER_REGS>();
+    const int ct = threadIdx.x - WG_THREADS / 2;
+    const int cw = ct >> 7;
+    c.seat(cw, ct);
+    const bool lane0 = (ct & 31) == 0;
+    auto release = [&](uint64_t* bar) {
+        __syncwarp();
+        if (lane0) mbar_arrive(bar);
+    };
+    // named barrier 1 + w: warpgroup w's turn to issue; 256 = its 128 waiting threads + the other's 128 arriving
+    auto takeTurn = [&]() {
+        if (PINGPONG) named_sync(1 + cw, WG_THREADS);
+    };
+    auto passTurn = [&]() {
+        if (PINGPONG) named_arrive(1 + (cw ^ 1), WG_THREADS);
+    };
+
+    float o[Cta::OR];
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.f, 0.f};
+    float alpha[2];
+    float s[Cta::SR];
+    uint32_t p[BKV / 16][4];
+#pragma unroll
+    for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+
+    if (count > 0) {
+        if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
+        mbar_wait(fullK, 0);
+        takeTurn();
+        wgmma_fence();
+        c.issueScores(s, 0);
+        wgmma_commit();
+        passTurn();
+        wgmma_wait<0>();
+        fence_regs(s);
+        release(emptyK);
+        c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
+        Cta::pack(p, s);
+
+        int st = 0;  // stage of tile it, and the parity of its barriers' current phase
+        uint32_t phase = 0;
+        for (int it = 0; it + 1 < count; ++it) {
+            const int st1 = nextStage(st);
+            const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
+            mbar_wait(fullK + st1, phase1);
+            mbar_wait(fullV + st, phase);
+            takeTurn();
+            fence_regs(o);
+            wgmma_fence();
+            c.issueScores(s, st1);
+            wgmma_commit();
+            c.issueOutput(o, p, st);
+            wgmma_commit();
+            passTurn();
+            wgmma_wait<1>();
+            fence_regs(s);
+            release(emptyK + st1);
+            c.softmax(s, it + 1, m, l, alpha);
+            wgmma_wait<0>();
+            fence_regs(o);
+            release(emptyV + st);
+            Cta::rescale(o, alpha);
+            Cta::pack(p, s);
+            st = st1;
+            phase = phase1;
+        }
+        // the last tile: P V only (peeled, as in fwd_wgmmaov)
+        mbar_wait(fullV + st, phase);
+        takeTurn();
+        fence_regs(o);
+        wgmma_fence();
+        c.issueOutput(o, p, st);
+        wgmma_commit();
+        passTurn();
+        wgmma_wait<0>();
+        fence_regs(o);
+        if (PINGPONG && cw == 0) named_sync(1, WG_THREADS);  // takes warpgroup 1's last pass: the counts balance
+    }
+    c.stageOutput(o, m, l, LSE, Sq);
+    named_sync(3 + cw, WG_THREADS / 2);
+    c.template storeOutput<64, WG_THREADS / 2>(O, Sq, cw * 64, ct & 127);
+#else
+    __trap();
 #endif
 }
 
@@ -365,3 +556,21 @@ SAW_FWD_WGMMA(fwd_wgmmaov_bf16_d64_q128_kv128, __nv_bfloat16, 64, true)
 SAW_FWD_WGMMA(fwd_wgmmaov_bf16_d128_q128_kv128, __nv_bfloat16, 128, true)
 SAW_FWD_WGMMA(fwd_wgmmaov_fp16_d64_q128_kv128, __half, 64, true)
 SAW_FWD_WGMMA(fwd_wgmmaov_fp16_d128_q128_kv128, __half, 128, true)
+
+#define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG)                                                                       \
+    extern "C" __global__ void __launch_bounds__(saw::WS_THREADS, 1) NAME(                                            \
+        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,                 \
+        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,         \
+        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                        \
+        saw::attention_fwd_wgmma_ws<T, D, PINGPONG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx,     \
+                                                    maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap);              \
+    }
+
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_fp16_d64_q128_kv128, __half, 64, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_fp16_d128_q128_kv128, __half, 128, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d64_q128_kv128, __nv_bfloat16, 64, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d128_q128_kv128, __nv_bfloat16, 128, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d64_q128_kv128, __half, 64, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d128_q128_kv128, __half, 128, true)

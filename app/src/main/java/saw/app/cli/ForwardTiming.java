@@ -18,7 +18,7 @@ import saw.engine.mask.TileLayout;
 /**
  * The Hopper forward against the mma.sync forward in one run (issue 6): B=4, H=16, bf16, D=128 (or the head dim
  * given with -Dsaw.timing.d), causal, window 1024, 8 packed causal documents and random blocks at 10/50/100 %;
- * mma at 128x64 and 128x128, wgmma and wgmma-overlap at 128x128; median of 20 event-timed runs after 3 warm-ups, useful TFLOP/s.
+ * mma at 128x64, and every Hopper family at 128x128 (wgmma, wgmma-overlap, wgmma-ws, wgmma-pp); median of 20 event-timed runs after 3 warm-ups, useful TFLOP/s.
  * Run with: {@code java -cp 'lib/*' saw.app.cli.ForwardTiming [S ...]}.
  */
 public final class ForwardTiming {
@@ -31,8 +31,9 @@ public final class ForwardTiming {
     private record Variant(ForwardKernel kernel, int blockQ, int blockKv) {}
 
     private static final Variant[] VARIANTS = {
-        new Variant(ForwardKernel.MMA, 128, 64), new Variant(ForwardKernel.MMA, 128, 128), new Variant(ForwardKernel.WGMMA, 128, 128),
-        new Variant(ForwardKernel.WGMMA_OVERLAP, 128, 128)};
+        new Variant(ForwardKernel.MMA, 128, 64), new Variant(ForwardKernel.WGMMA, 128, 128),
+        new Variant(ForwardKernel.WGMMA_OVERLAP, 128, 128), new Variant(ForwardKernel.WGMMA_WS, 128, 128),
+        new Variant(ForwardKernel.WGMMA_PINGPONG, 128, 128)};
 
     public static void main(String[] args) {
         int[] seqs = args.length == 0 ? new int[] {8192, 16384} : Arrays.stream(args).mapToInt(Integer::parseInt).toArray();

@@ -4,22 +4,45 @@ import java.util.Locale;
 
 /**
  * The forward kernel family the GPU backend prefers. {@link #MMA} (mma.sync, FlashAttention-2 shape) runs every
- * supported problem; {@link #WGMMA} (Hopper warpgroup MMA, each tile's steps waited for in turn) and
- * {@link #WGMMA_OVERLAP} (the same with the next tile's Q K^T and this tile's P V in flight during the softmax) run
- * on compute capability 9.0 with 128x128 tiles, and the backend falls back to {@link #MMA} wherever they do not fit.
- * Chosen with {@code -Dsaw.kernel.fwd=mma|wgmma|wgmma-overlap} or the environment variable {@code SAW_KERNEL_FWD}
+ * supported problem. The Hopper families (warpgroup MMA) run on compute capability 9.0 with 128x128 tiles, and the
+ * backend falls back to {@link #MMA} wherever they do not fit: {@link #WGMMA} (each tile's steps waited for in
+ * turn), {@link #WGMMA_OVERLAP} (the next tile's Q K^T and this tile's P V in flight during the softmax),
+ * {@link #WGMMA_WS} (the overlap with a producer warpgroup that does all loads, mbarrier-synchronised) and
+ * {@link #WGMMA_PINGPONG} (that, with the two consumer warpgroups taking turns on the tensor cores).
+ * Chosen with {@code -Dsaw.kernel.fwd=mma|wgmma|wgmma-overlap|wgmma-ws|wgmma-pp} or the environment variable {@code SAW_KERNEL_FWD}
  * (the property wins); the default is {@link #WGMMA}, verified on the H200 and faster than {@link #MMA} at the same
  * tile on every timed row (docs/kernel-notes.md, issue 6).
  */
 public enum ForwardKernel {
-    MMA("mma"),
-    WGMMA("wgmma"),
-    WGMMA_OVERLAP("wgmma-overlap");
+    MMA("mma", "fwd_", 0),
+    WGMMA("wgmma", "fwd_wgmma_", 256),
+    WGMMA_OVERLAP("wgmma-overlap", "fwd_wgmmaov_", 256),
+    WGMMA_WS("wgmma-ws", "fwd_wgmmaws_", 384),
+    WGMMA_PINGPONG("wgmma-pp", "fwd_wgmmapp_", 384);
 
     private final String label;
+    private final String kernelPrefix;
+    private final int hopperThreads;
 
-    ForwardKernel(String label) {
+    ForwardKernel(String label, String kernelPrefix, int hopperThreads) {
         this.label = label;
+        this.kernelPrefix = kernelPrefix;
+        this.hopperThreads = hopperThreads;
+    }
+
+    /** The start of this family's kernel names in the fatbin. */
+    String kernelPrefix() {
+        return kernelPrefix;
+    }
+
+    /** Threads per CTA of a Hopper family (two or three warpgroups); 0 for {@link #MMA}, whose CTA depends on the tile. */
+    int hopperThreads() {
+        return hopperThreads;
+    }
+
+    /** The Hopper families, in the order {@code saw env} and the timings list them. */
+    static ForwardKernel[] hopper() {
+        return new ForwardKernel[] {WGMMA, WGMMA_OVERLAP, WGMMA_WS, WGMMA_PINGPONG};
     }
 
     /** The setting's value that selects this family. */
@@ -50,6 +73,6 @@ public enum ForwardKernel {
                 return k;
             }
         }
-        throw new IllegalArgumentException(setting + "=" + value + " is not a forward kernel family (mma, wgmma or wgmma-overlap)");
+        throw new IllegalArgumentException(setting + "=" + value + " is not a forward kernel family (mma, wgmma, wgmma-overlap, wgmma-ws or wgmma-pp)");
     }
 }

@@ -229,7 +229,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             this.layout = layout;
             this.lists = lists;
             this.fwd = fwdKernel == ForwardKernel.MMA ? KernelCatalog.forward(p, tiles, lists.numQBlocks())
-                    : KernelCatalog.forwardWgmma(p, lists.numQBlocks(), fwdKernel == ForwardKernel.WGMMA_OVERLAP);
+                    : KernelCatalog.forwardWgmma(p, lists.numQBlocks(), fwdKernel);
             this.bwd = KernelCatalog.backward(p, tiles, lists.numKvBlocks());
         }
     }

@@ -64,13 +64,12 @@ final class KernelCatalog {
 
     /** The Hopper forward's only tile (attention_fwd_wgmma.cu): 128 q rows in two warpgroups, 128 kv rows. */
     static final KernelTiles WGMMA_TILES = new KernelTiles(128, 128);
-    static final int WGMMA_THREADS = 256;
     static final int WGMMA_STAGES = 3;
     /** Compute capability major of the sm_90a image that holds the wgmma kernels' code. */
     static final int WGMMA_MAJOR = 9;
 
-    static String forwardWgmmaName(DType t, int d, boolean overlap) {
-        return (overlap ? "fwd_wgmmaov_" : "fwd_wgmma_") + t.label() + "_d" + d + "_q128_kv128";
+    static String forwardWgmmaName(DType t, int d, ForwardKernel family) {
+        return family.kernelPrefix() + t.label() + "_d" + d + "_q128_kv128";
     }
 
     /** Whether the wgmma forward runs this problem with these tiles on a GPU of this compute capability. */
@@ -78,11 +77,16 @@ final class KernelCatalog {
         return major == WGMMA_MAJOR && tiles.equals(WGMMA_TILES) && contains(HEAD_DIMS, p.headDim());
     }
 
-    /** Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. */
-    static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, boolean overlap) {
+    /**
+     * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024; the
+     * warp-specialised families add their four mbarriers per stage.
+     */
+    static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
-        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024;
-        return new LaunchShape(forwardWgmmaName(p.dtype(), d, overlap), (long) p.batch() * p.heads() * numQBlocks, WGMMA_THREADS, smem);
+        int barriers = family.hopperThreads() > 256 ? 4 * WGMMA_STAGES * 8 : 0;
+        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers;
+        return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
+                family.hopperThreads(), smem);
     }
 
     static LaunchShape backward(AttentionProblem p, KernelTiles tiles, int numKvBlocks) {
@@ -127,8 +131,9 @@ final class KernelCatalog {
                         names.add(backwardName(t, d, tiles, true));
                     }
                 }
-                names.add(forwardWgmmaName(t, d, false));
-                names.add(forwardWgmmaName(t, d, true));
+                for (ForwardKernel family : ForwardKernel.hopper()) {
+                    names.add(forwardWgmmaName(t, d, family));
+                }
                 names.add("bwd_pre_" + t.label() + "_d" + d);
             }
             names.add("bwd_dq_" + t.label());

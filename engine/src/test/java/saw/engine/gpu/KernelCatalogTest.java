@@ -80,9 +80,11 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 3 + 2 * 2, names.size());
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 2, names.size());
         assertTrue(names.contains("fwd_wgmma_fp16_d64_q128_kv128"));
         assertTrue(names.contains("fwd_wgmmaov_bf16_d128_q128_kv128"));
+        assertTrue(names.contains("fwd_wgmmaws_fp16_d128_q128_kv128"));
+        assertTrue(names.contains("fwd_wgmmapp_bf16_d64_q128_kv128"));
         assertEquals(names.size(), new HashSet<>(names).size());
         assertTrue(names.contains("bwd_bf16_d128_q128_kv128_softcap"));
     }
@@ -95,13 +97,18 @@ class KernelCatalogTest {
         assertTrue(!KernelCatalog.wgmmaFits(p, t, 8), "sm_80 has no wgmma");
         assertTrue(!KernelCatalog.wgmmaFits(p, t, 10), "the fatbin's sm_90a code does not run on later majors");
         assertTrue(!KernelCatalog.wgmmaFits(p, new KernelTiles(128, 64), 9));
-        assertEquals("fwd_wgmmaov_bf16_d128_q128_kv128", KernelCatalog.forwardWgmma(p, 64, true).kernel());
-        LaunchShape s = KernelCatalog.forwardWgmma(p, 64, false);
+        assertEquals("fwd_wgmmaov_bf16_d128_q128_kv128", KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_OVERLAP).kernel());
+        LaunchShape s = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA);
         assertEquals("fwd_wgmma_bf16_d128_q128_kv128", s.kernel());
         assertEquals(4L * 16 * 64, s.grid());
         assertEquals(256, s.block(), "two warpgroups");
         assertEquals((128 * 128 + 6 * 128 * 128) * 2 + 1024, s.sharedBytes());
         assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
+        LaunchShape ws = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_PINGPONG);
+        assertEquals("fwd_wgmmapp_bf16_d128_q128_kv128", ws.kernel());
+        assertEquals(384, ws.block(), "a producer and two consumer warpgroups");
+        assertEquals(s.sharedBytes() + 12 * 8, ws.sharedBytes(), "four mbarriers per stage");
+        assertTrue(ws.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
     }
 
     @Test
@@ -109,9 +116,10 @@ class KernelCatalogTest {
         assertEquals(ForwardKernel.WGMMA, ForwardKernel.parse(" WGMMA ", "x"));
         assertEquals(ForwardKernel.MMA, ForwardKernel.parse("mma", "x"));
         assertEquals(ForwardKernel.WGMMA_OVERLAP, ForwardKernel.parse("wgmma-overlap", "x"));
+        assertEquals(ForwardKernel.WGMMA_PINGPONG, ForwardKernel.parse("wgmma-pp", "x"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ForwardKernel.parse("tma", "-Dsaw.kernel.fwd"));
-        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma or wgmma-overlap)", e.getMessage());
+        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma, wgmma-overlap, wgmma-ws or wgmma-pp)", e.getMessage());
         String before = System.getProperty(ForwardKernel.PROPERTY);
         try {
             System.setProperty(ForwardKernel.PROPERTY, "mma");
