@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Nsight Compute, full set, on one causal S=8192 D=128 forward launch of each forward family named (default
+# wgmma-pp): the details page and the per-SASS-instruction source page (warp stall samples) as text under $OUT.
+# Runs from a folder made by bench/gpu-pack.sh.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here}
+for v in "${@:-wgmma-pp}"; do
+  SAW_JAVA_OPTS=-Dsaw.kernel.fwd=$v timeout 240 ncu --set full --import-source no --clock-control none --target-processes all \
+    -k regex:'^fwd_' --launch-skip 2 --launch-count 1 -f -o "$out/prof-$v" \
+    "$here/saw" bench preset:causal --backend gpu --seq 8192 --batch 4 --heads 16 --head-dim 128 --block 128x128 \
+    --reps 1 --warmup 2 --out /tmp/profile-bench.jsonl >"$out/prof-$v.log" 2>&1
+  echo "ncu $v rc=$?"
+  ncu -i "$out/prof-$v.ncu-rep" --page details --print-details all >"$out/prof-$v-details.txt" 2>&1
+  ncu -i "$out/prof-$v.ncu-rep" --page source --csv --print-source sass >"$out/prof-$v-source.csv" 2>&1
+  gzip -f "$out/prof-$v-source.csv"
+  grep -E "Duration|Throughput|Stall|Pipe|Bank|Issued" "$out/prof-$v-details.txt" | head -60
+done
