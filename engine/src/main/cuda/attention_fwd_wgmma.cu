@@ -378,7 +378,7 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 }
 
 // Warp-specialised (FlashAttention-3's structure): warpgroup 0 only loads (cp.async into the stages, then a
-// release-arrive on the stage's mbarrier once its copies have landed), warpgroups 1 and 2 only compute, each 64 q
+// release-arrive on the stage's mbarrier once its copies have landed, two groups behind the newest), warpgroups 1 and 2 only compute, each 64 q
 // rows, with the intra-warpgroup overlap of fwd_wgmmaov (S of tile i + 1 and P V of tile i in flight during the
 // softmax). K and V have their own full/empty barriers, so Q K^T of a tile starts before its V has landed.
 // PINGPONG: the two consumer warpgroups take turns issuing their matrix products (named barriers), so one
@@ -419,18 +419,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
 
     auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
     if (threadIdx.x < WG_THREADS / 2) {
-        // producer: groups K0 (with Q), V0, K1, V1, ... in order; a group's barrier is signalled once the group after
-        // it is issued and it has landed (wait_group 1), the last one after wait_group 0
+        // producer: cp.async groups g = K0 (with Q), V0, K1, V1, ... in order; group g's barrier is signalled once
+        // group g + 2 is issued and g has landed (wait_group 2: up to three groups, 96 KB at D = 128, in flight)
         regs_dealloc<WS_PRODUCER_REGS>();
         const int pt = threadIdx.x;
-        uint64_t* landed = nullptr;
-        auto signal = [&](uint64_t* next, int pending) {
-            if (pending) cp_async_wait<1>(); else cp_async_wait<0>();
-            if (landed) {
-                fence_proxy_async();
-                mbar_arrive(landed);
-            }
-            landed = next;
+        auto landed = [&](int g) {
+            fence_proxy_async();
+            mbar_arrive(((g & 1) ? fullV : fullK) + (g >> 1) % ST);
         };
         int st = 0;
         uint32_t round = 0;
@@ -439,15 +434,26 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
             if (i == 0) load_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
             c.template loadKv<WG_THREADS / 2>(c.sK + st * BKV * D, c.Kh, i, pt);
             cp_async_commit();
-            signal(fullK + st, 1);
+            if (i > 0) {
+                cp_async_wait<2>();
+                landed(2 * i - 2);
+            }
             if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
             c.template loadKv<WG_THREADS / 2>(c.sV + st * BKV * D, c.Vh, i, pt);
             cp_async_commit();
-            signal(fullV + st, 1);
+            if (i > 0) {
+                cp_async_wait<2>();
+                landed(2 * i - 1);
+            }
             st = nextStage(st);
             if (st == 0) ++round;
         }
-        signal(nullptr, 0);
+        if (count > 0) {
+            cp_async_wait<1>();
+            landed(2 * count - 2);
+            cp_async_wait<0>();
+            landed(2 * count - 1);
+        }
         return;
     }
     regs_alloc<WS_CONSUMER_REGS>();

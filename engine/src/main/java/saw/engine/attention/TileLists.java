@@ -25,8 +25,12 @@ import saw.engine.mask.TileLayout;
  * blockQ rows of blockKv/32 words (bit j%32 of word j/32 of row i: pair (i, j) of the tile attends);
  * {@code bitsT} holds the same tiles transposed, blockKv rows of blockQ/32 words.
  *
- * <p>Work orders list items heaviest first (most tiles, then lowest index), so that a long row does not start last:
- * forward items are {@code (b*heads + h)*nq + qBlock}, backward items {@code (b*kvHeads + hkv)*nkv + kvBlock}.
+ * <p>Work orders: forward items are {@code (b*heads + h)*nq + qBlock}, backward items
+ * {@code (b*kvHeads + hkv)*nkv + kvBlock}. Items are taken in sections of consecutive heads whose shared operand (K
+ * and V of the forward, Q and dO of the backward) fits in {@link #L2_SECTION_BYTES}, sections in head order, and
+ * inside a section heaviest first (most tiles, then lowest index), so that a long row does not start last. Sorting
+ * every head's rows together instead had 100+ heads in flight at once on an H200, whose K and V then no longer fit
+ * in L2: the forward read 16x its inputs from DRAM (docs/kernel-notes.md).
  */
 public final class TileLists {
     private final int blockQ;
@@ -47,6 +51,9 @@ public final class TileLists {
     private final int distinctTiles;
     private final int[] rowOrder;
     private final int[] colOrder;
+
+    /** Bytes of shared operand per section of the work orders: a third of a Hopper L2 (50 MB), the rest streams. */
+    static final long L2_SECTION_BYTES = 16L << 20;
 
     private TileLists(Builder b) {
         this.blockQ = b.bq;
@@ -302,12 +309,13 @@ public final class TileLists {
             int wordsPerTile = bq * bkv / 32;
             bits = Arrays.copyOf(tileWords, distinct * wordsPerTile);
             bitsT = transpose(bits, distinct);
-            rowOrder = order(problem.batch() * problem.heads(), nq, (item) -> {
+            long headBytes = 2L * problem.headDim() * 2;  // K and V (forward) or Q and dO (backward) per token
+            rowOrder = order(problem.batch() * problem.heads(), nq, sectionOf(headBytes * skv), (item) -> {
                 int row = variantOf[item / nq] * nq + item % nq;
                 return rowPtr[row + 1] - rowPtr[row];
             });
             int group = problem.heads() / problem.kvHeads();
-            colOrder = order(problem.batch() * problem.kvHeads(), nkv, (item) -> {
+            colOrder = order(problem.batch() * problem.kvHeads(), nkv, sectionOf(headBytes * sq * group), (item) -> {
                 int bkvh = item / nkv;
                 int b = bkvh / problem.kvHeads();
                 int hkv = bkvh % problem.kvHeads();
@@ -387,17 +395,27 @@ public final class TileLists {
             return out;
         }
 
-        private static int[] order(int outer, int blocks, java.util.function.IntUnaryOperator weight) {
+        /** Heads per section when each head's shared operand takes this many bytes (at least one). */
+        private static int sectionOf(long bytesPerHead) {
+            return (int) Math.max(1, Math.min(Integer.MAX_VALUE, L2_SECTION_BYTES / Math.max(1, bytesPerHead)));
+        }
+
+        private static int[] order(int outer, int blocks, int headsPerSection, java.util.function.IntUnaryOperator weight) {
             int n = outer * blocks;
             long[] keyed = new long[n];
-            for (int item = 0; item < n; item++) {
-                // heavier first, then lower index: sort ascending on (-weight, item)
-                keyed[item] = ((long) (Integer.MAX_VALUE - weight.applyAsInt(item)) << 32) | item;
-            }
-            Arrays.sort(keyed);
             int[] out = new int[n];
-            for (int x = 0; x < n; x++) {
-                out[x] = (int) keyed[x];
+            int done = 0;
+            for (int first = 0; first < outer; first += headsPerSection) {
+                int last = Math.min(outer, first + headsPerSection);
+                int count = 0;
+                for (int item = first * blocks; item < last * blocks; item++) {
+                    // heavier first, then lower index: sort ascending on (-weight, item)
+                    keyed[count++] = ((long) (Integer.MAX_VALUE - weight.applyAsInt(item)) << 32) | item;
+                }
+                Arrays.sort(keyed, 0, count);
+                for (int x = 0; x < count; x++) {
+                    out[done++] = (int) keyed[x];
+                }
             }
             return out;
         }

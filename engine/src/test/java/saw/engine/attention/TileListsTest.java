@@ -87,6 +87,25 @@ class TileListsTest {
     }
 
     @Test
+    void ordersFinishOneSectionOfHeadsBeforeTheNextWhenTheirOperandsWouldNotShareL2() {
+        int s = 65536;  // K and V (or Q and dO) of one head at D = 64: 16 MiB, so every head is its own section
+        TileLists t = lists(new Mask.Causal(0), s, s, 1, 3, 3, 128, 128);
+        int nq = s / 128;
+        int[] order = t.rowOrder();
+        for (int i = 0; i < order.length; i++) {
+            assertEquals(i / nq, order[i] / nq, "item " + i + " of the forward order belongs to head " + i / nq);
+        }
+        for (int head = 0; head < 3; head++) {
+            assertEquals(nq - 1, order[head * nq] % nq, "each section starts with its heaviest row");
+            assertEquals(0, order[head * nq + nq - 1] % nq, "and ends with its lightest");
+        }
+        int[] cols = t.colOrder();
+        for (int i = 0; i < cols.length; i++) {
+            assertEquals(i / nq, cols[i] / nq, "item " + i + " of the backward order belongs to kv head " + i / nq);
+        }
+    }
+
+    @Test
     void refusesLayoutsOfOtherSizesAndBlocksThatAreNotMultiplesOf32() {
         Dims dims = new Dims(256, 256, 1, 2);
         TileLayout layout = BoundMask.bind(new Mask.Causal(0), dims).compile(64, 64);
