@@ -377,8 +377,9 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 #endif
 }
 
-// Warp-specialised (FlashAttention-3's structure): warpgroup 0 only loads (cp.async into the stages, then a
-// release-arrive on the stage's mbarrier once its copies have landed, two groups behind the newest), warpgroups 1 and 2 only compute, each 64 q
+// Warp-specialised (FlashAttention-3's structure): warpgroup 0 only loads (cp.async into the stages, each thread's
+// copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes before
+// their wgmma reads with a proxy fence after the wait), warpgroups 1 and 2 only compute, each 64 q
 // rows, with the intra-warpgroup overlap of fwd_wgmmaov (S of tile i + 1 and P V of tile i in flight during the
 // softmax). K and V have their own full/empty barriers, so Q K^T of a tile starts before its V has landed.
 // PINGPONG: the two consumer warpgroups take turns issuing their matrix products (named barriers), so one
@@ -419,41 +420,24 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
 
     auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
     if (threadIdx.x < WG_THREADS / 2) {
-        // producer: cp.async groups g = K0 (with Q), V0, K1, V1, ... in order; group g's barrier is signalled once
-        // group g + 2 is issued and g has landed (wait_group 2: up to three groups, 96 KB at D = 128, in flight)
+        // producer: K(i) (with Q for i = 0) and V(i) into stage i % ST once the consumers have released it; each
+        // thread's copies arrive on the stage's barrier when they land, so loads run up to ST tiles ahead
         regs_dealloc<WS_PRODUCER_REGS>();
         const int pt = threadIdx.x;
-        auto landed = [&](int g) {
-            fence_proxy_async();
-            mbar_arrive(((g & 1) ? fullV : fullK) + (g >> 1) % ST);
-        };
         int st = 0;
         uint32_t round = 0;
         for (int i = 0; i < count; ++i) {
             if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
             if (i == 0) load_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
             c.template loadKv<WG_THREADS / 2>(c.sK + st * BKV * D, c.Kh, i, pt);
-            cp_async_commit();
-            if (i > 0) {
-                cp_async_wait<2>();
-                landed(2 * i - 2);
-            }
+            mbar_arrive_cp_async(fullK + st);
             if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
             c.template loadKv<WG_THREADS / 2>(c.sV + st * BKV * D, c.Vh, i, pt);
-            cp_async_commit();
-            if (i > 0) {
-                cp_async_wait<2>();
-                landed(2 * i - 1);
-            }
+            mbar_arrive_cp_async(fullV + st);
             st = nextStage(st);
             if (st == 0) ++round;
         }
-        if (count > 0) {
-            cp_async_wait<1>();
-            landed(2 * count - 2);
-            cp_async_wait<0>();
-            landed(2 * count - 1);
-        }
+        cp_async_wait<0>();
         return;
     }
     regs_alloc<WS_CONSUMER_REGS>();
@@ -485,6 +469,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
     if (count > 0) {
         if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
         mbar_wait(fullK, 0);
+        fence_proxy_async();
         takeTurn();
         wgmma_fence();
         c.issueScores(s, 0);
@@ -503,6 +488,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
             const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
             mbar_wait(fullK + st1, phase1);
             mbar_wait(fullV + st, phase);
+            fence_proxy_async();
             takeTurn();
             fence_regs(o);
             wgmma_fence();
@@ -525,6 +511,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
         }
         // the last tile: P V only (peeled, as in fwd_wgmmaov)
         mbar_wait(fullV + st, phase);
+        fence_proxy_async();
         takeTurn();
         fence_regs(o);
         wgmma_fence();
