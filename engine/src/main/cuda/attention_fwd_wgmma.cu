@@ -16,11 +16,11 @@ constexpr int WG_THREADS = 256;
 constexpr int WG_BQ = 128;
 constexpr int WG_BKV = 128;
 constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128, inside Hopper's 227 KB
-// warp-specialised kernels: a producer warpgroup and two consumer warpgroups; 128 x 40 + 256 x 232 registers fit
+// warp-specialised kernels: a producer warpgroup and two consumer warpgroups; 128 x 48 + 256 x 224 registers fit
 // the SM's 64K
 constexpr int WS_THREADS = 384;
-constexpr int WS_PRODUCER_REGS = 40;
-constexpr int WS_CONSUMER_REGS = 232;
+constexpr int WS_PRODUCER_REGS = 48;
+constexpr int WS_CONSUMER_REGS = 224;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -49,9 +49,12 @@ struct WgCta {
     bool capped;
     float sl2, capIn, softcap;
 
-    template <int THREADS = WG_THREADS>
     __device__ __forceinline__ void loadKv(T* tile, const T* src, int i, int thread) const {
-        load_tile_sw128<BKV, D, THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
+        load_tile_sw128<BKV, D, WG_THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
+    }
+    // by the producer warpgroup of the warp-specialised kernels
+    __device__ __forceinline__ void produceKv(T* tile, const T* src, int i, int thread) const {
+        produce_tile_sw128<BKV, D, WG_THREADS / 2>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
     }
     __device__ __forceinline__ uint32_t qAddr() const { return smem_u32(sQ) + wg * 64 * 128; }
 
@@ -428,11 +431,11 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
         uint32_t round = 0;
         for (int i = 0; i < count; ++i) {
             if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
-            if (i == 0) load_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
-            c.template loadKv<WG_THREADS / 2>(c.sK + st * BKV * D, c.Kh, i, pt);
+            if (i == 0) produce_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
+            c.produceKv(c.sK + st * BKV * D, c.Kh, i, pt);
             mbar_arrive_cp_async(fullK + st);
             if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
-            c.template loadKv<WG_THREADS / 2>(c.sV + st * BKV * D, c.Vh, i, pt);
+            c.produceKv(c.sV + st * BKV * D, c.Vh, i, pt);
             mbar_arrive_cp_async(fullV + st);
             st = nextStage(st);
             if (st == 0) ++round;

@@ -140,6 +140,26 @@ __device__ __forceinline__ void load_rows(void* tile, const void* global, int ro
     }
 }
 
+// load_rows for a thread that only copies (a producer warpgroup): each thread copies one column of chunks, every
+// STEP rows, a fixed trip count with constant address steps, so the copies issue back to back. (load_rows' loop
+// left the Hopper forward's producer warps waiting on their own address arithmetic; in kernels whose compute
+// threads also copy, this form's longer-lived addresses cost registers and spills.) A zero-byte copy reads nothing.
+template <class LAYOUT, int ROWS, int COLS, int THREADS>
+__device__ __forceinline__ void load_rows_by_column(void* tile, const void* global, int row0, int limit, int tid) {
+    constexpr int CHUNKS = COLS / 8;
+    static_assert(THREADS % CHUNKS == 0 && ROWS % (THREADS / CHUNKS) == 0, "each thread copies whole columns");
+    constexpr int STEP = THREADS / CHUNKS;
+    const int c = tid % CHUNKS;
+    const int r0 = tid / CHUNKS;
+    const uint16_t* g = static_cast<const uint16_t*>(global) + (size_t)(row0 + r0) * COLS + c * 8;
+    uint16_t* s = static_cast<uint16_t*>(tile);
+#pragma unroll
+    for (int k = 0; k < ROWS / STEP; ++k) {
+        const int r = r0 + k * STEP;
+        cp_async16(smem_u32(s + LAYOUT::chunk(r, c)), g + (size_t)k * STEP * COLS, row0 + r < limit);
+    }
+}
+
 // load_rows into the mma.sync kernels' swizzled tile.
 template <int ROWS, int COLS, int THREADS>
 __device__ __forceinline__ void load_tile(void* tile, const void* global, int row0, int limit, int tid) {

@@ -27,6 +27,12 @@ __device__ __forceinline__ void load_tile_sw128(void* tile, const void* global, 
     load_rows<Sw128<ROWS, COLS>, ROWS, COLS, THREADS>(tile, global, row0, limit, tid);
 }
 
+// load_rows_by_column into an Sw128 tile, for a producer warpgroup.
+template <int ROWS, int COLS, int THREADS>
+__device__ __forceinline__ void produce_tile_sw128(void* tile, const void* global, int row0, int limit, int tid) {
+    load_rows_by_column<Sw128<ROWS, COLS>, ROWS, COLS, THREADS>(tile, global, row0, limit, tid);
+}
+
 // Shared-memory matrix descriptor, 128-byte swizzle. K-major operands: `sbo` = bytes between 8-row groups
 // (1024), `lbo` unused inside one 64-element panel. N-major operands: `lbo` = bytes between 64-column panels,
 // `sbo` = bytes between 8-row groups along K.
