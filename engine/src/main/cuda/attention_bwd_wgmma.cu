@@ -132,11 +132,11 @@ __device__ __forceinline__ void attention_bwd_wgmma(
             ++next.e;
             nextHead(next);
         }
-        if (it + 1 < steps) loadStep(next, stage ^ 1);
-        cp_async_commit();
-        cp_async_wait<1>();
+        cp_async_wait<0>();
         fence_proxy_async();
-        __syncthreads();
+        __syncthreads();  // this step's tiles are in; every wgmma and read of step it - 1 is done
+        if (it + 1 < steps) loadStep(next, stage ^ 1);  // into the buffers step it - 1 read
+        cp_async_commit();
 
         const uint32_t qStep = aQ + stage * STEP_BYTES;
         const uint32_t doStep = adO + stage * STEP_BYTES;
@@ -290,7 +290,6 @@ __device__ __forceinline__ void attention_bwd_wgmma(
                           dq[8 * np + 4 + 2 * r + 1], t, qr < Sq);
             }
         }
-        __syncthreads();  // this step's Q, dO and dS^T are read: the next steps may overwrite them
         cur = next;
     }
 
