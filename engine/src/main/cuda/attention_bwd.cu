@@ -77,6 +77,58 @@ struct BwdCursor {
     int sub;  // 64-row step within the q-tile
 };
 
+// The column lists a CTA walks: those of column kb for every head of kv-head hkv's GQA group, in order.
+struct BwdColumns {
+    const int* variantOf;
+    const int* colPtr;
+    const int* colPartial;
+    int b, H, hkv, group, nkv, kb;
+
+    __device__ __forceinline__ int column(int hi) const { return variantOf[b * H + hkv * group + hi] * nkv + kb; }
+
+    // moves c past the heads whose lists it has finished (or, from hi = -1, to the first nonempty list)
+    __device__ __forceinline__ void nextHead(BwdCursor& c) const {
+        while (c.e == c.end && ++c.hi < group) {
+            const int col = column(c.hi);
+            c.first = colPtr[col];
+            c.e = c.first;
+            c.end = colPtr[col + 1];
+            c.partials = colPartial[col];
+        }
+    }
+
+    __device__ __forceinline__ BwdCursor start() const {
+        BwdCursor c;
+        c.hi = -1;
+        c.e = 0;
+        c.end = 0;
+        c.sub = 0;
+        nextHead(c);
+        return c;
+    }
+
+    // the cursor's next step of SUBS per q-tile
+    template <int SUBS>
+    __device__ __forceinline__ BwdCursor next(BwdCursor c) const {
+        if (++c.sub == SUBS) {
+            c.sub = 0;
+            ++c.e;
+            nextHead(c);
+        }
+        return c;
+    }
+
+    // q steps in all the lists
+    __device__ __forceinline__ int steps(int subs) const {
+        int n = 0;
+        for (int hi = 0; hi < group; ++hi) {
+            const int col = column(hi);
+            n += (colPtr[col + 1] - colPtr[col]) * subs;
+        }
+        return n;
+    }
+};
+
 // acc[NQ][4] = rows [r0, r0 + 16) of sA (a [*, D] tile) times the first NQ * 8 rows of sB (a [*, D] tile),
 // transposed: one warp's m16 x (NQ * 8) block of A B^T, on the tensor cores.
 template <typename T, int D, int NQ>
@@ -143,29 +195,9 @@ __device__ __forceinline__ void attention_bwd(
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
 
-    // first step
-    BwdCursor cur;
-    cur.hi = -1;
-    cur.e = 0;
-    cur.end = 0;
-    cur.sub = 0;
-    auto nextHead = [&](BwdCursor& c) {
-        while (c.e == c.end && ++c.hi < group) {
-            const int col = variantOf[b * H + hkv * group + c.hi] * nkv + kb;
-            c.first = colPtr[col];
-            c.e = c.first;
-            c.end = colPtr[col + 1];
-            c.partials = colPartial[col];
-        }
-    };
-    nextHead(cur);
-
-    // total steps, for the loop bound
-    int steps = 0;
-    for (int hi = 0; hi < group; ++hi) {
-        const int col = variantOf[b * H + hkv * group + hi] * nkv + kb;
-        steps += (colPtr[col + 1] - colPtr[col]) * SUBS;
-    }
+    const BwdColumns cols{variantOf, colPtr, colPartial, b, H, hkv, group, nkv, kb};
+    BwdCursor cur = cols.start();
+    const int steps = cols.steps(SUBS);
 
     auto loadStep = [&](const BwdCursor& c, int stage) {
         const int h = hkv * group + c.hi;
@@ -201,12 +233,7 @@ __device__ __forceinline__ void attention_bwd(
     const int r0 = warp * 16;  // this warp's kv rows within the tile
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
-        BwdCursor next = cur;
-        if (++next.sub == SUBS) {
-            next.sub = 0;
-            ++next.e;
-            nextHead(next);
-        }
+        const BwdCursor next = cols.next<SUBS>(cur);
         if (it + 1 < steps) loadStep(next, stage ^ 1);
         cp_async_commit();
         cp_async_wait<1>();

@@ -1,5 +1,5 @@
 // Block-sparse attention backward for Hopper (sm_90a): the same arguments, column tables, launch order and outputs
-// as attention_bwd.cu's bwd_* kernels (see its header; this file uses its add4_pair and BwdCursor, so it is
+// as attention_bwd.cu's bwd_* kernels (see its header; this file uses its add4_pair and BwdColumns, so it is
 // included after it), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (kv-tile of 128 rows, kv-head,
 // batch), two warpgroups of 64 kv rows each; dK and dV accumulate in registers. K and V sit in shared memory in
 // wgmma's 128-byte swizzle; Q, dO, LSE and Dsum come in double-buffered steps of 64 q rows. Per step and
@@ -72,27 +72,9 @@ __device__ __forceinline__ void attention_bwd_wgmma(
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
 
-    BwdCursor cur;
-    cur.hi = -1;
-    cur.e = 0;
-    cur.end = 0;
-    cur.sub = 0;
-    auto nextHead = [&](BwdCursor& c) {
-        while (c.e == c.end && ++c.hi < group) {
-            const int col = variantOf[b * H + hkv * group + c.hi] * nkv + kb;
-            c.first = colPtr[col];
-            c.e = c.first;
-            c.end = colPtr[col + 1];
-            c.partials = colPartial[col];
-        }
-    };
-    nextHead(cur);
-
-    int steps = 0;
-    for (int hi = 0; hi < group; ++hi) {
-        const int col = variantOf[b * H + hkv * group + hi] * nkv + kb;
-        steps += (colPtr[col + 1] - colPtr[col]) * SUBS;
-    }
+    const BwdColumns cols{variantOf, colPtr, colPartial, b, H, hkv, group, nkv, kb};
+    BwdCursor cur = cols.start();
+    const int steps = cols.steps(SUBS);
 
     auto loadStep = [&](const BwdCursor& c, int stage) {
         const size_t bh = (size_t)b * H + hkv * group + c.hi;
@@ -126,12 +108,7 @@ __device__ __forceinline__ void attention_bwd_wgmma(
 
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
-        BwdCursor next = cur;
-        if (++next.sub == SUBS) {
-            next.sub = 0;
-            ++next.e;
-            nextHead(next);
-        }
+        const BwdCursor next = cols.next<SUBS>(cur);
         cp_async_wait<0>();
         fence_proxy_async();
         __syncthreads();  // this step's tiles are in; every wgmma and read of step it - 1 is done
