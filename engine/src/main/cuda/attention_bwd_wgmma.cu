@@ -61,18 +61,15 @@ __device__ __forceinline__ void attention_bwd_wgmma(
     const int row0 = wg * 64 + ((tid >> 5) & 3) * 16 + (lane >> 2);  // this thread's first kv row; the second is + 8
     const int qRow0 = row0 - wg * 64;                                 // its first q row of a dQ product
 
-    const int item = order[blockIdx.x];
-    const int kb = item % nkv;
-    const int bkvh = item / nkv;
-    const int hkv = bkvh % Hkv;
-    const int b = bkvh / Hkv;
-    const int group = H / Hkv;
-    const int kv0 = kb * BKV;
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
+    const int b = cols.b;
+    const int hkv = cols.hkv;
+    const int group = cols.group;
+    const int kv0 = cols.kb * BKV;
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
 
-    const BwdColumns cols{variantOf, colPtr, colPartial, b, H, hkv, group, nkv, kb};
     BwdCursor cur = cols.start();
     const int steps = cols.steps(SUBS);
 
@@ -81,12 +78,7 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         const int q0 = qIdx[c.e] * BQ + c.sub * QS;
         load_tile_sw128<QS, D, WB_THREADS>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, tid);
         load_tile_sw128<QS, D, WB_THREADS>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, tid);
-        for (int i = tid; i < QS; i += WB_THREADS) {
-            const bool valid = q0 + i < Sq;
-            const size_t at = valid ? bh * Sq + q0 + i : 0;
-            cp_async4(smem_u32(sLse + stage * QS + i), LSE + at, valid);
-            cp_async4(smem_u32(sDs + stage * QS + i), Dsum + at, valid);
-        }
+        load_row_stats<QS, WB_THREADS>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, tid);
     };
 
     const size_t kvHead = (size_t)(b * Hkv + hkv) * Skv * D;
