@@ -97,6 +97,16 @@ __device__ __forceinline__ void attention_bwd_wgmma(
     // this warpgroup's 64 kv rows of K and V, the A operands of S^T and dP^T (K-major)
     const uint32_t aKw = aK + wg * 64 * 128;
     const uint32_t aVw = aV + wg * 64 * 128;
+    // acc = A B^T, A = 64 rows of K or V, B = a Q or dO step, both K-major: a k16 step moves 32 bytes inside a
+    // 64-column panel, then on to the next panel
+    auto issueAbt = [](float (&acc)[SR], uint32_t a, uint32_t b) {
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            const uint32_t inPanel = (kc & 3) * 32;
+            Wgmma<T, 64>::ss(acc, sw128_desc(a + (kc >> 2) * KV_PANEL + inPanel, 16, 1024),
+                             sw128_desc(b + (kc >> 2) * STEP_PANEL + inPanel, 16, 1024), kc > 0 ? 1 : 0);
+        }
+    };
 
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
@@ -115,23 +125,13 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         const int q0 = qIdx[cur.e] * BQ + cur.sub * QS;
         const bool partial = cur.e - cur.first < cur.partials;
 
-        // S^T = K Q^T and dP^T = V dO^T: k16 steps move 32 bytes inside a 64-column panel, then to the next panel
+        // S^T = K Q^T and dP^T = V dO^T, one commit group each
         float s[SR];
         float dp[SR];
         wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t k = (kc >> 2) * KV_PANEL + (kc & 3) * 32;
-            const uint32_t n = (kc >> 2) * STEP_PANEL + (kc & 3) * 32;
-            Wgmma<T, 64>::ss(s, sw128_desc(aKw + k, 16, 1024), sw128_desc(qStep + n, 16, 1024), kc > 0 ? 1 : 0);
-        }
+        issueAbt(s, aKw, qStep);
         wgmma_commit();
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t k = (kc >> 2) * KV_PANEL + (kc & 3) * 32;
-            const uint32_t n = (kc >> 2) * STEP_PANEL + (kc & 3) * 32;
-            Wgmma<T, 64>::ss(dp, sw128_desc(aVw + k, 16, 1024), sw128_desc(doStep + n, 16, 1024), kc > 0 ? 1 : 0);
-        }
+        issueAbt(dp, aVw, doStep);
         wgmma_commit();
         wgmma_wait<1>();
         fence_regs(s);
