@@ -136,13 +136,15 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         wgmma_wait<1>();
         fence_regs(s);
 
-        // P^T = exp(logits - LSE); rows that attend nothing (LSE = -inf) give 0; capped logits keep (1 - tanh^2)
-        float dcap[CAPPED ? SR : 1];
+        // P^T = exp(logits - LSE); rows that attend nothing (LSE = -inf) give 0. Capped logits keep their
+        // derivative factor 1 - tanh^2 (in [0, 1]) as fp16 pairs: 16 registers instead of 32, which D = 128 needs
+        __half2 dcap[CAPPED ? SR / 2 : 1];
 #pragma unroll
         for (int n = 0; n < QS / 8; ++n) {
             const float2 lse = *reinterpret_cast<const float2*>(tLse + n * 8 + 2 * t);
             const float bias[2] = {lse.x == -INFINITY ? -INFINITY : -lse.x * LOG2E,
                                    lse.y == -INFINITY ? -INFINITY : -lse.y * LOG2E};
+            float c[4];
 #pragma unroll
             for (int x = 0; x < 4; ++x) {
                 const int i = 4 * n + x;
@@ -150,9 +152,13 @@ __device__ __forceinline__ void attention_bwd_wgmma(
                 if constexpr (CAPPED) {
                     const float th = tanhf(z * capIn);
                     z = softcap * th;
-                    dcap[i] = 1.f - th * th;
+                    c[x] = 1.f - th * th;
                 }
                 s[i] = exp2_approx(fmaf(z, sl2, bias[x & 1]));
+            }
+            if constexpr (CAPPED) {
+                dcap[2 * n] = __floats2half2_rn(c[0], c[1]);
+                dcap[2 * n + 1] = __floats2half2_rn(c[2], c[3]);
             }
         }
         if (partial) {
@@ -200,7 +206,10 @@ __device__ __forceinline__ void attention_bwd_wgmma(
             for (int x = 0; x < 4; ++x) {
                 const int i = 4 * n + x;
                 s[i] *= dp[i] - ((x & 1) ? dsum.y : dsum.x);
-                if constexpr (CAPPED) s[i] *= dcap[i];
+                if constexpr (CAPPED) {
+                    const float2 c = __half22float2(dcap[2 * n + (x >> 1)]);
+                    s[i] *= (x & 1) ? c.y : c.x;
+                }
             }
         }
         wgmma_wait<0>();  // dV has read P^T's registers
@@ -309,7 +318,7 @@ SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
 SAW_BWD_WGMMA(bwd_wgmma_fp16_d64_q128_kv128, __half, 64, false)
 SAW_BWD_WGMMA(bwd_wgmma_fp16_d128_q128_kv128, __half, 128, false)
-// softcap's 1 - tanh^2 factor (32 registers) fits at D = 64 only: at D = 128 it spills, and the host runs
-// softcapped D = 128 problems on the mma.sync backward
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128_softcap, __nv_bfloat16, 64, true)
+SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, true)
 SAW_BWD_WGMMA(bwd_wgmma_fp16_d64_q128_kv128_softcap, __half, 64, true)
+SAW_BWD_WGMMA(bwd_wgmma_fp16_d128_q128_kv128_softcap, __half, 128, true)

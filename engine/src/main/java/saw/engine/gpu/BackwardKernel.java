@@ -5,9 +5,9 @@ import java.util.Locale;
 /**
  * The backward kernel family the GPU backend prefers. {@link #MMA} (mma.sync, FlashAttention-2 shape) runs every
  * supported problem; {@link #WGMMA} (Hopper warpgroup MMA, attention_bwd_wgmma.cu) runs on compute capability 9.0
- * with 128x128 tiles, head dims 64 and 128, and softcap only at head dim 64; the backend falls back to {@link #MMA}
- * wherever it does not fit. Chosen with {@code -Dsaw.kernel.bwd=mma|wgmma} or the environment variable
- * {@code SAW_KERNEL_BWD} (the property wins); the default is {@link #WGMMA}.
+ * with 128x128 tiles, and the backend falls back to {@link #MMA} wherever it does not fit. Chosen with
+ * {@code -Dsaw.kernel.bwd=mma|wgmma} or the environment variable {@code SAW_KERNEL_BWD} (the property wins); the
+ * default is {@link #WGMMA}.
  */
 public enum BackwardKernel {
     MMA("mma"),

@@ -93,16 +93,13 @@ final class KernelCatalog {
                 (long) p.batch() * p.kvHeads() * numKvBlocks, bkv / 16 * 32, smem);
     }
 
-    /** The head dim whose wgmma backward has a softcap variant (at 128 its 1 - tanh^2 factor would spill). */
-    static final int WGMMA_BWD_SOFTCAP_HEAD_DIM = 64;
-
     static String backwardWgmmaName(DType t, int d, boolean softcap) {
         return "bwd_wgmma_" + t.label() + "_d" + d + "_q128_kv128" + (softcap ? "_softcap" : "");
     }
 
     /** Whether the wgmma backward runs this problem with these tiles on a GPU of this compute capability. */
     static boolean wgmmaBackwardFits(AttentionProblem p, KernelTiles tiles, int major) {
-        return wgmmaFits(p, tiles, major) && (p.softcap() <= 0 || p.headDim() == WGMMA_BWD_SOFTCAP_HEAD_DIM);
+        return major == WGMMA_MAJOR && tiles.equals(WGMMA_TILES) && contains(HEAD_DIMS, p.headDim());
     }
 
     /**
@@ -161,9 +158,7 @@ final class KernelCatalog {
                 names.add(forwardWgmmaName(t, d, true));
                 names.add("bwd_pre_" + t.label() + "_d" + d);
                 names.add(backwardWgmmaName(t, d, false));
-                if (d == WGMMA_BWD_SOFTCAP_HEAD_DIM) {
-                    names.add(backwardWgmmaName(t, d, true));
-                }
+                names.add(backwardWgmmaName(t, d, true));
             }
             names.add("bwd_dq_" + t.label());
             names.add("fill_normal_" + t.label());
