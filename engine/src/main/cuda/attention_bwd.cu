@@ -77,6 +77,79 @@ struct BwdCursor {
     int sub;  // 64-row step within the q-tile
 };
 
+// The column lists a CTA walks: those of column kb for every head of kv-head hkv's GQA group, in order.
+struct BwdColumns {
+    const int* variantOf;
+    const int* colPtr;
+    const int* colPartial;
+    int b, H, hkv, group, nkv, kb;
+
+    // the lists of work item `item` = (b * Hkv + hkv) * nkv + kb
+    static __device__ __forceinline__ BwdColumns of(int item, const int* variantOf, const int* colPtr,
+                                                    const int* colPartial, int H, int Hkv, int nkv) {
+        const int kb = item % nkv;
+        const int bkvh = item / nkv;
+        const int hkv = bkvh % Hkv;
+        return BwdColumns{variantOf, colPtr, colPartial, bkvh / Hkv, H, hkv, H / Hkv, nkv, kb};
+    }
+
+    __device__ __forceinline__ int column(int hi) const { return variantOf[b * H + hkv * group + hi] * nkv + kb; }
+
+    // moves c past the heads whose lists it has finished (or, from hi = -1, to the first nonempty list)
+    __device__ __forceinline__ void nextHead(BwdCursor& c) const {
+        while (c.e == c.end && ++c.hi < group) {
+            const int col = column(c.hi);
+            c.first = colPtr[col];
+            c.e = c.first;
+            c.end = colPtr[col + 1];
+            c.partials = colPartial[col];
+        }
+    }
+
+    __device__ __forceinline__ BwdCursor start() const {
+        BwdCursor c;
+        c.hi = -1;
+        c.e = 0;
+        c.end = 0;
+        c.sub = 0;
+        nextHead(c);
+        return c;
+    }
+
+    // the cursor's next step of SUBS per q-tile
+    template <int SUBS>
+    __device__ __forceinline__ BwdCursor next(BwdCursor c) const {
+        if (++c.sub == SUBS) {
+            c.sub = 0;
+            ++c.e;
+            nextHead(c);
+        }
+        return c;
+    }
+
+    // q steps in all the lists
+    __device__ __forceinline__ int steps(int subs) const {
+        int n = 0;
+        for (int hi = 0; hi < group; ++hi) {
+            const int col = column(hi);
+            n += (colPtr[col + 1] - colPtr[col]) * subs;
+        }
+        return n;
+    }
+};
+
+// LSE and Dsum of q rows [q0, q0 + QS) of (batch, head) row bh into shared memory; rows past Sq read as 0.
+template <int QS, int THREADS>
+__device__ __forceinline__ void load_row_stats(float* sLse, float* sDs, const float* LSE, const float* Dsum, size_t bh,
+                                               int q0, int Sq, int tid) {
+    for (int i = tid; i < QS; i += THREADS) {
+        const bool valid = q0 + i < Sq;
+        const size_t at = valid ? bh * Sq + q0 + i : 0;
+        cp_async4(smem_u32(sLse + i), LSE + at, valid);
+        cp_async4(smem_u32(sDs + i), Dsum + at, valid);
+    }
+}
+
 // acc[NQ][4] = rows [r0, r0 + 16) of sA (a [*, D] tile) times the first NQ * 8 rows of sB (a [*, D] tile),
 // transposed: one warp's m16 x (NQ * 8) block of A B^T, on the tensor cores.
 template <typename T, int D, int NQ>
@@ -132,40 +205,17 @@ __device__ __forceinline__ void attention_bwd(
     const int g = lane >> 2;
     const int t = lane & 3;
 
-    const int item = order[blockIdx.x];
-    const int kb = item % nkv;
-    const int bkvh = item / nkv;
-    const int hkv = bkvh % Hkv;
-    const int b = bkvh / Hkv;
-    const int group = H / Hkv;
-    const int kv0 = kb * BKV;
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
+    const int b = cols.b;
+    const int hkv = cols.hkv;
+    const int group = cols.group;
+    const int kv0 = cols.kb * BKV;
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
 
-    // first step
-    BwdCursor cur;
-    cur.hi = -1;
-    cur.e = 0;
-    cur.end = 0;
-    cur.sub = 0;
-    auto nextHead = [&](BwdCursor& c) {
-        while (c.e == c.end && ++c.hi < group) {
-            const int col = variantOf[b * H + hkv * group + c.hi] * nkv + kb;
-            c.first = colPtr[col];
-            c.e = c.first;
-            c.end = colPtr[col + 1];
-            c.partials = colPartial[col];
-        }
-    };
-    nextHead(cur);
-
-    // total steps, for the loop bound
-    int steps = 0;
-    for (int hi = 0; hi < group; ++hi) {
-        const int col = variantOf[b * H + hkv * group + hi] * nkv + kb;
-        steps += (colPtr[col + 1] - colPtr[col]) * SUBS;
-    }
+    BwdCursor cur = cols.start();
+    const int steps = cols.steps(SUBS);
 
     auto loadStep = [&](const BwdCursor& c, int stage) {
         const int h = hkv * group + c.hi;
@@ -173,12 +223,7 @@ __device__ __forceinline__ void attention_bwd(
         const int q0 = qIdx[c.e] * BQ + c.sub * QS;
         load_tile<QS, D, THREADS>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, tid);
         load_tile<QS, D, THREADS>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, tid);
-        for (int i = tid; i < QS; i += THREADS) {
-            const bool valid = q0 + i < Sq;
-            const size_t at = valid ? bh * Sq + q0 + i : 0;
-            cp_async4(smem_u32(sLse + stage * QS + i), LSE + at, valid);
-            cp_async4(smem_u32(sDs + stage * QS + i), Dsum + at, valid);
-        }
+        load_row_stats<QS, THREADS>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, tid);
     };
 
     const size_t kvHead = (size_t)(b * Hkv + hkv) * Skv * D;
@@ -201,12 +246,7 @@ __device__ __forceinline__ void attention_bwd(
     const int r0 = warp * 16;  // this warp's kv rows within the tile
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
-        BwdCursor next = cur;
-        if (++next.sub == SUBS) {
-            next.sub = 0;
-            ++next.e;
-            nextHead(next);
-        }
+        const BwdCursor next = cols.next<SUBS>(cur);
         if (it + 1 < steps) loadStep(next, stage ^ 1);
         cp_async_commit();
         cp_async_wait<1>();

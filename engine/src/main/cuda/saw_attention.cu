@@ -3,3 +3,4 @@
 #include "attention_bwd.cu"
 #include "random_fill.cu"
 #include "attention_fwd_wgmma.cu"
+#include "attention_bwd_wgmma.cu"

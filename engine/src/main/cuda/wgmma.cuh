@@ -66,6 +66,35 @@ __device__ __forceinline__ void fence_regs(float (&d)[R]) {
     for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+// Keeps the compiler from reusing an A fragment's registers while a wgmma that reads them may still run.
+template <int N>
+__device__ __forceinline__ void fence_frags(uint32_t (&a)[N][4]) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+#pragma unroll
+        for (int x = 0; x < 4; ++x) asm volatile("" : "+r"(a[i][x])::"memory");
+    }
+}
+
+// m64n64k16, A and B from shared memory, each read K-major (TRANS 0) or MN-major (TRANS 1: M, or N, is the
+// contiguous dimension of the descriptor's layout).
+template <typename T> struct WgmmaSs64;
+
+#define SAW_WGMMA_SS64(T, PTX_TYPE) \
+    template <> struct WgmmaSs64<T> { \
+        template <int TRANS_A, int TRANS_B> \
+        static __device__ __forceinline__ void run(float (&d)[32], uint64_t a, uint64_t b, int accumulate) { \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+                         "wgmma.mma_async.sync.aligned.m64n64k16.f32." PTX_TYPE "." PTX_TYPE \
+                         " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, %35, %36;\n}\n" \
+                         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+                         : "l"(a), "l"(b), "r"(accumulate), "n"(TRANS_A), "n"(TRANS_B)); \
+        } \
+    };
+SAW_WGMMA_SS64(__nv_bfloat16, "bf16")
+SAW_WGMMA_SS64(__half, "f16")
+#undef SAW_WGMMA_SS64
+
 // m64nNk16 with fp32 accumulators: accumulator i of a thread is row 16 * warp + g + 8 * ((i / 2) % 2),
 // column 8 * (i / 4) + 2 * t + i % 2 (g = lane / 4, t = lane % 4), i.e. mma.sync's C fragment per n8 block.
 template <typename T, int N> struct Wgmma;

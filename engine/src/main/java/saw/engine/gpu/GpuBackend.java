@@ -33,6 +33,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     private final String description;
     private final int major;
     private ForwardKernel forwardKernel;
+    private BackwardKernel backwardKernel = BackwardKernel.MMA;
 
     private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel) {
         this.cuda = cuda;
@@ -95,14 +96,22 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             throw new GpuException(status.message());
         }
         ForwardKernel fwd = ForwardKernel.configured();
+        BackwardKernel bwd = BackwardKernel.configured();
         CudaDevice cuda = new CudaDevice(0);
         DeviceProbe.Device d = new JCudaProbe().device(0);
-        return new GpuBackend(cuda, d.name(), d.major(), fwd);
+        GpuBackend gpu = new GpuBackend(cuda, d.name(), d.major(), fwd);
+        gpu.backwardKernel = bwd;
+        return gpu;
     }
 
     /** On another driver (a fake one in tests), with the kernels of {@code image}. */
     static GpuBackend open(Driver driver, byte[] image, String device) {
-        return new GpuBackend(new CudaDevice(driver, 0, image), device, 8, ForwardKernel.MMA);
+        return open(driver, image, device, 8);
+    }
+
+    /** As {@link #open(Driver, byte[], String)}, on a GPU of compute capability {@code major}.0. */
+    static GpuBackend open(Driver driver, byte[] image, String device, int major) {
+        return new GpuBackend(new CudaDevice(driver, 0, image), device, major, ForwardKernel.MMA);
     }
 
     /** The device, for the fault drill's direct calls. */
@@ -139,6 +148,15 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
 
     public ForwardKernel forwardKernel() {
         return forwardKernel;
+    }
+
+    /** The backward kernel family preferred from now on (the forward is unchanged). */
+    public void backwardKernel(BackwardKernel kernel) {
+        this.backwardKernel = kernel;
+    }
+
+    public BackwardKernel backwardKernel() {
+        return backwardKernel;
     }
 
     @Override
@@ -224,13 +242,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         final LaunchShape fwd;
         final LaunchShape bwd;
 
-        Plan(AttentionProblem p, TileLayout layout, TileLists lists, KernelTiles tiles, ForwardKernel fwdKernel) {
+        Plan(AttentionProblem p, TileLayout layout, TileLists lists, KernelTiles tiles, ForwardKernel fwdKernel,
+             LaunchShape bwd) {
             this.p = p;
             this.layout = layout;
             this.lists = lists;
             this.fwd = fwdKernel == ForwardKernel.MMA ? KernelCatalog.forward(p, tiles, lists.numQBlocks())
                     : KernelCatalog.forwardWgmma(p, lists.numQBlocks(), fwdKernel);
-            this.bwd = KernelCatalog.backward(p, tiles, lists.numKvBlocks());
+            this.bwd = bwd;
         }
     }
 
@@ -242,7 +261,9 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         }
         SizeGuard.tileTables(p, layout).orThrow();
         boolean wgmma = forwardKernel != ForwardKernel.MMA && KernelCatalog.wgmmaFits(p, tiles, major);
-        return new Plan(p, layout, TileLists.of(p, layout), tiles, wgmma ? forwardKernel : ForwardKernel.MMA);
+        TileLists lists = TileLists.of(p, layout);
+        return new Plan(p, layout, lists, tiles, wgmma ? forwardKernel : ForwardKernel.MMA,
+                KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major));
     }
 
     /** The layout tables on the device. */

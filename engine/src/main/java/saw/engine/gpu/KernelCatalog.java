@@ -97,6 +97,33 @@ final class KernelCatalog {
                 (long) p.batch() * p.kvHeads() * numKvBlocks, bkv / 16 * 32, smem);
     }
 
+    static String backwardWgmmaName(DType t, int d, boolean softcap) {
+        return "bwd_wgmma_" + t.label() + "_d" + d + "_q128_kv128" + (softcap ? "_softcap" : "");
+    }
+
+    /** Whether the wgmma backward runs this problem with these tiles on a GPU of this compute capability. */
+    static boolean wgmmaBackwardFits(AttentionProblem p, KernelTiles tiles, int major) {
+        return major == WGMMA_MAJOR && tiles.equals(WGMMA_TILES) && contains(HEAD_DIMS, p.headDim());
+    }
+
+    /**
+     * K and V tiles, two stages of Q and dO steps and the dS^T tile in the 128-byte swizzle, two stages of LSE and
+     * Dsum, plus 1024 bytes to align them to 1024 (attention_bwd_wgmma.cu).
+     */
+    static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks) {
+        int d = p.headDim();
+        int bkv = WGMMA_TILES.blockKv();
+        int smem = (2 * bkv * d + 4 * BWD_Q_STEP * d + bkv * BWD_Q_STEP) * 2 + 4 * BWD_Q_STEP * 4 + 1024;
+        return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, WGMMA_THREADS, smem);
+    }
+
+    /** The backward launch for the preferred family, or the mma.sync one where the wgmma backward does not fit. */
+    static LaunchShape backwardFor(AttentionProblem p, KernelTiles tiles, int numKvBlocks, BackwardKernel kernel, int major) {
+        return kernel == BackwardKernel.WGMMA && wgmmaBackwardFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks)
+                : backward(p, tiles, numKvBlocks);
+    }
+
     /** Dsum = rowsum(dO * O): one warp per row. */
     static LaunchShape backwardPre(AttentionProblem p) {
         long rows = (long) p.batch() * p.heads() * p.seqQ();
@@ -135,6 +162,8 @@ final class KernelCatalog {
                     names.add(forwardWgmmaName(t, d, family));
                 }
                 names.add("bwd_pre_" + t.label() + "_d" + d);
+                names.add(backwardWgmmaName(t, d, false));
+                names.add(backwardWgmmaName(t, d, true));
             }
             names.add("bwd_dq_" + t.label());
             names.add("fill_normal_" + t.label());

@@ -80,7 +80,9 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 2, names.size());
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 2 + 2 * 2 * 2, names.size());
+        assertTrue(names.contains("bwd_wgmma_bf16_d128_q128_kv128"));
+        assertTrue(names.contains("bwd_wgmma_fp16_d64_q128_kv128_softcap"));
         assertTrue(names.contains("fwd_wgmma_fp16_d64_q128_kv128"));
         assertTrue(names.contains("fwd_wgmmaov_bf16_d128_q128_kv128"));
         assertTrue(names.contains("fwd_wgmmaws_fp16_d128_q128_kv128"));
@@ -109,6 +111,63 @@ class KernelCatalogTest {
         assertEquals(384, ws.block(), "a producer and two consumer warpgroups");
         assertEquals(s.sharedBytes() + 12 * 8, ws.sharedBytes(), "four mbarriers per stage");
         assertTrue(ws.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
+    }
+
+    @Test
+    void wgmmaBackwardRunsOnlyOnHopperWith128x128Tiles() {
+        AttentionProblem p = AttentionProblem.of(4, 16, 4, 8192, 8192, 128, DType.BF16);
+        KernelTiles t = new KernelTiles(128, 128);
+        LaunchShape s = KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA, 9);
+        assertEquals("bwd_wgmma_bf16_d128_q128_kv128", s.kernel());
+        assertEquals(4L * 4 * 64, s.grid(), "one CTA per kv-tile, kv-head and batch entry");
+        assertEquals(256, s.block(), "two warpgroups");
+        assertEquals((2 * 128 * 128 + 4 * 64 * 128 + 128 * 64) * 2 + 4 * 64 * 4 + 1024, s.sharedBytes());
+        assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
+        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.MMA, 9).kernel());
+        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA, 8).kernel(),
+                "sm_80 has no wgmma");
+        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA, 10).kernel(),
+                "the fatbin's sm_90a code does not run on later majors");
+        assertEquals("bwd_bf16_d128_q128_kv64",
+                KernelCatalog.backwardFor(p, new KernelTiles(128, 64), 128, BackwardKernel.WGMMA, 9).kernel());
+        AttentionProblem capped128 = new AttentionProblem(1, 2, 1, 512, 512, 128, DType.FP16, 0.1, 30);
+        assertEquals("bwd_wgmma_fp16_d128_q128_kv128_softcap",
+                KernelCatalog.backwardFor(capped128, t, 4, BackwardKernel.WGMMA, 9).kernel());
+        assertEquals("bwd_fp16_d128_q128_kv64_softcap",
+                KernelCatalog.backwardFor(capped128, new KernelTiles(128, 64), 4, BackwardKernel.WGMMA, 9).kernel());
+        AttentionProblem capped64 = new AttentionProblem(1, 2, 1, 512, 512, 64, DType.FP16, 0.1, 30);
+        LaunchShape c = KernelCatalog.backwardFor(capped64, t, 4, BackwardKernel.WGMMA, 9);
+        assertEquals("bwd_wgmma_fp16_d64_q128_kv128_softcap", c.kernel());
+        assertEquals((2 * 128 * 64 + 4 * 64 * 64 + 128 * 64) * 2 + 4 * 64 * 4 + 1024, c.sharedBytes());
+        for (int d : KernelCatalog.HEAD_DIMS) {
+            for (boolean capped : new boolean[] {false, true}) {
+                AttentionProblem q = new AttentionProblem(1, 2, 1, 512, 512, d, DType.BF16, 0.1, capped ? 30 : 0);
+                String name = KernelCatalog.backwardFor(q, t, 4, BackwardKernel.WGMMA, 9).kernel();
+                assertTrue(KernelCatalog.allNames().contains(name), name + " is in the catalog");
+            }
+        }
+    }
+
+    @Test
+    void backwardKernelSettingIsParsedWithASentenceOnBadValues() {
+        assertEquals(BackwardKernel.WGMMA, BackwardKernel.parse(" WGMMA ", "x"));
+        assertEquals(BackwardKernel.MMA, BackwardKernel.parse("mma", "x"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BackwardKernel.parse("wgmma-overlap", "SAW_KERNEL_BWD"));
+        assertEquals("SAW_KERNEL_BWD=wgmma-overlap is not a backward kernel family (mma or wgmma)", e.getMessage());
+        String before = System.getProperty(BackwardKernel.PROPERTY);
+        try {
+            System.setProperty(BackwardKernel.PROPERTY, "mma");
+            assertEquals(BackwardKernel.MMA, BackwardKernel.configured(), "the property forces the old path");
+            System.setProperty(BackwardKernel.PROPERTY, "wgmma");
+            assertEquals(BackwardKernel.WGMMA, BackwardKernel.configured());
+        } finally {
+            if (before == null) {
+                System.clearProperty(BackwardKernel.PROPERTY);
+            } else {
+                System.setProperty(BackwardKernel.PROPERTY, before);
+            }
+        }
     }
 
     @Test

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Issue 6, Hopper backward: SASS check of the bwd_wgmma_* kernels, saw verify of the wgmma backward over a matrix
+# (forward + backward, 128x128 layouts; the forward is whatever -Dsaw.kernel.fwd picks), compute-sanitizer, then
+# the mma.sync vs wgmma backward timing. Runs from a folder made by bench/gpu-pack.sh; builds nothing.
+# Usage: hopper-bwd-run.sh [check|timing|all]  (check = SASS + verify + sanitizer; all by default)
+set -uo pipefail
+what=${1:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here}
+java="$here/runtime/bin/java"
+: >"$out/bwd-summary.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw --format=csv,noheader || true
+
+if [[ $what != timing ]]; then
+# 1. SASS: HGMMA / HMMA / local-memory instructions per backward kernel of the sm_90a image
+python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
+  "$here"/lib/saw-engine-*.jar > /tmp/saw.fatbin || unzip -p "$here"/lib/saw-engine-*.jar saw/kernels/saw_attention.fatbin > /tmp/saw.fatbin
+cuobjdump --dump-sass /tmp/saw.fatbin > /tmp/sass.txt 2>&1 || echo "cuobjdump failed"
+awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_/ && arch=="sm_90a" {
+       if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /HMMA/) hm[fn]++; if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
+     END { for (f in seen) printf "%-40s HGMMA %4d  HMMA %4d  local %3d\n", f, hg[f], hm[f], lm[f] }' /tmp/sass.txt \
+  | sort | grep -E 'wgmma|_q128_kv128 ' | tee "$out/bwd-sass-summary.txt"
+
+# 2. saw verify, forward + backward with 128x128 tiles: the wgmma backward (the backend falls back elsewhere)
+log=$out/bwd-verify.log; : >"$log"
+pass=0; fail=0; failed=()
+run1() {  # BWD_VARIANT verify-args...
+  local o rc v=$1; shift
+  o=$(SAW_JAVA_OPTS=-Dsaw.kernel.bwd=$v timeout 90 "$here/saw" verify "$@" --block 128x128 --pass fwd,bwd 2>&1); rc=$?
+  { echo "== $v $*"; echo "$o"; echo "rc=$rc"; } >>"$log"
+  if [[ $rc == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$v $*"); fi
+  printf '%-4s %-6s %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$v" "$*"
+  [[ $rc == 0 ]] || echo "$o" | tail -8
+}
+run() { run1 wgmma "$@"; }
+run causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
+run causal --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
+run 'window(256)' --seq 4096 --head-dim 64 --dtype bf16 --heads 4
+run 'docs(700,1500,1200,500)' --seq 4096 --head-dim 128 --dtype bf16 --heads 2 --softcap 30
+run 'and(causal,docs(3000,2000,1000,1500))' --seq 8192 --head-dim 64 --dtype fp16 --heads 8 --kv-heads 2
+run 'random(128,128,4,7)' --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
+run 'random(128,128,16,3)' --seq 8192 --head-dim 128 --dtype bf16 --heads 2
+run 'or(sinks(16),and(causal,not(window(300))))' --seq 1000 --seq-kv 1500 --head-dim 64 --dtype bf16 --heads 2
+run 'or(sinks(16),and(causal,not(window(300))))' --seq 4096 --head-dim 128 --dtype fp16 --heads 2
+run 'causal(3096)' --seq 1000 --seq-kv 4096 --head-dim 128 --dtype fp16 --heads 2
+run 'window(256)' --seq 1000 --seq-kv 700 --head-dim 64 --dtype bf16 --heads 2 --softcap 10
+run 'heads(causal,window(128),docs(300,400))' --seq 1000 --head-dim 128 --dtype fp16 --heads 6
+run 'dilated(3)' --seq 1000 --head-dim 64 --dtype fp16 --heads 2 --softcap 20
+run 'dilated(3)' --seq 1000 --head-dim 128 --dtype bf16 --heads 2 --softcap 20
+run full --seq 4096 --head-dim 128 --dtype bf16 --heads 2
+run1 mma causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
+echo "wgmma backward verify matrix: $pass passed, $fail failed" | tee -a "$log" "$out/bwd-summary.txt"
+for f in "${failed[@]}"; do echo "  failed: $f"; done | tee -a "$out/bwd-summary.txt"
+
+# 3. compute-sanitizer on a small case (5 q-tiles, GQA, documents with padding rows that attend nothing)
+small=(verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 --block 128x128 --pass fwd,bwd)
+for tool in memcheck racecheck; do
+  o=$(timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma -cp "$here/lib/*" saw.app.Main "${small[@]}" 2>&1); rc=$?
+  { echo "== $tool"; echo "$o"; } >>"$out/bwd-sanitizer.log"
+  echo "compute-sanitizer $tool: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/bwd-summary.txt"
+done
+fi
+[[ $what == check ]] && exit 0
+
+# 4. timing (B=4 H=16 D=128 bf16, KernelTiming): the 128x128 backward rows name the kernel that ran
+for v in mma wgmma; do
+  timeout 240 "$java" -Dsaw.kernel.bwd=$v -cp "$here/lib/*" saw.app.cli.KernelTiming 8192 16384 > "$out/bwd-timing-$v.log" 2>&1
+  echo "timing $v rc=$?"
+done
+echo; cat "$out/bwd-summary.txt"
+grep -hE ' bwd +128x128 ' "$out"/bwd-timing-mma.log "$out"/bwd-timing-wgmma.log | sort -u -k1,2 -k5,5

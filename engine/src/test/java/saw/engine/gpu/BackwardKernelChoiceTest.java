@@ -1,0 +1,62 @@
+package saw.engine.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.AttentionInputs;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.DType;
+import saw.engine.attention.Pass;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
+import saw.engine.mask.TileLayout;
+
+/** The backend launches the wgmma backward where it fits and the mma.sync one elsewhere (fake driver, no GPU). */
+class BackwardKernelChoiceTest {
+    private static TileLayout causal(AttentionProblem p, int bq, int bkv) {
+        return BoundMask.bind(new Mask.Causal(0), new Dims(p.seqQ(), p.seqKv(), p.batch(), p.heads())).compile(bq, bkv);
+    }
+
+    /** The backward kernel a timed run and a verification run of this problem launch. */
+    private static String launchedBackward(int major, BackwardKernel preferred, AttentionProblem p, TileLayout layout) {
+        FakeDriver driver = new FakeDriver(8L << 30);
+        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", major)) {
+            gpu.backwardKernel(preferred);
+            String timed;
+            try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, Pass.BWD, 7)) {
+                timed = run.kernelName();
+                driver.launched.clear();
+                run.runTimedMs();
+                assertTrue(driver.launched.contains(timed), timed + " launched by the timed run: " + driver.launched);
+            }
+            driver.launched.clear();
+            gpu.forwardBackward(AttentionInputs.random(p, 7, true), layout);
+            assertTrue(driver.launched.contains(timed), timed + " launched by the verification run: " + driver.launched);
+            return timed;
+        }
+    }
+
+    @Test
+    void hopperWith128x128TilesRunsTheWgmmaBackward() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 384, 384, 128, DType.BF16);
+        assertEquals("bwd_wgmma_bf16_d128_q128_kv128", launchedBackward(9, BackwardKernel.WGMMA, p, causal(p, 128, 128)));
+        AttentionProblem capped = new AttentionProblem(1, 2, 2, 256, 256, 64, DType.FP16, 0.125, 20);
+        assertEquals("bwd_wgmma_fp16_d64_q128_kv128_softcap",
+                launchedBackward(9, BackwardKernel.WGMMA, capped, causal(capped, 128, 128)));
+        AttentionProblem capped128 = new AttentionProblem(1, 2, 1, 300, 300, 128, DType.BF16, 0.1, 30);
+        assertEquals("bwd_wgmma_bf16_d128_q128_kv128_softcap",
+                launchedBackward(9, BackwardKernel.WGMMA, capped128, causal(capped128, 128, 128)));
+    }
+
+    @Test
+    void everyOtherCaseFallsBackToTheMmaBackward() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 384, 384, 128, DType.BF16);
+        TileLayout square = causal(p, 128, 128);
+        assertEquals("bwd_bf16_d128_q128_kv128", launchedBackward(8, BackwardKernel.WGMMA, p, square), "Ampere");
+        assertEquals("bwd_bf16_d128_q128_kv128", launchedBackward(9, BackwardKernel.MMA, p, square), "chosen");
+        assertEquals("bwd_bf16_d128_q128_kv64", launchedBackward(9, BackwardKernel.WGMMA, p, causal(p, 128, 64)), "tile");
+    }
+}
