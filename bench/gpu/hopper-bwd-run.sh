@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 6, Hopper backward: SASS check of the bwd_wgmma_* kernels, saw verify of the wgmma backward over a matrix
 # (forward + backward, 128x128 layouts; the forward is whatever -Dsaw.kernel.fwd picks), compute-sanitizer, then
-# the mma.sync vs wgmma backward timing. Runs from a folder made by bench/gpu-pack.sh; builds nothing.
+# the mma.sync vs wgmma backward timing (HopperTiming). Runs from a folder made by bench/gpu-pack.sh; builds nothing.
 # Usage: hopper-bwd-run.sh [check|timing|all]  (check = SASS + verify + sanitizer; all by default)
 set -uo pipefail
 what=${1:-all}
@@ -62,10 +62,12 @@ done
 fi
 [[ $what == check ]] && exit 0
 
-# 4. timing (B=4 H=16 D=128 bf16, KernelTiming): the 128x128 backward rows name the kernel that ran
-for v in mma wgmma; do
-  timeout 240 "$java" -Dsaw.kernel.bwd=$v -cp "$here/lib/*" saw.app.cli.KernelTiming 8192 16384 > "$out/bwd-timing-$v.log" 2>&1
-  echo "timing $v rc=$?"
-done
+# 4. timing (B=4 H=16 bf16, D=128 then D=64): mma.sync and wgmma backward at 128x128, same run
+timeout 240 "$java" -Dsaw.timing.pass=bwd -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 > "$out/bwd-timing.log" 2>&1
+echo "timing rc=$?"
+if [[ -z ${SAW_SKIP_D64:-} ]]; then
+  timeout 200 "$java" -Dsaw.timing.pass=bwd -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 > "$out/bwd-timing-d64.log" 2>&1
+  echo "timing D=64 rc=$?"
+fi
 echo; cat "$out/bwd-summary.txt"
-grep -hE ' bwd +128x128 ' "$out"/bwd-timing-mma.log "$out"/bwd-timing-wgmma.log | sort -u -k1,2 -k5,5
+awk '/^mask/{p=1} p' "$out"/bwd-timing*.log

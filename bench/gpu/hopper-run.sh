@@ -67,10 +67,10 @@ if [[ -z ${SAW_SKIP_NCU:-} ]]; then
 fi
 
 # 4. timing: mma.sync 128x64 vs every Hopper family at 128x128, B=4 H=16 bf16, D=128 then D=64
-timeout 240 "$java" -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 2>&1 | tee "$out/timing.log" | grep -E "^device|Exception|rror"
+timeout 240 "$java" -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 2>&1 | tee "$out/timing.log" | grep -E "^device|Exception|rror"
 echo "timing rc=$?"
 if [[ -z ${SAW_SKIP_D64:-} ]]; then
-  timeout 200 "$java" -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.ForwardTiming 8192 16384 > "$out/timing-d64.log" 2>&1
+  timeout 200 "$java" -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 > "$out/timing-d64.log" 2>&1
   echo "timing D=64 rc=$?"
 fi
 

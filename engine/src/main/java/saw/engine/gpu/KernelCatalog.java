@@ -97,6 +97,9 @@ final class KernelCatalog {
                 (long) p.batch() * p.kvHeads() * numKvBlocks, bkv / 16 * 32, smem);
     }
 
+    /** Two warpgroups, each 64 kv rows of the tile (attention_bwd_wgmma.cu). */
+    static final int WGMMA_BWD_THREADS = 256;
+
     static String backwardWgmmaName(DType t, int d, boolean softcap) {
         return "bwd_wgmma_" + t.label() + "_d" + d + "_q128_kv128" + (softcap ? "_softcap" : "");
     }
@@ -115,7 +118,7 @@ final class KernelCatalog {
         int bkv = WGMMA_TILES.blockKv();
         int smem = (2 * bkv * d + 4 * BWD_Q_STEP * d + bkv * BWD_Q_STEP) * 2 + 4 * BWD_Q_STEP * 4 + 1024;
         return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0),
-                (long) p.batch() * p.kvHeads() * numKvBlocks, WGMMA_THREADS, smem);
+                (long) p.batch() * p.kvHeads() * numKvBlocks, WGMMA_BWD_THREADS, smem);
     }
 
     /** The backward launch for the preferred family, or the mma.sync one where the wgmma backward does not fit. */

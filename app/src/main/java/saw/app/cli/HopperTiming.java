@@ -8,6 +8,7 @@ import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.Pass;
+import saw.engine.gpu.BackwardKernel;
 import saw.engine.gpu.ForwardKernel;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.mask.BoundMask;
@@ -16,28 +17,40 @@ import saw.engine.mask.Mask;
 import saw.engine.mask.TileLayout;
 
 /**
- * The Hopper forward against the mma.sync forward in one run (issue 6): B=4, H=16, bf16, D=128 (or the head dim
- * given with -Dsaw.timing.d), causal, window 1024, 8 packed causal documents and random blocks at 10/50/100 %;
- * mma at 128x64, and every Hopper family at 128x128 (wgmma, wgmma-overlap, wgmma-ws, wgmma-pp); median of 20 event-timed runs after 3 warm-ups, useful TFLOP/s.
- * Run with: {@code java -cp 'lib/*' saw.app.cli.ForwardTiming [S ...]}.
+ * The Hopper kernels against the mma.sync ones in one run (issue 6): B=4, H=16, bf16, D=128 (or the head dim given
+ * with -Dsaw.timing.d), causal, window 1024, 8 packed causal documents and random blocks at 10/50/100 %. Forward
+ * ({@code -Dsaw.timing.pass=fwd}, the default): mma at 128x64 and every Hopper family at 128x128; backward
+ * ({@code bwd}): mma and wgmma at 128x128. Median of 20 event-timed runs after 3 warm-ups, useful TFLOP/s (the
+ * backward counts 2.5x the forward's FLOPs).
+ * Run with: {@code java -cp 'lib/*' saw.app.cli.HopperTiming [S ...]}.
  */
-public final class ForwardTiming {
+public final class HopperTiming {
     private static final int REPS = 20;
     private static final int WARMUP = 3;
     private static final String[] MASKS = {"causal", "window1024", "docs8", "random10", "random50", "random100"};
 
-    private ForwardTiming() {}
+    private HopperTiming() {}
 
-    private record Variant(ForwardKernel kernel, int blockQ, int blockKv) {}
+    private record Variant(ForwardKernel fwd, BackwardKernel bwd, int blockQ, int blockKv) {
+        boolean mma(Pass pass) {
+            return pass == Pass.FWD ? fwd == ForwardKernel.MMA : bwd == BackwardKernel.MMA;
+        }
+    }
 
-    private static final Variant[] VARIANTS = {
-        new Variant(ForwardKernel.MMA, 128, 64), new Variant(ForwardKernel.WGMMA, 128, 128),
-        new Variant(ForwardKernel.WGMMA_OVERLAP, 128, 128), new Variant(ForwardKernel.WGMMA_WS, 128, 128),
-        new Variant(ForwardKernel.WGMMA_PINGPONG, 128, 128)};
+    private static final Variant[] FORWARD = {
+        new Variant(ForwardKernel.MMA, BackwardKernel.MMA, 128, 64), new Variant(ForwardKernel.WGMMA, BackwardKernel.MMA, 128, 128),
+        new Variant(ForwardKernel.WGMMA_OVERLAP, BackwardKernel.MMA, 128, 128),
+        new Variant(ForwardKernel.WGMMA_WS, BackwardKernel.MMA, 128, 128),
+        new Variant(ForwardKernel.WGMMA_PINGPONG, BackwardKernel.MMA, 128, 128)};
+
+    private static final Variant[] BACKWARD = {
+        new Variant(ForwardKernel.MMA, BackwardKernel.MMA, 128, 128), new Variant(ForwardKernel.MMA, BackwardKernel.WGMMA, 128, 128)};
 
     public static void main(String[] args) {
         int[] seqs = args.length == 0 ? new int[] {8192, 16384} : Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
         int d = Integer.getInteger("saw.timing.d", 128);
+        Pass pass = Pass.valueOf(System.getProperty("saw.timing.pass", "fwd").toUpperCase(Locale.ROOT));
+        Variant[] variants = pass == Pass.FWD ? FORWARD : BACKWARD;
         List<String> table = new ArrayList<>();
         table.add(String.format(Locale.ROOT, "%-10s %6s %4s %-32s %9s %8s %8s", "mask", "S", "D", "kernel", "median_ms", "TFLOP/s",
                 "vs_mma"));
@@ -47,18 +60,19 @@ public final class ForwardTiming {
                 for (String name : MASKS) {
                     AttentionProblem p = AttentionProblem.of(4, 16, 16, s, s, d, DType.BF16);
                     double bestMma = Double.MAX_VALUE;
-                    for (Variant v : VARIANTS) {
+                    for (Variant v : variants) {
                         BoundMask bound = BoundMask.bind(mask(name, s, v.blockQ, v.blockKv), new Dims(s, s, 4, 16));
                         TileLayout layout = bound.compile(v.blockQ, v.blockKv);
-                        double flops = p.forwardFlops(bound.attendedPairs());
-                        gpu.forwardKernel(v.kernel);
+                        double flops = p.forwardFlops(bound.attendedPairs()) * (pass == Pass.FWD ? 1 : 2.5);
+                        gpu.forwardKernel(v.fwd);
+                        gpu.backwardKernel(v.bwd);
                         String[] kernel = new String[1];
-                        double ms = medianMs(gpu, p, layout, kernel);
-                        if (v.kernel == ForwardKernel.MMA) {
+                        double ms = medianMs(gpu, p, layout, pass, kernel);
+                        if (v.mma(pass)) {
                             bestMma = Math.min(bestMma, ms);
                         }
                         String line = String.format(Locale.ROOT, "%-10s %6d %4d %-32s %9.3f %8.1f %8s", name, s, d, kernel[0], ms,
-                                flops / (ms * 1e-3) / 1e12, v.kernel == ForwardKernel.MMA ? "" : String.format(Locale.ROOT, "%.2fx", bestMma / ms));
+                                flops / (ms * 1e-3) / 1e12, v.mma(pass) ? "" : String.format(Locale.ROOT, "%.2fx", bestMma / ms));
                         System.out.println(line);
                         table.add(line);
                     }
@@ -80,8 +94,8 @@ public final class ForwardTiming {
         return KernelTiming.mask(name, s);
     }
 
-    private static double medianMs(GpuBackend gpu, AttentionProblem p, TileLayout layout, String[] kernel) {
-        try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, Pass.FWD, 42)) {
+    private static double medianMs(GpuBackend gpu, AttentionProblem p, TileLayout layout, Pass pass, String[] kernel) {
+        try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, pass, 42)) {
             for (int i = 0; i < WARMUP; i++) {
                 run.runTimedMs();
             }
