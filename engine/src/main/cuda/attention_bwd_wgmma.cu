@@ -6,124 +6,98 @@
 // warpgroup: S^T = K Q^T and dP^T = V dO^T read both operands from shared memory; P^T and dS^T stay in registers
 // as the A operands of dV += P^T dO and dK += dS^T Q (dO and Q read N-major); dS^T also goes to shared memory,
 // where dQ += dS K reads it MN-major (transposed A), and dQ is added to the fp32 accumulator with atomics.
+// bwd_wgmmaws_*: the same steps (BwdWg::step) by two consumer warpgroups, fed by a producer warpgroup through an
+// mbarrier ring (attention_bwd_wgmma_ws below).
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and
 // the host launches these only on compute capability 9.0.
 
+#include "pipeline.cuh"
 #include "wgmma.cuh"
 
 namespace saw {
 
 constexpr int WB_THREADS = 256;
+// warp-specialised backward: a producer warpgroup and the two compute warpgroups; Q/dO/LSE/Dsum stages in the
+// ring (3: 195 KB of shared memory at D = 128, a fourth would pass the 227 KB limit)
+constexpr int WBS_THREADS = 384;
+constexpr int WBS_STAGES = 3;
 
-template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
-    float scale, float softcap) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    constexpr int BQ = 128;
-    constexpr int BKV = 128;
-    constexpr int QS = 64;  // q rows per step
-    constexpr int SUBS = BQ / QS;
-    constexpr int WORDS = BQ / 32;
-    constexpr int SR = QS / 2;  // score accumulators per thread: 64 kv x 64 q per warpgroup
-    constexpr int OR = D / 2;   // dK and dV accumulators per thread: 64 kv x D per warpgroup
-    constexpr uint32_t KV_PANEL = BKV * 128;   // bytes of one 64-column panel of K or V
-    constexpr uint32_t STEP_PANEL = QS * 128;  // bytes of one 64-column panel of a Q or dO step
-    constexpr uint32_t STEP_BYTES = QS * D * 2;
+
+// One compute warpgroup's share of the backward: the constants, this thread's place, and one q step (shared by the
+// plain kernel and the warp-specialised one, which differ only in how the step's inputs arrive and are released).
+template <typename T, int D, bool CAPPED>
+struct BwdWg {
+    static constexpr int BQ = 128;
+    static constexpr int BKV = 128;
+    static constexpr int QS = 64;  // q rows per step
+    static constexpr int SUBS = BQ / QS;
+    static constexpr int WORDS = BQ / 32;
+    static constexpr int SR = QS / 2;  // score accumulators per thread: 64 kv x 64 q per warpgroup
+    static constexpr int OR = D / 2;   // dK and dV accumulators per thread: 64 kv x D per warpgroup
+    static constexpr uint32_t KV_PANEL = BKV * 128;   // bytes of one 64-column panel of K or V
+    static constexpr uint32_t STEP_PANEL = QS * 128;  // bytes of one 64-column panel of a Q or dO step
+    static constexpr uint32_t STEP_BYTES = QS * D * 2;
     using KvTile = Sw128<BKV, D>;
     using DsTile = Sw128<BKV, QS>;
 
-    extern __shared__ unsigned char smemRaw[];
-    // 128-byte swizzle is computed from address bits: every panel must start on a 1024-byte boundary
-    const uint32_t rawAddr = smem_u32(smemRaw);
-    T* sK = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
-    T* sV = sK + BKV * D;
-    T* sQ = sV + BKV * D;       // 2 stages of QS x D
-    T* sdO = sQ + 2 * QS * D;   // 2 stages of QS x D
-    T* sdS = sdO + 2 * QS * D;  // BKV x QS, dS transposed
-    float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
-    float* sDs = sLse + 2 * QS;                                // 2 stages of QS
-    const uint32_t aK = smem_u32(sK);
-    const uint32_t aV = smem_u32(sV);
-    const uint32_t aQ = smem_u32(sQ);
-    const uint32_t adO = smem_u32(sdO);
-    const uint32_t adS = smem_u32(sdS);
+    int wg, t, row0, qRow0;  // row0: this thread's first kv row in the tile (the second is + 8); qRow0: its first
+                             // q row of a dQ product
+    uint32_t aK;             // K (all 128 rows)
+    float sl2, capIn, softcap;
+    const int* qIdx;
+    const int* maskIdx;
+    const uint32_t* bitsT;
+    float* dQacc;
+    int H, Sq;
 
-    const int tid = threadIdx.x;
-    const int wg = tid >> 7;
-    const int lane = tid & 31;
-    const int t = lane & 3;
-    const int row0 = wg * 64 + ((tid >> 5) & 3) * 16 + (lane >> 2);  // this thread's first kv row; the second is + 8
-    const int qRow0 = row0 - wg * 64;                                 // its first q row of a dQ product
-
-    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
-    const int b = cols.b;
-    const int hkv = cols.hkv;
-    const int group = cols.group;
-    const int kv0 = cols.kb * BKV;
-
-    const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
-    const float capIn = CAPPED ? scale / softcap : 0.f;
-
-    BwdCursor cur = cols.start();
-    const int steps = cols.steps(SUBS);
-
-    auto loadStep = [&](const BwdCursor& c, int stage) {
-        const size_t bh = (size_t)b * H + hkv * group + c.hi;
-        const int q0 = qIdx[c.e] * BQ + c.sub * QS;
-        load_tile_sw128<QS, D, WB_THREADS>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, tid);
-        load_tile_sw128<QS, D, WB_THREADS>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, tid);
-        load_row_stats<QS, WB_THREADS>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, tid);
-    };
-
-    const size_t kvHead = (size_t)(b * Hkv + hkv) * Skv * D;
-    load_tile_sw128<BKV, D, WB_THREADS>(sK, K + kvHead, kv0, Skv, tid);
-    load_tile_sw128<BKV, D, WB_THREADS>(sV, V + kvHead, kv0, Skv, tid);
-    if (steps > 0) loadStep(cur, 0);
-    cp_async_commit();
-
-    float dk[OR];
-    float dv[OR];
-#pragma unroll
-    for (int i = 0; i < OR; ++i) {
-        dk[i] = 0.f;
-        dv[i] = 0.f;
+    // thread: 0-255 over the two compute warpgroups
+    __device__ __forceinline__ void seat(int thread, const T* sK, const int* qIdx_, const int* maskIdx_,
+                                         const uint32_t* bitsT_, float* dQacc_, int H_, int Sq_, float scale,
+                                         float softcap_) {
+        wg = thread >> 7;
+        const int lane = thread & 31;
+        t = lane & 3;
+        row0 = wg * 64 + ((thread >> 5) & 3) * 16 + (lane >> 2);
+        qRow0 = row0 - wg * 64;
+        aK = smem_u32(sK);
+        sl2 = CAPPED ? LOG2E : scale * LOG2E;
+        capIn = CAPPED ? scale / softcap_ : 0.f;
+        softcap = softcap_;
+        qIdx = qIdx_;
+        maskIdx = maskIdx_;
+        bitsT = bitsT_;
+        dQacc = dQacc_;
+        H = H_;
+        Sq = Sq_;
     }
-    // this warpgroup's 64 kv rows of K and V, the A operands of S^T and dP^T (K-major)
-    const uint32_t aKw = aK + wg * 64 * 128;
-    const uint32_t aVw = aV + wg * 64 * 128;
+
     // acc = A B^T, A = 64 rows of K or V, B = a Q or dO step, both K-major: a k16 step moves 32 bytes inside a
     // 64-column panel, then on to the next panel
-    auto issueAbt = [](float (&acc)[SR], uint32_t a, uint32_t b) {
+    static __device__ __forceinline__ void issueAbt(float (&acc)[SR], uint32_t a, uint32_t b) {
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
             const uint32_t inPanel = (kc & 3) * 32;
             Wgmma<T, 64>::ss(acc, sw128_desc(a + (kc >> 2) * KV_PANEL + inPanel, 16, 1024),
                              sw128_desc(b + (kc >> 2) * STEP_PANEL + inPanel, 16, 1024), kc > 0 ? 1 : 0);
         }
-    };
+    }
 
-    for (int it = 0; it < steps; ++it) {
-        const int stage = it & 1;
-        const BwdCursor next = cols.next<SUBS>(cur);
-        cp_async_wait<0>();
-        fence_proxy_async();
-        __syncthreads();  // this step's tiles are in; every wgmma and read of step it - 1 is done
-        if (it + 1 < steps) loadStep(next, stage ^ 1);  // into the buffers step it - 1 read
-        cp_async_commit();
-
-        const uint32_t qStep = aQ + stage * STEP_BYTES;
-        const uint32_t doStep = adO + stage * STEP_BYTES;
-        const float* tLse = sLse + stage * QS;
-        const float* tDs = sDs + stage * QS;
-        const int h = hkv * group + cur.hi;
+    // The q step at `cur` of column walk `cols`: dK and dV accumulate this warpgroup's share. qStep and doStep are
+    // the step's Q and dO tiles, tLse and tDs its LSE and Dsum, sdS the dS^T tile this step writes. shareDs() runs
+    // once this thread's dS^T rows are written (and fenced for wgmma): it must return when both warpgroups' are;
+    // release() runs once every read of the step's Q, dO, LSE and Dsum is done.
+    template <class SHARE_DS, class RELEASE>
+    __device__ __forceinline__ void step(float (&dk)[OR], float (&dv)[OR], const BwdColumns& cols, const BwdCursor& cur,
+                                         uint32_t qStep, uint32_t doStep, const float* tLse, const float* tDs, T* sdS,
+                                         SHARE_DS shareDs, RELEASE release) const {
+        const int h = cols.hkv * cols.group + cur.hi;
         const int q0 = qIdx[cur.e] * BQ + cur.sub * QS;
         const bool partial = cur.e - cur.first < cur.partials;
+        // this warpgroup's 64 kv rows of K and V, the A operands of S^T and dP^T (K-major)
+        const uint32_t aKw = aK + wg * 64 * 128;
+        const uint32_t aVw = aK + BKV * D * 2 + wg * 64 * 128;
 
         // S^T = K Q^T and dP^T = V dO^T, one commit group each
         float s[SR];
@@ -235,7 +209,7 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         }
         wgmma_commit();
         fence_proxy_async();
-        __syncthreads();  // both warpgroups' dS^T rows are in shared memory
+        shareDs();  // both warpgroups' dS^T rows are in shared memory
 
         // dQ += dS K: dS^T read MN-major (q contiguous), K read N-major; k16 steps are 16 kv rows (2048 bytes).
         // D = 128: warpgroup wg makes dQ columns [64 wg, 64 wg + 64) over all 128 kv rows (K's column panel wg);
@@ -243,6 +217,7 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         constexpr int DQ_STEPS = D == 128 ? BKV / 16 : BKV / 32;
         const uint32_t kvFirst = D == 128 ? 0u : (uint32_t)wg * 64 * 128;
         const uint32_t kPanel = D == 128 ? (uint32_t)wg * KV_PANEL : 0u;
+        const uint32_t adS = smem_u32(sdS);
         float dq[32];
         wgmma_fence();
 #pragma unroll
@@ -256,8 +231,9 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         fence_regs(dq);
         fence_regs(dk);
         fence_frags(ds);
+        release();
 
-        float* dQh = dQacc + ((size_t)b * H + h) * Sq * D + (D == 128 ? wg * 64 : 0);
+        float* dQh = dQacc + ((size_t)cols.b * H + h) * Sq * D + (D == 128 ? wg * 64 : 0);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             const int qr = q0 + qRow0 + 8 * r;
@@ -268,36 +244,247 @@ __device__ __forceinline__ void attention_bwd_wgmma(
                           dq[8 * np + 4 + 2 * r + 1], t, qr < Sq);
             }
         }
+    }
+
+    // dK = scale * acc and dV = acc into two BKV x D tiles, for storeDkDv's 16-byte stores (callers sync between)
+    __device__ __forceinline__ void stageDkDv(const float (&dk)[OR], const float (&dv)[OR], T* eK, T* eV,
+                                              float scale) const {
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int at = KvTile::elem(row0 + 8 * r, n * 8 + 2 * t);
+                *reinterpret_cast<uint32_t*>(eK + at) = Elem<T>::pack(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale);
+                *reinterpret_cast<uint32_t*>(eV + at) = Elem<T>::pack(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
+            }
+        }
+    }
+
+    // the staged tiles' rows of kv-tile kv0 to dK and dV (kvHead: the kv head's offset), by 256 threads
+    static __device__ __forceinline__ void storeDkDv(const T* eK, const T* eV, T* dK, T* dV, size_t kvHead, int kv0,
+                                                     int Skv, int thread) {
+        constexpr int CHUNKS = D / 8;
+        for (int i = thread; i < BKV * CHUNKS; i += WB_THREADS) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            if (kv0 + r < Skv) {
+                const size_t at = kvHead + (size_t)(kv0 + r) * D + c * 8;
+                *reinterpret_cast<uint4*>(dK + at) = *reinterpret_cast<const uint4*>(eK + KvTile::chunk(r, c));
+                *reinterpret_cast<uint4*>(dV + at) = *reinterpret_cast<const uint4*>(eV + KvTile::chunk(r, c));
+            }
+        }
+    }
+};
+
+#endif
+
+template <typename T, int D, bool CAPPED>
+__device__ __forceinline__ void attention_bwd_wgmma(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
+    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
+    T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ variantOf,
+    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
+    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
+    float scale, float softcap) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Wg = BwdWg<T, D, CAPPED>;
+    constexpr int BKV = Wg::BKV;
+    constexpr int QS = Wg::QS;
+
+    extern __shared__ unsigned char smemRaw[];
+    // 128-byte swizzle is computed from address bits: every panel must start on a 1024-byte boundary
+    const uint32_t rawAddr = smem_u32(smemRaw);
+    T* sK = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
+    T* sV = sK + BKV * D;       // right after K: BwdWg::step finds V there
+    T* sQ = sV + BKV * D;       // 2 stages of QS x D
+    T* sdO = sQ + 2 * QS * D;   // 2 stages of QS x D
+    T* sdS = sdO + 2 * QS * D;  // BKV x QS, dS transposed
+    float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
+    float* sDs = sLse + 2 * QS;                                // 2 stages of QS
+    const uint32_t aQ = smem_u32(sQ);
+    const uint32_t adO = smem_u32(sdO);
+
+    const int tid = threadIdx.x;
+    Wg wg;
+    wg.seat(tid, sK, qIdx, maskIdx, bitsT, dQacc, H, Sq, scale, softcap);
+
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
+    const int kv0 = cols.kb * BKV;
+
+    BwdCursor cur = cols.start();
+    const int steps = cols.steps(Wg::SUBS);
+
+    auto loadStep = [&](const BwdCursor& c, int stage) {
+        const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
+        const int q0 = qIdx[c.e] * Wg::BQ + c.sub * QS;
+        load_tile_sw128<QS, D, WB_THREADS>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, tid);
+        load_tile_sw128<QS, D, WB_THREADS>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, tid);
+        load_row_stats<QS, WB_THREADS>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, tid);
+    };
+
+    const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
+    load_tile_sw128<BKV, D, WB_THREADS>(sK, K + kvHead, kv0, Skv, tid);
+    load_tile_sw128<BKV, D, WB_THREADS>(sV, V + kvHead, kv0, Skv, tid);
+    if (steps > 0) loadStep(cur, 0);
+    cp_async_commit();
+
+    float dk[Wg::OR];
+    float dv[Wg::OR];
+#pragma unroll
+    for (int i = 0; i < Wg::OR; ++i) {
+        dk[i] = 0.f;
+        dv[i] = 0.f;
+    }
+
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        const BwdCursor next = cols.next<Wg::SUBS>(cur);
+        cp_async_wait<0>();
+        fence_proxy_async();
+        __syncthreads();  // this step's tiles are in; every wgmma and read of step it - 1 is done
+        if (it + 1 < steps) loadStep(next, stage ^ 1);  // into the buffers step it - 1 read
+        cp_async_commit();
+        // the next step's __syncthreads guards the dS^T tile and the stage this one reads
+        wg.step(dk, dv, cols, cur, aQ + stage * Wg::STEP_BYTES, adO + stage * Wg::STEP_BYTES, sLse + stage * QS,
+                sDs + stage * QS, sdS, [] { __syncthreads(); }, [] {});
         cur = next;
     }
 
-    // epilogue: dK = scale * acc, dV = acc, staged through the Q and dO buffers (each BKV x D) for 16-byte stores
+    // epilogue: dK and dV staged through the Q and dO buffers (each BKV x D)
     cp_async_wait<0>();
     __syncthreads();
-    T* eK = sQ;
-    T* eV = sdO;
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const int at = KvTile::elem(row0 + 8 * r, n * 8 + 2 * t);
-            *reinterpret_cast<uint32_t*>(eK + at) = Elem<T>::pack(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale);
-            *reinterpret_cast<uint32_t*>(eV + at) = Elem<T>::pack(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
-        }
-    }
+    wg.stageDkDv(dk, dv, sQ, sdO, scale);
     __syncthreads();
-    constexpr int CHUNKS = D / 8;
-    for (int i = tid; i < BKV * CHUNKS; i += WB_THREADS) {
-        const int r = i / CHUNKS;
-        const int c = i % CHUNKS;
-        if (kv0 + r < Skv) {
-            const size_t at = kvHead + (size_t)(kv0 + r) * D + c * 8;
-            *reinterpret_cast<uint4*>(dK + at) = *reinterpret_cast<const uint4*>(eK + KvTile::chunk(r, c));
-            *reinterpret_cast<uint4*>(dV + at) = *reinterpret_cast<const uint4*>(eV + KvTile::chunk(r, c));
-        }
-    }
+    Wg::storeDkDv(sQ, sdO, dK, dV, kvHead, kv0, Skv, tid);
 #else
     __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
+#endif
+}
+
+// Warp-specialised: warpgroup 0 only loads, warpgroups 1 and 2 compute exactly as attention_bwd_wgmma's two.
+// The producer copies K and V once, then each q step's Q, dO, LSE and Dsum into a ring of WBS_STAGES stages;
+// each producer thread's copies arrive on the stage's "full" mbarrier as they land (count 128), and each compute
+// warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done. Stage of step i:
+// i % ST, phase i / ST (parity (i / ST) & 1) of both barriers. Producer and consumers walk the same `steps`
+// (BwdColumns::steps), so a column with no steps waits on nothing. The dS^T tile is double-buffered by step
+// parity: one 256-thread named barrier per step publishes it (step i + 2 rewrites a buffer only after every
+// compute thread has passed step i + 1's barrier, i.e. finished step i's dQ).
+template <typename T, int D, bool CAPPED>
+__device__ __forceinline__ void attention_bwd_wgmma_ws(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
+    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
+    T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ variantOf,
+    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
+    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
+    float scale, float softcap) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Wg = BwdWg<T, D, CAPPED>;
+    constexpr int BKV = Wg::BKV;
+    constexpr int QS = Wg::QS;
+    constexpr int ST = WBS_STAGES;
+    constexpr int PRODUCERS = WBS_THREADS - WB_THREADS;
+    constexpr int CONSUMER_WARPS = WB_THREADS / 32;
+    constexpr int DS_BAR = 1;  // named barrier of the 256 compute threads (0 is __syncthreads)
+    // registers (multiples of 8; 128 P + 256 C within the launch's 384 x 168 = 64,512): the consumers fit 232
+    // without spills except at D = 128 with softcap (the 1 - tanh^2 factors), which takes 240 and leaves the
+    // producer 24, where it spills 48 bytes (ptxas -v; the consumers alone do not spill at 240)
+    constexpr bool WIDE = D == 128 && CAPPED;
+    constexpr int PRODUCER_REGS = WIDE ? 24 : 40;
+    constexpr int CONSUMER_REGS = WIDE ? 240 : 232;
+
+    extern __shared__ unsigned char smemRaw[];
+    const uint32_t rawAddr = smem_u32(smemRaw);
+    T* sK = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
+    T* sV = sK + BKV * D;        // right after K: BwdWg::step finds V there
+    T* sQ = sV + BKV * D;        // ST stages of QS x D
+    T* sdO = sQ + ST * QS * D;   // ST stages of QS x D
+    T* sdS = sdO + ST * QS * D;  // 2 buffers of BKV x QS, dS transposed
+    float* sLse = reinterpret_cast<float*>(sdS + 2 * BKV * QS);  // ST stages of QS
+    float* sDs = sLse + ST * QS;                                   // ST stages of QS
+    uint64_t* full = reinterpret_cast<uint64_t*>(sDs + ST * QS);
+    uint64_t* empty = full + ST;
+
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
+    const int kv0 = cols.kb * BKV;
+    const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
+    const int steps = cols.steps(Wg::SUBS);
+    if (threadIdx.x == 0) {
+        for (int st = 0; st < ST; ++st) {
+            mbar_init(full + st, PRODUCERS);
+            mbar_init(empty + st, CONSUMER_WARPS);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();  // the last CTA-wide barrier: the producer leaves early
+
+    auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
+    if (threadIdx.x < PRODUCERS) {
+        regs_dealloc<PRODUCER_REGS>();
+        const int pt = threadIdx.x;
+        // K and V ride on step 0's arrivals (a thread's arrive waits for all its earlier copies); with no steps
+        // nothing is loaded, so the consumers' epilogue may reuse K and V at once
+        if (steps > 0) {
+            produce_tile_sw128<BKV, D, PRODUCERS>(sK, K + kvHead, kv0, Skv, pt);
+            produce_tile_sw128<BKV, D, PRODUCERS>(sV, V + kvHead, kv0, Skv, pt);
+        }
+        BwdCursor cur = cols.start();
+        int st = 0;
+        uint32_t round = 0;
+        for (int i = 0; i < steps; ++i) {
+            if (i >= ST) mbar_wait(empty + st, (round - 1) & 1);  // step i - ST has released the stage
+            const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + cur.hi;
+            const int q0 = qIdx[cur.e] * Wg::BQ + cur.sub * QS;
+            produce_tile_sw128<QS, D, PRODUCERS>(sQ + st * QS * D, Q + bh * Sq * D, q0, Sq, pt);
+            produce_tile_sw128<QS, D, PRODUCERS>(sdO + st * QS * D, dO + bh * Sq * D, q0, Sq, pt);
+            load_row_stats<QS, PRODUCERS>(sLse + st * QS, sDs + st * QS, LSE, Dsum, bh, q0, Sq, pt);
+            mbar_arrive_cp_async(full + st);
+            cur = cols.next<Wg::SUBS>(cur);
+            st = nextStage(st);
+            if (st == 0) ++round;
+        }
+        cp_async_wait<0>();
+        return;
+    }
+    regs_alloc<CONSUMER_REGS>();
+    const int ct = threadIdx.x - PRODUCERS;
+    Wg wg;
+    wg.seat(ct, sK, qIdx, maskIdx, bitsT, dQacc, H, Sq, scale, softcap);
+    const bool lane0 = (ct & 31) == 0;
+    const uint32_t aQ = smem_u32(sQ);
+    const uint32_t adO = smem_u32(sdO);
+
+    float dk[Wg::OR];
+    float dv[Wg::OR];
+#pragma unroll
+    for (int i = 0; i < Wg::OR; ++i) {
+        dk[i] = 0.f;
+        dv[i] = 0.f;
+    }
+    BwdCursor cur = cols.start();
+    int st = 0;
+    uint32_t phase = 0;
+    for (int it = 0; it < steps; ++it) {
+        mbar_wait(full + st, phase);
+        fence_proxy_async();  // the producer's cp.async writes before this thread's wgmma reads
+        uint64_t* emptySt = empty + st;
+        wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, sLse + st * QS,
+                sDs + st * QS, sdS + (it & 1) * BKV * QS, [] { named_sync(DS_BAR, WB_THREADS); },
+                [=] {
+                    __syncwarp();
+                    if (lane0) mbar_arrive(emptySt);
+                });
+        cur = cols.next<Wg::SUBS>(cur);
+        st = nextStage(st);
+        if (st == 0) phase ^= 1u;
+    }
+
+    // epilogue: dK and dV staged through K and V, once both warpgroups' last dQ (which reads all of K) is done
+    named_sync(DS_BAR, WB_THREADS);
+    wg.stageDkDv(dk, dv, sK, sV, scale);
+    named_sync(DS_BAR, WB_THREADS);
+    Wg::storeDkDv(sK, sV, dK, dV, kvHead, kv0, Skv, ct);
+#else
+    __trap();
 #endif
 }
 
@@ -322,3 +509,23 @@ SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128_softcap, __nv_bfloat16, 64, true)
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, true)
 SAW_BWD_WGMMA(bwd_wgmma_fp16_d64_q128_kv128_softcap, __half, 64, true)
 SAW_BWD_WGMMA(bwd_wgmma_fp16_d128_q128_kv128_softcap, __half, 128, true)
+
+#define SAW_BWD_WGMMA_WS(NAME, T, D, CAPPED)                                                                       \
+    extern "C" __global__ void __launch_bounds__(saw::WBS_THREADS, 1) NAME(                                       \
+        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,       \
+        T* dK, T* dV, const int* order, const int* variantOf, const int* colPtr, const int* colPartial,           \
+        const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv, int Sq, int Skv, int nkv,      \
+        float scale, float softcap) {                                                                              \
+        saw::attention_bwd_wgmma_ws<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr, \
+                                                  colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,  \
+                                                  softcap);                                                        \
+    }
+
+SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
+SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
+SAW_BWD_WGMMA_WS(bwd_wgmmaws_fp16_d64_q128_kv128, __half, 64, false)
+SAW_BWD_WGMMA_WS(bwd_wgmmaws_fp16_d128_q128_kv128, __half, 128, false)
+SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d64_q128_kv128_softcap, __nv_bfloat16, 64, true)
+SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, true)
+SAW_BWD_WGMMA_WS(bwd_wgmmaws_fp16_d64_q128_kv128_softcap, __half, 64, true)
+SAW_BWD_WGMMA_WS(bwd_wgmmaws_fp16_d128_q128_kv128_softcap, __half, 128, true)

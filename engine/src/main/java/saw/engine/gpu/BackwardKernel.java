@@ -4,19 +4,41 @@ import java.util.Locale;
 
 /**
  * The backward kernel family the GPU backend prefers. {@link #MMA} (mma.sync, FlashAttention-2 shape) runs every
- * supported problem; {@link #WGMMA} (Hopper warpgroup MMA, attention_bwd_wgmma.cu) runs on compute capability 9.0
- * with 128x128 tiles, and the backend falls back to {@link #MMA} wherever it does not fit. Chosen with
- * {@code -Dsaw.kernel.bwd=mma|wgmma} or the environment variable {@code SAW_KERNEL_BWD} (the property wins); the
- * default is {@link #WGMMA}.
+ * supported problem. The Hopper families (warpgroup MMA, attention_bwd_wgmma.cu) run on compute capability 9.0 with
+ * 128x128 tiles, and the backend falls back to {@link #MMA} wherever they do not fit: {@link #WGMMA} (two
+ * warpgroups that load and compute in lock-step) and {@link #WGMMA_WS} (the same computation by two consumer
+ * warpgroups, fed by a producer warpgroup through an mbarrier ring). Chosen with
+ * {@code -Dsaw.kernel.bwd=mma|wgmma|wgmma-ws} or the environment variable {@code SAW_KERNEL_BWD} (the property
+ * wins); the default is {@link #WGMMA}.
  */
 public enum BackwardKernel {
-    MMA("mma"),
-    WGMMA("wgmma");
+    MMA("mma", "bwd_", 0),
+    WGMMA("wgmma", "bwd_wgmma_", 256),
+    WGMMA_WS("wgmma-ws", "bwd_wgmmaws_", 384);
 
     private final String label;
+    private final String kernelPrefix;
+    private final int hopperThreads;
 
-    BackwardKernel(String label) {
+    BackwardKernel(String label, String kernelPrefix, int hopperThreads) {
         this.label = label;
+        this.kernelPrefix = kernelPrefix;
+        this.hopperThreads = hopperThreads;
+    }
+
+    /** The start of this family's kernel names in the fatbin. */
+    String kernelPrefix() {
+        return kernelPrefix;
+    }
+
+    /** Threads per CTA of a Hopper family; 0 for {@link #MMA}, whose CTA depends on the tile. */
+    int hopperThreads() {
+        return hopperThreads;
+    }
+
+    /** The Hopper families, in the order the catalog and the timings list them. */
+    static BackwardKernel[] hopper() {
+        return new BackwardKernel[] {WGMMA, WGMMA_WS};
     }
 
     /** The setting's value that selects this family. */
@@ -47,6 +69,6 @@ public enum BackwardKernel {
                 return k;
             }
         }
-        throw new IllegalArgumentException(setting + "=" + value + " is not a backward kernel family (mma or wgmma)");
+        throw new IllegalArgumentException(setting + "=" + value + " is not a backward kernel family (mma, wgmma or wgmma-ws)");
     }
 }

@@ -97,11 +97,11 @@ final class KernelCatalog {
                 (long) p.batch() * p.kvHeads() * numKvBlocks, bkv / 16 * 32, smem);
     }
 
-    /** Two warpgroups, each 64 kv rows of the tile (attention_bwd_wgmma.cu). */
-    static final int WGMMA_BWD_THREADS = 256;
+    /** Q/dO/LSE/Dsum stages of the warp-specialised backward's ring (WBS_STAGES in attention_bwd_wgmma.cu). */
+    static final int WGMMA_WS_BWD_STAGES = 3;
 
-    static String backwardWgmmaName(DType t, int d, boolean softcap) {
-        return "bwd_wgmma_" + t.label() + "_d" + d + "_q128_kv128" + (softcap ? "_softcap" : "");
+    static String backwardWgmmaName(DType t, int d, boolean softcap, BackwardKernel family) {
+        return family.kernelPrefix() + t.label() + "_d" + d + "_q128_kv128" + (softcap ? "_softcap" : "");
     }
 
     /** Whether the wgmma backward runs this problem with these tiles on a GPU of this compute capability. */
@@ -110,20 +110,27 @@ final class KernelCatalog {
     }
 
     /**
-     * K and V tiles, two stages of Q and dO steps and the dS^T tile in the 128-byte swizzle, two stages of LSE and
-     * Dsum, plus 1024 bytes to align them to 1024 (attention_bwd_wgmma.cu).
+     * In the 128-byte swizzle, K and V tiles, the Q and dO steps and the dS^T tile, then LSE and Dsum per step, plus
+     * 1024 bytes to align them to 1024 (attention_bwd_wgmma.cu): {@link BackwardKernel#WGMMA} has two steps and one
+     * dS^T tile; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles and
+     * a full and an empty mbarrier per step.
      */
-    static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks) {
+    static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks, BackwardKernel family) {
         int d = p.headDim();
         int bkv = WGMMA_TILES.blockKv();
-        int smem = (2 * bkv * d + 4 * BWD_Q_STEP * d + bkv * BWD_Q_STEP) * 2 + 4 * BWD_Q_STEP * 4 + 1024;
-        return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0),
-                (long) p.batch() * p.kvHeads() * numKvBlocks, WGMMA_BWD_THREADS, smem);
+        boolean ws = family == BackwardKernel.WGMMA_WS;
+        int steps = ws ? WGMMA_WS_BWD_STAGES : 2;
+        int dsTiles = ws ? 2 : 1;
+        int barriers = ws ? 2 * steps * 8 : 0;
+        int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + 2 * steps * BWD_Q_STEP * 4
+                + barriers + 1024;
+        return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0, family),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, family.hopperThreads(), smem);
     }
 
-    /** The backward launch for the preferred family, or the mma.sync one where the wgmma backward does not fit. */
+    /** The backward launch for the preferred family, or the mma.sync one where the Hopper backward does not fit. */
     static LaunchShape backwardFor(AttentionProblem p, KernelTiles tiles, int numKvBlocks, BackwardKernel kernel, int major) {
-        return kernel == BackwardKernel.WGMMA && wgmmaBackwardFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks)
+        return kernel != BackwardKernel.MMA && wgmmaBackwardFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks, kernel)
                 : backward(p, tiles, numKvBlocks);
     }
 
@@ -165,8 +172,10 @@ final class KernelCatalog {
                     names.add(forwardWgmmaName(t, d, family));
                 }
                 names.add("bwd_pre_" + t.label() + "_d" + d);
-                names.add(backwardWgmmaName(t, d, false));
-                names.add(backwardWgmmaName(t, d, true));
+                for (BackwardKernel family : BackwardKernel.hopper()) {
+                    names.add(backwardWgmmaName(t, d, false, family));
+                    names.add(backwardWgmmaName(t, d, true, family));
+                }
             }
             names.add("bwd_dq_" + t.label());
             names.add("fill_normal_" + t.label());
