@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Issue 6, Hopper backward: SASS check of the bwd_wgmma_* kernels, saw verify of the wgmma backward over a matrix
-# (forward + backward, 128x128 layouts; the forward is whatever -Dsaw.kernel.fwd picks), compute-sanitizer, then
-# the mma.sync vs wgmma backward timing (HopperTiming). Runs from a folder made by bench/gpu-pack.sh; builds nothing.
-# Usage: hopper-bwd-run.sh [check|timing|all]  (check = SASS + verify + sanitizer; all by default)
+# Issue 6, Hopper backward: SASS check of the bwd_wgmma_* / bwd_wgmmaws_* kernels, saw verify of every Hopper
+# backward family in BWD_VARIANTS (default "wgmma wgmma-ws") over a matrix (forward + backward, 128x128 layouts; the
+# forward is whatever -Dsaw.kernel.fwd picks), compute-sanitizer on wgmma-ws, then the mma.sync vs Hopper backward
+# timing (HopperTiming). Runs from a folder made by bench/gpu-pack.sh; builds nothing.
+# Usage: [BWD_VARIANTS="wgmma wgmma-ws"] hopper-bwd-run.sh [check|timing|all]  (check = SASS + verify + sanitizer)
 set -uo pipefail
 what=${1:-all}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +22,7 @@ awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_/ && arch=="sm_90a"
      END { for (f in seen) printf "%-40s HGMMA %4d  HMMA %4d  local %3d\n", f, hg[f], hm[f], lm[f] }' /tmp/sass.txt \
   | sort | grep -E 'wgmma|_q128_kv128 ' | tee "$out/bwd-sass-summary.txt"
 
-# 2. saw verify, forward + backward with 128x128 tiles: the wgmma backward (the backend falls back elsewhere)
+# 2. saw verify, forward + backward with 128x128 tiles: each Hopper backward family (the backend falls back elsewhere)
 log=$out/bwd-verify.log; : >"$log"
 pass=0; fail=0; failed=()
 run1() {  # BWD_VARIANT verify-args...
@@ -32,7 +33,8 @@ run1() {  # BWD_VARIANT verify-args...
   printf '%-4s %-6s %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$v" "$*"
   [[ $rc == 0 ]] || echo "$o" | tail -8
 }
-run() { run1 wgmma "$@"; }
+variants=(${BWD_VARIANTS:-wgmma wgmma-ws})
+run() { local v; for v in "${variants[@]}"; do run1 "$v" "$@"; done; }
 run causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
 run causal --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
 run 'window(256)' --seq 4096 --head-dim 64 --dtype bf16 --heads 4
@@ -49,24 +51,25 @@ run 'dilated(3)' --seq 1000 --head-dim 64 --dtype fp16 --heads 2 --softcap 20
 run 'dilated(3)' --seq 1000 --head-dim 128 --dtype bf16 --heads 2 --softcap 20
 run full --seq 4096 --head-dim 128 --dtype bf16 --heads 2
 run1 mma causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
-echo "wgmma backward verify matrix: $pass passed, $fail failed" | tee -a "$log" "$out/bwd-summary.txt"
+echo "Hopper backward verify matrix (${variants[*]}): $pass passed, $fail failed" | tee -a "$log" "$out/bwd-summary.txt"
 for f in "${failed[@]}"; do echo "  failed: $f"; done | tee -a "$out/bwd-summary.txt"
 
-# 3. compute-sanitizer on a small case (5 q-tiles, GQA, documents with padding rows that attend nothing)
+# 3. compute-sanitizer on the warp-specialised backward, a small case (5 q-tiles, GQA, documents with padding rows
+# that attend nothing; kv-tiles with many steps wrap the 3-stage ring)
 small=(verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 --block 128x128 --pass fwd,bwd)
-for tool in memcheck racecheck; do
-  o=$(timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma -cp "$here/lib/*" saw.app.Main "${small[@]}" 2>&1); rc=$?
-  { echo "== $tool"; echo "$o"; } >>"$out/bwd-sanitizer.log"
-  echo "compute-sanitizer $tool: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/bwd-summary.txt"
+for tool in memcheck racecheck synccheck; do
+  o=$(timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma-ws -cp "$here/lib/*" saw.app.Main "${small[@]}" 2>&1); rc=$?
+  { echo "== $tool wgmma-ws"; echo "$o"; } >>"$out/bwd-sanitizer.log"
+  echo "compute-sanitizer $tool (wgmma-ws): rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/bwd-summary.txt"
 done
 fi
 [[ $what == check ]] && exit 0
 
-# 4. timing (B=4 H=16 bf16, D=128 then D=64): mma.sync and wgmma backward at 128x128, same run
-timeout 240 "$java" -Dsaw.timing.pass=bwd -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 > "$out/bwd-timing.log" 2>&1
+# 4. timing (B=4 H=16 bf16, D=128 then D=64): mma.sync, wgmma and wgmma-ws backward at 128x128, same run
+timeout 360 "$java" -Dsaw.timing.pass=bwd -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 > "$out/bwd-timing.log" 2>&1
 echo "timing rc=$?"
 if [[ -z ${SAW_SKIP_D64:-} ]]; then
-  timeout 200 "$java" -Dsaw.timing.pass=bwd -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 > "$out/bwd-timing-d64.log" 2>&1
+  timeout 300 "$java" -Dsaw.timing.pass=bwd -Dsaw.timing.d=64 -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 > "$out/bwd-timing-d64.log" 2>&1
   echo "timing D=64 rc=$?"
 fi
 echo; cat "$out/bwd-summary.txt"

@@ -14,7 +14,7 @@ import saw.engine.mask.Dims;
 import saw.engine.mask.Mask;
 import saw.engine.mask.TileLayout;
 
-/** The backend launches the wgmma backward where it fits and the mma.sync one elsewhere (fake driver, no GPU). */
+/** The backend launches the chosen Hopper backward where it fits and the mma.sync one elsewhere (fake driver, no GPU). */
 class BackwardKernelChoiceTest {
     private static TileLayout causal(AttentionProblem p, int bq, int bkv) {
         return BoundMask.bind(new Mask.Causal(0), new Dims(p.seqQ(), p.seqKv(), p.batch(), p.heads())).compile(bq, bkv);
@@ -49,6 +49,17 @@ class BackwardKernelChoiceTest {
         AttentionProblem capped128 = new AttentionProblem(1, 2, 1, 300, 300, 128, DType.BF16, 0.1, 30);
         assertEquals("bwd_wgmma_bf16_d128_q128_kv128_softcap",
                 launchedBackward(9, BackwardKernel.WGMMA, capped128, causal(capped128, 128, 128)));
+    }
+
+    @Test
+    void warpSpecialisedFamilyRunsItsOwnKernelsWhereTheWgmmaBackwardFits() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 384, 384, 64, DType.BF16);
+        assertEquals("bwd_wgmmaws_bf16_d64_q128_kv128", launchedBackward(9, BackwardKernel.WGMMA_WS, p, causal(p, 128, 128)));
+        AttentionProblem capped128 = new AttentionProblem(1, 2, 1, 300, 300, 128, DType.FP16, 0.1, 30);
+        assertEquals("bwd_wgmmaws_fp16_d128_q128_kv128_softcap",
+                launchedBackward(9, BackwardKernel.WGMMA_WS, capped128, causal(capped128, 128, 128)));
+        assertEquals("bwd_bf16_d64_q128_kv128", launchedBackward(8, BackwardKernel.WGMMA_WS, p, causal(p, 128, 128)), "Ampere");
+        assertEquals("bwd_bf16_d64_q128_kv64", launchedBackward(9, BackwardKernel.WGMMA_WS, p, causal(p, 128, 64)), "tile");
     }
 
     @Test

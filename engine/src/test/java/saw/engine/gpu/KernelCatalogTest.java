@@ -80,7 +80,9 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 2 + 2 * 2 * 2, names.size());
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 2 + 2 * 2 * 2 * 2, names.size());
+        assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
+        assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_bf16_d128_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_fp16_d64_q128_kv128_softcap"));
         assertTrue(names.contains("fwd_wgmma_fp16_d64_q128_kv128"));
@@ -142,10 +144,34 @@ class KernelCatalogTest {
         for (int d : KernelCatalog.HEAD_DIMS) {
             for (boolean capped : new boolean[] {false, true}) {
                 AttentionProblem q = new AttentionProblem(1, 2, 1, 512, 512, d, DType.BF16, 0.1, capped ? 30 : 0);
-                String name = KernelCatalog.backwardFor(q, t, 4, BackwardKernel.WGMMA, 9).kernel();
-                assertTrue(KernelCatalog.allNames().contains(name), name + " is in the catalog");
+                for (BackwardKernel family : BackwardKernel.hopper()) {
+                    String name = KernelCatalog.backwardFor(q, t, 4, family, 9).kernel();
+                    assertTrue(KernelCatalog.allNames().contains(name), name + " is in the catalog");
+                }
             }
         }
+    }
+
+    @Test
+    void warpSpecialisedBackwardHasAProducerWarpgroupAndAThreeStageRing() {
+        AttentionProblem p = AttentionProblem.of(4, 16, 4, 8192, 8192, 128, DType.BF16);
+        KernelTiles t = new KernelTiles(128, 128);
+        LaunchShape s = KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 9);
+        assertEquals("bwd_wgmmaws_bf16_d128_q128_kv128", s.kernel());
+        assertEquals(4L * 4 * 64, s.grid(), "one CTA per kv-tile, kv-head and batch entry, as the wgmma backward");
+        assertEquals(384, s.block(), "a producer and two consumer warpgroups");
+        // K, V; 3 stages of Q and dO; 2 dS^T tiles; 3 stages of LSE and Dsum; 3 full + 3 empty mbarriers; alignment
+        assertEquals((2 * 128 * 128 + 6 * 64 * 128 + 2 * 128 * 64) * 2 + 6 * 64 * 4 + 6 * 8 + 1024, s.sharedBytes());
+        assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
+        AttentionProblem capped64 = new AttentionProblem(1, 2, 1, 512, 512, 64, DType.FP16, 0.1, 30);
+        LaunchShape c = KernelCatalog.backwardFor(capped64, t, 4, BackwardKernel.WGMMA_WS, 9);
+        assertEquals("bwd_wgmmaws_fp16_d64_q128_kv128_softcap", c.kernel());
+        assertEquals((2 * 128 * 64 + 6 * 64 * 64 + 2 * 128 * 64) * 2 + 6 * 64 * 4 + 6 * 8 + 1024, c.sharedBytes());
+        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 8).kernel(),
+                "sm_80 falls back to mma.sync");
+        assertEquals("bwd_bf16_d128_q128_kv64",
+                KernelCatalog.backwardFor(p, new KernelTiles(128, 64), 128, BackwardKernel.WGMMA_WS, 9).kernel(),
+                "other tiles fall back to mma.sync");
     }
 
     @Test
@@ -154,7 +180,8 @@ class KernelCatalogTest {
         assertEquals(BackwardKernel.MMA, BackwardKernel.parse("mma", "x"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> BackwardKernel.parse("wgmma-overlap", "SAW_KERNEL_BWD"));
-        assertEquals("SAW_KERNEL_BWD=wgmma-overlap is not a backward kernel family (mma or wgmma)", e.getMessage());
+        assertEquals("SAW_KERNEL_BWD=wgmma-overlap is not a backward kernel family (mma, wgmma or wgmma-ws)", e.getMessage());
+        assertEquals(BackwardKernel.WGMMA_WS, BackwardKernel.parse("wgmma-ws", "x"));
         String before = System.getProperty(BackwardKernel.PROPERTY);
         try {
             System.setProperty(BackwardKernel.PROPERTY, "mma");
