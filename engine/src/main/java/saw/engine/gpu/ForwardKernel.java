@@ -10,8 +10,8 @@ import java.util.Locale;
  * {@link #WGMMA_WS} (the overlap with a producer warpgroup that does all loads, mbarrier-synchronised) and
  * {@link #WGMMA_PINGPONG} (that, with the two consumer warpgroups taking turns on the tensor cores).
  * Chosen with {@code -Dsaw.kernel.fwd=mma|wgmma|wgmma-overlap|wgmma-ws|wgmma-pp} or the environment variable {@code SAW_KERNEL_FWD}
- * (the property wins); the default is {@link #WGMMA}, verified on the H200 and faster than {@link #MMA} at the same
- * tile on every timed row (docs/kernel-notes.md, issue 6).
+ * (the property wins). The default is {@link #WGMMA_PINGPONG}: verified on the H200 and 1.4-1.9x {@link #MMA}'s best
+ * tile there, 550-560 TFLOP/s on causal S=8192 D=128 (docs/kernel-notes.md, issue 6).
  */
 public enum ForwardKernel {
     MMA("mma", "fwd_", 0),
@@ -53,14 +53,14 @@ public enum ForwardKernel {
     static final String PROPERTY = "saw.kernel.fwd";
     static final String ENV = "SAW_KERNEL_FWD";
 
-    /** The family named by the system property or the environment variable, else {@link #WGMMA}. */
+    /** The family named by the system property or the environment variable, else {@link #WGMMA_PINGPONG}. */
     public static ForwardKernel configured() {
         String property = System.getProperty(PROPERTY);
         if (property != null) {
             return parse(property, "-D" + PROPERTY);
         }
         String env = System.getenv(ENV);
-        return env == null ? WGMMA : parse(env, ENV);
+        return env == null ? WGMMA_PINGPONG : parse(env, ENV);
     }
 
     /**

@@ -131,9 +131,9 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         return found;
     }
 
-    /** The tile size to compile a layout with for this pass when the user has not chosen one. */
-    public static KernelTiles recommendedTiles(Pass pass) {
-        return KernelCatalog.recommended(pass);
+    /** The tile size to compile a layout with for this pass on this GPU when the user has not chosen one. */
+    public KernelTiles recommendedTiles(Pass pass) {
+        return KernelCatalog.recommended(pass, major);
     }
 
     /** Null when the kernels can run this problem with this layout's tiles, else why not. */

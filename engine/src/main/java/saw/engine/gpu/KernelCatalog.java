@@ -35,11 +35,12 @@ final class KernelCatalog {
     }
 
     /**
-     * The tile that ran fastest on the H200 for this pass (docs/benchmarks.md, "GPU kernels"): 128x64 forward,
-     * 128x128 backward. Callers that choose the layout's block for a pass start here.
+     * The tile that ran fastest for this pass on a GPU of this compute capability major (docs/benchmarks.md): 128x128
+     * for both passes on Hopper (the wgmma kernels' tile), else 128x64 forward and 128x128 backward (mma.sync).
+     * Callers that choose the layout's block for a pass start here.
      */
-    static KernelTiles recommended(Pass pass) {
-        return pass == Pass.FWD ? new KernelTiles(128, 64) : new KernelTiles(128, 128);
+    static KernelTiles recommended(Pass pass, int major) {
+        return pass == Pass.FWD && major != WGMMA_MAJOR ? new KernelTiles(128, 64) : new KernelTiles(128, 128);
     }
 
     static String forwardName(DType t, int d, KernelTiles tiles) {

@@ -68,12 +68,16 @@ class KernelCatalogTest {
     }
 
     @Test
-    void recommendedTilesAreSupportedAndDifferPerPass() {
+    void recommendedTilesAreSupportedAndFollowTheGpu() {
         AttentionProblem p = AttentionProblem.of(1, 1, 1, 64, 64, 128, DType.BF16);
-        assertEquals(new KernelTiles(128, 64), GpuBackend.recommendedTiles(Pass.FWD));
-        assertEquals(new KernelTiles(128, 128), GpuBackend.recommendedTiles(Pass.BWD));
+        assertEquals(new KernelTiles(128, 64), KernelCatalog.recommended(Pass.FWD, 8), "mma.sync forward");
+        assertEquals(new KernelTiles(128, 128), KernelCatalog.recommended(Pass.BWD, 8));
+        assertEquals(new KernelTiles(128, 128), KernelCatalog.recommended(Pass.FWD, 9), "the wgmma kernels' tile");
+        assertEquals(new KernelTiles(128, 128), KernelCatalog.recommended(Pass.BWD, 9));
         for (Pass pass : Pass.values()) {
-            assertNull(KernelCatalog.unsupported(p, GpuBackend.recommendedTiles(pass)));
+            for (int major : new int[] {8, 9, 10}) {
+                assertNull(KernelCatalog.unsupported(p, KernelCatalog.recommended(pass, major)));
+            }
         }
     }
 
@@ -212,6 +216,10 @@ class KernelCatalogTest {
             assertEquals(ForwardKernel.MMA, ForwardKernel.configured(), "the property forces the old path");
             System.setProperty(ForwardKernel.PROPERTY, "wgmma-overlap");
             assertEquals(ForwardKernel.WGMMA_OVERLAP, ForwardKernel.configured());
+            System.clearProperty(ForwardKernel.PROPERTY);
+            if (System.getenv(ForwardKernel.ENV) == null) {
+                assertEquals(ForwardKernel.WGMMA_PINGPONG, ForwardKernel.configured(), "the default");
+            }
         } finally {
             if (before == null) {
                 System.clearProperty(ForwardKernel.PROPERTY);
