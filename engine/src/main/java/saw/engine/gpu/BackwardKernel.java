@@ -9,7 +9,8 @@ import java.util.Locale;
  * warpgroups that load and compute in lock-step) and {@link #WGMMA_WS} (the same computation by two consumer
  * warpgroups, fed by a producer warpgroup through an mbarrier ring). Chosen with
  * {@code -Dsaw.kernel.bwd=mma|wgmma|wgmma-ws} or the environment variable {@code SAW_KERNEL_BWD} (the property
- * wins); the default is {@link #WGMMA}.
+ * wins); the default is {@link #WGMMA_WS}, verified on the H200 and 1.07-1.14x {@link #WGMMA} there
+ * (docs/kernel-notes.md, issue 6).
  */
 public enum BackwardKernel {
     MMA("mma", "bwd_", 0),
@@ -49,14 +50,14 @@ public enum BackwardKernel {
     static final String PROPERTY = "saw.kernel.bwd";
     static final String ENV = "SAW_KERNEL_BWD";
 
-    /** The family named by the system property or the environment variable, else {@link #WGMMA}. */
+    /** The family named by the system property or the environment variable, else {@link #WGMMA_WS}. */
     public static BackwardKernel configured() {
         String property = System.getProperty(PROPERTY);
         if (property != null) {
             return parse(property, "-D" + PROPERTY);
         }
         String env = System.getenv(ENV);
-        return env == null ? WGMMA : parse(env, ENV);
+        return env == null ? WGMMA_WS : parse(env, ENV);
     }
 
     /**

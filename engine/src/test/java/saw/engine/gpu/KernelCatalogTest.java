@@ -192,6 +192,10 @@ class KernelCatalogTest {
             assertEquals(BackwardKernel.MMA, BackwardKernel.configured(), "the property forces the old path");
             System.setProperty(BackwardKernel.PROPERTY, "wgmma");
             assertEquals(BackwardKernel.WGMMA, BackwardKernel.configured());
+            System.clearProperty(BackwardKernel.PROPERTY);
+            if (System.getenv(BackwardKernel.ENV) == null) {
+                assertEquals(BackwardKernel.WGMMA_WS, BackwardKernel.configured(), "the default");
+            }
         } finally {
             if (before == null) {
                 System.clearProperty(BackwardKernel.PROPERTY);
