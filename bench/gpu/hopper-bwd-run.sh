@@ -24,35 +24,12 @@ awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_/ && arch=="sm_90a"
 
 # 2. saw verify, forward + backward with 128x128 tiles: each Hopper backward family (the backend falls back elsewhere)
 log=$out/bwd-verify.log; : >"$log"
-pass=0; fail=0; failed=()
-run1() {  # BWD_VARIANT verify-args...
-  local o rc v=$1; shift
-  o=$(SAW_JAVA_OPTS=-Dsaw.kernel.bwd=$v timeout 90 "$here/saw" verify "$@" --block 128x128 --pass fwd,bwd 2>&1); rc=$?
-  { echo "== $v $*"; echo "$o"; echo "rc=$rc"; } >>"$log"
-  if [[ $rc == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$v $*"); fi
-  printf '%-4s %-6s %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$v" "$*"
-  [[ $rc == 0 ]] || echo "$o" | tail -8
-}
+. "$here/hopper-matrix.sh"
 variants=(${BWD_VARIANTS:-wgmma wgmma-ws})
-run() { local v; for v in "${variants[@]}"; do run1 "$v" "$@"; done; }
-run causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
-run causal --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
-run 'window(256)' --seq 4096 --head-dim 64 --dtype bf16 --heads 4
-run 'docs(700,1500,1200,500)' --seq 4096 --head-dim 128 --dtype bf16 --heads 2 --softcap 30
-run 'and(causal,docs(3000,2000,1000,1500))' --seq 8192 --head-dim 64 --dtype fp16 --heads 8 --kv-heads 2
-run 'random(128,128,4,7)' --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
-run 'random(128,128,16,3)' --seq 8192 --head-dim 128 --dtype bf16 --heads 2
-run 'or(sinks(16),and(causal,not(window(300))))' --seq 1000 --seq-kv 1500 --head-dim 64 --dtype bf16 --heads 2
-run 'or(sinks(16),and(causal,not(window(300))))' --seq 4096 --head-dim 128 --dtype fp16 --heads 2
-run 'causal(3096)' --seq 1000 --seq-kv 4096 --head-dim 128 --dtype fp16 --heads 2
-run 'window(256)' --seq 1000 --seq-kv 700 --head-dim 64 --dtype bf16 --heads 2 --softcap 10
-run 'heads(causal,window(128),docs(300,400))' --seq 1000 --head-dim 128 --dtype fp16 --heads 6
-run 'dilated(3)' --seq 1000 --head-dim 64 --dtype fp16 --heads 2 --softcap 20
-run 'dilated(3)' --seq 1000 --head-dim 128 --dtype bf16 --heads 2 --softcap 20
-run full --seq 4096 --head-dim 128 --dtype bf16 --heads 2
-run1 mma causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
-echo "Hopper backward verify matrix (${variants[*]}): $pass passed, $fail failed" | tee -a "$log" "$out/bwd-summary.txt"
-for f in "${failed[@]}"; do echo "  failed: $f"; done | tee -a "$out/bwd-summary.txt"
+verify_matrix bwd "$log" "${variants[@]}"
+verify1 bwd mma "$log" causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
+echo "Hopper backward verify matrix (${variants[*]}): $verify_pass passed, $verify_fail failed" | tee -a "$log" "$out/bwd-summary.txt"
+for f in "${verify_failed[@]}"; do echo "  failed: $f"; done | tee -a "$out/bwd-summary.txt"
 
 # 3. compute-sanitizer on the warp-specialised backward, a small case (5 q-tiles, GQA, documents with padding rows
 # that attend nothing; kv-tiles with many steps wrap the 3-stage ring)

@@ -23,34 +23,11 @@ gzip -f "$out/sass.txt"
 
 # 2. saw verify, wgmma forward (128x128 tiles; the backend falls back to mma.sync elsewhere)
 log=$out/verify.log; : >"$log"
-pass=0; fail=0; failed=()
-run1() {  # VARIANT verify-args...
-  local o rc v=$1; shift
-  o=$(SAW_JAVA_OPTS=-Dsaw.kernel.fwd=$v timeout 60 "$here/saw" verify "$@" --block 128x128 --pass fwd 2>&1); rc=$?
-  echo "== $v $*" >>"$log"
-  echo "$o" >>"$log"; echo "rc=$rc" >>"$log"
-  if [[ $rc == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$v $*"); fi
-  printf '%-4s %-13s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$v" "$*" "$(echo "$o" | awk '$1=="O"||$1=="LSE"{printf "%s %s  ", $1, $2}')"
-  [[ $rc == 0 ]] || echo "$o" | tail -6
-}
+. "$here/hopper-matrix.sh"
 variants=(${FWD_VARIANTS:-wgmma-ws wgmma-pp})
-run() { local v; for v in "${variants[@]}"; do run1 "$v" "$@"; done; }
-run causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
-run causal --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
-run 'window(256)' --seq 4096 --head-dim 64 --dtype bf16 --heads 4
-run 'docs(700,1500,1200,500)' --seq 4096 --head-dim 128 --dtype bf16 --heads 2 --softcap 30
-run 'and(causal,docs(3000,2000,1000,1500))' --seq 8192 --head-dim 64 --dtype fp16 --heads 8 --kv-heads 2
-run 'random(128,128,4,7)' --seq 4096 --head-dim 128 --dtype fp16 --heads 4 --kv-heads 1
-run 'random(128,128,16,3)' --seq 8192 --head-dim 128 --dtype bf16 --heads 2
-run 'or(sinks(16),and(causal,not(window(300))))' --seq 1000 --seq-kv 1500 --head-dim 64 --dtype bf16 --heads 2
-run 'or(sinks(16),and(causal,not(window(300))))' --seq 4096 --head-dim 128 --dtype fp16 --heads 2
-run 'causal(3096)' --seq 1000 --seq-kv 4096 --head-dim 128 --dtype fp16 --heads 2
-run 'window(256)' --seq 1000 --seq-kv 700 --head-dim 64 --dtype bf16 --heads 2 --softcap 10
-run 'heads(causal,window(128),docs(300,400))' --seq 1000 --head-dim 128 --dtype fp16 --heads 6
-run 'dilated(3)' --seq 1000 --head-dim 64 --dtype fp16 --heads 2 --softcap 20
-run full --seq 4096 --head-dim 128 --dtype bf16 --heads 2
-echo "${variants[*]} verify matrix: $pass passed, $fail failed" | tee -a "$log"
-for f in "${failed[@]}"; do echo "  failed: $f"; done
+verify_matrix fwd "$log" "${variants[@]}"
+echo "${variants[*]} verify matrix: $verify_pass passed, $verify_fail failed" | tee -a "$log"
+for f in "${verify_failed[@]}"; do echo "  failed: $f"; done
 # the default (mma.sync) path is untouched: one forward+backward check
 o=$(timeout 90 "$here/saw" verify causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4 --block 128x64 --pass fwd,bwd 2>&1)
 echo "mma default path: rc=$? $(echo "$o" | grep -cE ' ok$| pass') outputs"; echo "$o" >>"$log"
@@ -81,6 +58,6 @@ for vt in ${SANITIZE:-wgmma-ws:memcheck wgmma-pp:memcheck wgmma-pp:racecheck wgm
   echo "== $vt" >>"$out/sanitizer.log"; echo "$o" >>"$out/sanitizer.log"
   echo "compute-sanitizer $vt: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/summary.txt"
 done
-echo; cat "$out/sass-summary.txt"; echo "${variants[*]} verify matrix: $pass passed, $fail failed"
+echo; cat "$out/sass-summary.txt"; echo "${variants[*]} verify matrix: $verify_pass passed, $verify_fail failed"
 [[ -f $out/timing-d64.log ]] && awk '/^mask/{p=1} p' "$out/timing-d64.log" | grep -E 'wgmma|mask' | head -50
 awk '/^mask/{p=1} p' "$out/timing.log" | tail -61

@@ -490,16 +490,19 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
 
 }  // namespace saw
 
-#define SAW_BWD_WGMMA(NAME, T, D, CAPPED)                                                                      \
-    extern "C" __global__ void __launch_bounds__(saw::WB_THREADS, 1) NAME(                                     \
+// One extern "C" entry point with the backward kernels' arguments, calling FN<T, D, CAPPED> (THREADS per CTA)
+#define SAW_BWD_HOPPER(NAME, FN, THREADS, T, D, CAPPED)                                                        \
+    extern "C" __global__ void __launch_bounds__(THREADS, 1) NAME(                                             \
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,    \
         T* dK, T* dV, const int* order, const int* variantOf, const int* colPtr, const int* colPartial,        \
         const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv, int Sq, int Skv, int nkv,   \
         float scale, float softcap) {                                                                           \
-        saw::attention_bwd_wgmma<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr, \
-                                               colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,  \
-                                               softcap);                                                        \
+        FN<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr, colPartial, qIdx,    \
+                         maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale, softcap);                                 \
     }
+#define SAW_BWD_WGMMA(NAME, T, D, CAPPED) SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma, saw::WB_THREADS, T, D, CAPPED)
+#define SAW_BWD_WGMMA_WS(NAME, T, D, CAPPED) \
+    SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma_ws, saw::WBS_THREADS, T, D, CAPPED)
 
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
@@ -509,17 +512,6 @@ SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128_softcap, __nv_bfloat16, 64, true)
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, true)
 SAW_BWD_WGMMA(bwd_wgmma_fp16_d64_q128_kv128_softcap, __half, 64, true)
 SAW_BWD_WGMMA(bwd_wgmma_fp16_d128_q128_kv128_softcap, __half, 128, true)
-
-#define SAW_BWD_WGMMA_WS(NAME, T, D, CAPPED)                                                                       \
-    extern "C" __global__ void __launch_bounds__(saw::WBS_THREADS, 1) NAME(                                       \
-        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,       \
-        T* dK, T* dV, const int* order, const int* variantOf, const int* colPtr, const int* colPartial,           \
-        const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv, int Sq, int Skv, int nkv,      \
-        float scale, float softcap) {                                                                              \
-        saw::attention_bwd_wgmma_ws<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr, \
-                                                  colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,  \
-                                                  softcap);                                                        \
-    }
 
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)

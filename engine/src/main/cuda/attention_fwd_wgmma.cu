@@ -535,14 +535,18 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
 
 }  // namespace saw
 
-#define SAW_FWD_WGMMA(NAME, T, D, OVERLAP)                                                                              \
-    extern "C" __global__ void __launch_bounds__(saw::WG_THREADS, 1) NAME(                                    \
-        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,        \
-        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,  \
-        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                               \
-        saw::attention_fwd_wgmma<T, D, OVERLAP>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, \
-                                       bits, H, Hkv, Sq, Skv, nq, scale, softcap);                            \
+// One extern "C" entry point with the forward kernels' arguments, calling FN<T, D, FLAG> (THREADS per CTA)
+#define SAW_FWD_HOPPER(NAME, FN, THREADS, T, D, FLAG)                                                           \
+    extern "C" __global__ void __launch_bounds__(THREADS, 1) NAME(                                              \
+        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,          \
+        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,   \
+        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                  \
+        FN<T, D, FLAG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, \
+                       Skv, nq, scale, softcap);                                                                 \
     }
+#define SAW_FWD_WGMMA(NAME, T, D, OVERLAP) SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma, saw::WG_THREADS, T, D, OVERLAP)
+#define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG) \
+    SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma_ws, saw::WS_THREADS, T, D, PINGPONG)
 
 SAW_FWD_WGMMA(fwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_FWD_WGMMA(fwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
@@ -552,15 +556,6 @@ SAW_FWD_WGMMA(fwd_wgmmaov_bf16_d64_q128_kv128, __nv_bfloat16, 64, true)
 SAW_FWD_WGMMA(fwd_wgmmaov_bf16_d128_q128_kv128, __nv_bfloat16, 128, true)
 SAW_FWD_WGMMA(fwd_wgmmaov_fp16_d64_q128_kv128, __half, 64, true)
 SAW_FWD_WGMMA(fwd_wgmmaov_fp16_d128_q128_kv128, __half, 128, true)
-
-#define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG)                                                                       \
-    extern "C" __global__ void __launch_bounds__(saw::WS_THREADS, 1) NAME(                                            \
-        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,                 \
-        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,         \
-        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                        \
-        saw::attention_fwd_wgmma_ws<T, D, PINGPONG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx,     \
-                                                    maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap);              \
-    }
 
 SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)

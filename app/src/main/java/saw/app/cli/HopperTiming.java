@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.Pass;
@@ -20,13 +19,11 @@ import saw.engine.mask.TileLayout;
  * The Hopper kernels against the mma.sync ones in one run (issue 6): B=4, H=16, bf16, D=128 (or the head dim given
  * with -Dsaw.timing.d), causal, window 1024, 8 packed causal documents and random blocks at 10/50/100 %. Forward
  * ({@code -Dsaw.timing.pass=fwd}, the default): mma at 128x64 and every Hopper family at 128x128; backward
- * ({@code bwd}): mma, wgmma and wgmma-ws at 128x128. Median of 20 event-timed runs after 3 warm-ups, useful TFLOP/s (the
+ * ({@code bwd}): mma, wgmma and wgmma-ws at 128x128. Median of 20 event-timed runs after 3 warm-ups (KernelTiming.time), useful TFLOP/s (the
  * backward counts 2.5x the forward's FLOPs).
  * Run with: {@code java -cp 'lib/*' saw.app.cli.HopperTiming [S ...]}.
  */
 public final class HopperTiming {
-    private static final int REPS = 20;
-    private static final int WARMUP = 3;
     private static final String[] MASKS = {"causal", "window1024", "docs8", "random10", "random50", "random100"};
 
     private HopperTiming() {}
@@ -67,12 +64,12 @@ public final class HopperTiming {
                         double flops = p.forwardFlops(bound.attendedPairs()) * (pass == Pass.FWD ? 1 : 2.5);
                         gpu.forwardKernel(v.fwd);
                         gpu.backwardKernel(v.bwd);
-                        String[] kernel = new String[1];
-                        double ms = medianMs(gpu, p, layout, pass, kernel);
+                        KernelTiming.Timing timing = KernelTiming.time(gpu, p, layout, pass);
+                        double ms = timing.median();
                         if (v.mma(pass)) {
                             bestMma = Math.min(bestMma, ms);
                         }
-                        String line = String.format(Locale.ROOT, "%-10s %6d %4d %-32s %9.3f %8.1f %8s", name, s, d, kernel[0], ms,
+                        String line = String.format(Locale.ROOT, "%-10s %6d %4d %-32s %9.3f %8.1f %8s", name, s, d, timing.kernel(), ms,
                                 flops / (ms * 1e-3) / 1e12, v.mma(pass) ? "" : String.format(Locale.ROOT, "%.2fx", bestMma / ms));
                         System.out.println(line);
                         table.add(line);
@@ -93,20 +90,5 @@ public final class HopperTiming {
             return new Mask.RandomBlocks(bq, bkv, perRow, 0);
         }
         return KernelTiming.mask(name, s);
-    }
-
-    private static double medianMs(GpuBackend gpu, AttentionProblem p, TileLayout layout, Pass pass, String[] kernel) {
-        try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, pass, 42)) {
-            for (int i = 0; i < WARMUP; i++) {
-                run.runTimedMs();
-            }
-            double[] ms = new double[REPS];
-            for (int i = 0; i < REPS; i++) {
-                ms[i] = run.runTimedMs();
-            }
-            Arrays.sort(ms);
-            kernel[0] = run.kernelName();
-            return ms[REPS / 2];
-        }
     }
 }

@@ -86,9 +86,10 @@ public final class KernelTiming {
         }
     }
 
-    private record Timing(String kernel, double p10, double median, double p90) {}
+    /** Event-timed runs of one prepared problem: the kernel that ran and the 10th, 50th and 90th percentile ms. */
+    record Timing(String kernel, double p10, double median, double p90) {}
 
-    private static Timing time(GpuBackend gpu, AttentionProblem p, TileLayout layout, Pass pass) {
+    static Timing time(GpuBackend gpu, AttentionProblem p, TileLayout layout, Pass pass) {
         try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, pass, 42)) {
             for (int i = 0; i < WARMUP; i++) {
                 run.runTimedMs();

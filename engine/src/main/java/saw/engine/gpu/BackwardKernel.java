@@ -1,7 +1,5 @@
 package saw.engine.gpu;
 
-import java.util.Locale;
-
 /**
  * The backward kernel family the GPU backend prefers. {@link #MMA} (mma.sync, FlashAttention-2 shape) runs every
  * supported problem. The Hopper families (warpgroup MMA, attention_bwd_wgmma.cu) run on compute capability 9.0 with
@@ -52,24 +50,13 @@ public enum BackwardKernel {
 
     /** The family named by the system property or the environment variable, else {@link #WGMMA_WS}. */
     public static BackwardKernel configured() {
-        String property = System.getProperty(PROPERTY);
-        if (property != null) {
-            return parse(property, "-D" + PROPERTY);
-        }
-        String env = System.getenv(ENV);
-        return env == null ? WGMMA_WS : parse(env, ENV);
+        return KernelSetting.configured(values(), BackwardKernel::label, PROPERTY, ENV, WGMMA_WS, "backward");
     }
 
     /**
      * @throws IllegalArgumentException naming the setting when the value is not one of the labels
      */
     static BackwardKernel parse(String value, String setting) {
-        String v = value.trim().toLowerCase(Locale.ROOT);
-        for (BackwardKernel k : values()) {
-            if (k.label.equals(v)) {
-                return k;
-            }
-        }
-        throw new IllegalArgumentException(setting + "=" + value + " is not a backward kernel family (mma, wgmma or wgmma-ws)");
+        return KernelSetting.parse(values(), BackwardKernel::label, value, setting, "backward");
     }
 }

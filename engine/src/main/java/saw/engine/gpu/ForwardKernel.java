@@ -1,7 +1,5 @@
 package saw.engine.gpu;
 
-import java.util.Locale;
-
 /**
  * The forward kernel family the GPU backend prefers. {@link #MMA} (mma.sync, FlashAttention-2 shape) runs every
  * supported problem. The Hopper families (warpgroup MMA) run on compute capability 9.0 with 128x128 tiles, and the
@@ -55,24 +53,13 @@ public enum ForwardKernel {
 
     /** The family named by the system property or the environment variable, else {@link #WGMMA_PINGPONG}. */
     public static ForwardKernel configured() {
-        String property = System.getProperty(PROPERTY);
-        if (property != null) {
-            return parse(property, "-D" + PROPERTY);
-        }
-        String env = System.getenv(ENV);
-        return env == null ? WGMMA_PINGPONG : parse(env, ENV);
+        return KernelSetting.configured(values(), ForwardKernel::label, PROPERTY, ENV, WGMMA_PINGPONG, "forward");
     }
 
     /**
      * @throws IllegalArgumentException naming the setting when the value is not one of the labels
      */
     static ForwardKernel parse(String value, String setting) {
-        String v = value.trim().toLowerCase(Locale.ROOT);
-        for (ForwardKernel k : values()) {
-            if (k.label.equals(v)) {
-                return k;
-            }
-        }
-        throw new IllegalArgumentException(setting + "=" + value + " is not a forward kernel family (mma, wgmma, wgmma-overlap, wgmma-ws or wgmma-pp)");
+        return KernelSetting.parse(values(), ForwardKernel::label, value, setting, "forward");
     }
 }
