@@ -1,12 +1,16 @@
 package saw.engine.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -20,6 +24,28 @@ class AtomicFilesTest {
         AtomicFiles.write(file, out -> out.write("second".getBytes(StandardCharsets.UTF_8)));
         assertEquals("second", Files.readString(file));
         assertEquals(List.of(file), list(dir));
+    }
+
+    @Test
+    void removesTemporaryFilesThatKilledWritersLeftButNotFreshOrForeignOnes(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("out.json");
+        Path stale = dir.resolve(".out.json.3f9a0c1d2b4e5f60.tmp");
+        Path fresh = dir.resolve(".out.json.00ff.tmp");
+        Path otherTarget = dir.resolve(".other.json.3f9a0c1d2b4e5f60.tmp");
+        Path notOurs = dir.resolve(".out.json.backup.tmp");
+        FileTime old = FileTime.from(Instant.now().minus(AtomicFiles.STALE).minusSeconds(60));
+        for (Path p : List.of(stale, fresh, otherTarget, notOurs)) {
+            Files.writeString(p, "partial");
+            if (!p.equals(fresh)) {
+                Files.setLastModifiedTime(p, old);
+            }
+        }
+        AtomicFiles.write(file, out -> out.write("whole".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("whole", Files.readString(file));
+        assertFalse(Files.exists(stale), "a stale temporary file of this target is removed");
+        assertTrue(Files.exists(fresh), "a recent one may belong to a writer still running");
+        assertTrue(Files.exists(otherTarget), "another target's are left to its own writes");
+        assertTrue(Files.exists(notOurs), "a name saw does not make is never touched");
     }
 
     @Test
