@@ -14,6 +14,7 @@ import saw.engine.attention.HalfFloats;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.Pass;
 import saw.engine.attention.TileLists;
+import saw.engine.guard.Estimate;
 import saw.engine.guard.SizeGuard;
 import saw.engine.mask.TileLayout;
 
@@ -47,7 +48,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         try {
             return detect(new JCudaProbe());
         } catch (RuntimeException | LinkageError e) {
-            return new GpuStatus(false, "The GPU could not be queried: " + e.getMessage(), "", List.of(), false);
+            return new GpuStatus(false, "The GPU could not be queried: " + e.getMessage(), "", List.of(), false, 0);
         }
     }
 
@@ -56,14 +57,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         String driverProblem = probe.initDriver();
         if (driverProblem != null) {
             return new GpuStatus(false, "No usable CUDA driver: " + driverProblem + ". The GPU backend needs an NVIDIA GPU "
-                    + "and its driver; use --backend cpu on this machine.", "", List.of(), built);
+                    + "and its driver; use --backend cpu on this machine.", "", List.of(), built, 0);
         }
         int v = probe.driverVersion();
         String driver = (v / 1000) + "." + (v % 1000) / 10;
         int count = probe.deviceCount();
         if (count == 0) {
             return new GpuStatus(false, "The CUDA driver " + driver + " is installed but sees no GPU; use --backend cpu "
-                    + "on this machine.", driver, List.of(), built);
+                    + "on this machine.", driver, List.of(), built, 0);
         }
         List<String> devices = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -75,14 +76,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         if (first.major() < MIN_MAJOR) {
             return new GpuStatus(false, "GPU 0 (" + first.name() + ") has compute capability " + first.major() + "."
                     + first.minor() + "; saw's kernels need " + MIN_MAJOR + ".0 or newer (Ampere, Hopper or later).",
-                    driver, devices, built);
+                    driver, devices, built, first.memoryBytes());
         }
         if (!built) {
             return new GpuStatus(false, "This build of saw has no CUDA kernels: nvcc was not found when it was built. "
-                    + "Rebuild with nvcc on the PATH or at /usr/local/bin/nvcc.", driver, devices, false);
+                    + "Rebuild with nvcc on the PATH or at /usr/local/bin/nvcc.", driver, devices, false, first.memoryBytes());
         }
         return new GpuStatus(true, "GPU 0 (" + first.name() + ", compute capability " + first.major() + "." + first.minor()
-                + ") is ready, CUDA driver " + driver + ".", driver, devices, true);
+                + ") is ready, CUDA driver " + driver + ".", driver, devices, true, first.memoryBytes());
     }
 
     /**
@@ -352,6 +353,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             out[i] = HalfFloats.decode(type, bits[i]);
         }
         return out;
+    }
+
+    /**
+     * What a timed run of this problem would need of a GPU with {@code deviceBytes} of memory, before the GPU is
+     * opened (the run itself checks against the free memory when it starts).
+     */
+    public static Estimate timedRunOnDevice(AttentionProblem p, TileLayout layout, Pass pass, long deviceBytes) {
+        return SizeGuard.gpuRunOnDevice(p, layout, pass, inputSets(p, pass), deviceBytes);
     }
 
     /** How many input sets a timed run rotates over: enough that they do not fit in {@value #ROTATION_BYTES} bytes of cache. */

@@ -8,8 +8,10 @@ import java.util.List;
  * @param driverVersion CUDA driver version as "12.8", or "" when no driver was found
  * @param devices one line per GPU: "0: NVIDIA H200, compute capability 9.0, 139.8 GiB"
  * @param kernelsBuilt whether this build holds the CUDA kernels
+ * @param memoryBytes the memory of GPU 0 (the one the backend opens), 0 when no GPU was found
  */
-public record GpuStatus(boolean usable, String message, String driverVersion, List<String> devices, boolean kernelsBuilt) {
+public record GpuStatus(boolean usable, String message, String driverVersion, List<String> devices, boolean kernelsBuilt,
+        long memoryBytes) {
     public GpuStatus {
         devices = List.copyOf(devices);
     }

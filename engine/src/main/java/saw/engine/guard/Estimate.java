@@ -16,6 +16,8 @@ public record Estimate(String work, Resource resource, long bytes, long availabl
     public enum Resource {
         HEAP("Java heap"),
         GPU("GPU memory"),
+        /** GPU memory against the device's total, before the GPU is opened (its free memory is known only then). */
+        GPU_TOTAL("GPU memory"),
         DISK("disk space"),
         /** Compile time, counted in tiles classified one by one; "available" is saw's limit. */
         COMPILE_TILES("tiles classified one by one");
@@ -59,6 +61,11 @@ public record Estimate(String work, Resource resource, long bytes, long availabl
             return fits() ? needs + "." : needs + ", over saw's limit of " + resource.amount(available) + (advice.isEmpty() ? "" : "; " + advice) + ".";
         }
         String needs = work + " needs about " + resource.amount(bytes) + " of " + resource.label();
+        if (resource == Resource.GPU_TOTAL) {
+            String total = resource.amount(available) + " is the GPU's total";
+            return fits() ? needs + "; " + total + " (what other processes hold is checked when the run starts)."
+                    : needs + ", but " + total + (advice.isEmpty() ? "" : "; " + advice) + ".";
+        }
         if (fits()) {
             return needs + "; " + resource.amount(available) + " " + (resource == Resource.DISK ? "is free there" : "is free") + ".";
         }

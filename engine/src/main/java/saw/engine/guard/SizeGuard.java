@@ -83,9 +83,19 @@ public final class SizeGuard {
      * {@code freeGpuBytes}, the free memory the driver reports.
      */
     public static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, int inputSets, long freeGpuBytes) {
+        return gpuRun(p, layout, pass, inputSets, Estimate.Resource.GPU, freeGpuBytes);
+    }
+
+    /** {@link #gpuRun} before the GPU is opened: against the device's total memory, {@code deviceBytes}. */
+    public static Estimate gpuRunOnDevice(AttentionProblem p, TileLayout layout, Pass pass, int inputSets, long deviceBytes) {
+        return gpuRun(p, layout, pass, inputSets, Estimate.Resource.GPU_TOTAL, deviceBytes);
+    }
+
+    private static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, int inputSets, Estimate.Resource memory,
+            long available) {
         long bytes = Bytes.add(Bytes.times(inputSets, RunBytes.deviceTensors(p, pass)), RunBytes.deviceTables(p, layout));
         return new Estimate("the GPU " + pass.label() + " pass on " + describe(p) + (inputSets > 1 ? ", " + inputSets + " input sets" : ""),
-                Estimate.Resource.GPU, bytes, freeGpuBytes, RUN_ADVICE + ", or free GPU memory that other processes hold");
+                memory, bytes, available, RUN_ADVICE + ", or free GPU memory that other processes hold");
     }
 
     /** Building the kernels' tile tables on the heap (every backend does, before a run). */

@@ -88,6 +88,10 @@ class GpuDetectionTest {
         assertTrue(s.usable());
         assertEquals("GPU 0 (NVIDIA H200, compute capability 9.0) is ready, CUDA driver 13.0.", s.message());
         assertEquals("13.0", s.driverVersion());
+        assertEquals(new FakeProbe().devices.get(0).memoryBytes(), s.memoryBytes(), "GPU 0's memory, for estimates");
+        FakeProbe none = new FakeProbe();
+        none.devices = List.of();
+        assertEquals(0, GpuBackend.detect(none).memoryBytes());
     }
 
     @Test

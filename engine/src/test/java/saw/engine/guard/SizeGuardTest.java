@@ -87,6 +87,12 @@ class SizeGuardTest {
         assertEquals("running X needs about 3.0 GiB of GPU memory; 100.0 GiB is free.", fits.sentence());
         Estimate not = new Estimate("running X", Estimate.Resource.GPU, 300L << 30, 100L << 30, "use fewer heads");
         assertEquals("running X needs about 300.0 GiB of GPU memory, but only 100.0 GiB is free; use fewer heads.", not.sentence());
+        Estimate onDevice = new Estimate("running X", Estimate.Resource.GPU_TOTAL, 3L << 30, 100L << 30, "use fewer heads");
+        assertEquals("running X needs about 3.0 GiB of GPU memory; 100.0 GiB is the GPU's total (what other processes hold "
+                + "is checked when the run starts).", onDevice.sentence());
+        Estimate tooBig = new Estimate("running X", Estimate.Resource.GPU_TOTAL, 300L << 30, 100L << 30, "use fewer heads");
+        assertEquals("running X needs about 300.0 GiB of GPU memory, but 100.0 GiB is the GPU's total; use fewer heads.",
+                tooBig.sentence());
         assertEquals("512 B", Bytes.human(512));
         assertEquals("1.5 KiB", Bytes.human(1536));
         assertEquals("8.0 EiB", Bytes.human(Long.MAX_VALUE));

@@ -6,8 +6,11 @@ import saw.engine.attention.AttentionBackend;
 /**
  * A backend the run panel offers: its name, a sentence about where it runs (the GPU's name, or why there is none),
  * whether it can run here, and how to open it (on a worker thread).
+ *
+ * @param gpuMemoryBytes the memory of the GPU it runs on; 0 for the CPU
  */
-public record BackendChoice(String name, String description, boolean usable, Supplier<AttentionBackend> open) {
+public record BackendChoice(String name, String description, boolean usable, Supplier<AttentionBackend> open,
+        long gpuMemoryBytes) {
     @Override
     public String toString() {
         return name + (usable ? "" : " (unavailable)");

@@ -12,10 +12,10 @@ public final class RunBackends {
     /** Probes the GPU (loads the CUDA driver if there is one): call it on a worker thread. */
     public static List<BackendChoice> detect() {
         GpuStatus gpu = GpuBackend.detect();
-        BackendChoice g = new BackendChoice("gpu", gpu.message(), gpu.usable(), GpuBackend::open);
+        BackendChoice g = new BackendChoice("gpu", gpu.message(), gpu.usable(), GpuBackend::open, gpu.memoryBytes());
         String cpuNote = "Multithreaded fp32 block-sparse attention on " + Runtime.getRuntime().availableProcessors()
                 + " CPU threads" + (gpu.usable() ? "." : "; no GPU backend here: " + gpu.message());
-        BackendChoice c = new BackendChoice("cpu", cpuNote, true, CpuBackend::new);
+        BackendChoice c = new BackendChoice("cpu", cpuNote, true, CpuBackend::new, 0);
         return gpu.usable() ? List.of(g, c) : List.of(c, g);
     }
 }

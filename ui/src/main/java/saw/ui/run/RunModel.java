@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 import javafx.application.Platform;
 import javafx.beans.Observable;
 import javafx.beans.property.BooleanProperty;
@@ -41,6 +42,7 @@ import saw.engine.bench.SweepPoint;
 import saw.engine.bench.SweepRunner;
 import saw.engine.bench.Vary;
 import saw.engine.config.MaskConfig;
+import saw.engine.gpu.GpuBackend;
 import saw.engine.guard.Estimate;
 import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
@@ -112,9 +114,9 @@ public final class RunModel {
     }
 
     /**
-     * What the largest point of the sweep needs on the chosen backend against what is free now; null when there is
-     * nothing to estimate (no config, a sweep that does not parse, or the GPU backend, whose free memory is known only
-     * once it is open).
+     * What the largest point of the sweep needs on the chosen backend: on the CPU against the heap free now, on the
+     * GPU against the device's memory (its free memory is known only once it is open, and the run checks it then);
+     * null when there is nothing to estimate (no config, a sweep that does not parse, a GPU that is not usable).
      */
     public ReadOnlyObjectProperty<Estimate> estimateProperty() {
         return estimate.getReadOnlyProperty();
@@ -328,9 +330,11 @@ public final class RunModel {
         }
         BackendChoice choice = backend.get();
         MaskConfig c = config.get();
+        boolean cpu = choice != null && choice.name().equals("cpu");
+        boolean gpu = choice != null && choice.usable() && choice.gpuMemoryBytes() > 0;
         Sweep planned;
         try {
-            planned = c == null || choice == null || !choice.name().equals("cpu") || !c.problems().isEmpty() ? null : sweep(c);
+            planned = c == null || !(cpu || gpu) || !c.problems().isEmpty() ? null : sweep(c);
         } catch (BadSweep | IllegalArgumentException e) {
             planned = null; // Run reports it in the status
         }
@@ -339,11 +343,12 @@ public final class RunModel {
             return;
         }
         Sweep s = planned;
+        long deviceBytes = gpu ? choice.gpuMemoryBytes() : 0;
         estimating = true;
         Task<Estimate> t = new Task<>() {
             @Override
             protected Estimate call() throws BadSweep {
-                return cpuEstimate(s.points());
+                return cpu ? cpuEstimate(s.points()) : gpuEstimate(s.points(), deviceBytes);
             }
         };
         t.setOnSucceeded(e -> estimated(t.getValue()));
@@ -367,6 +372,21 @@ public final class RunModel {
      * run), else the one that needs the most heap. Null for no points. Compiles layouts: call it on a worker.
      */
     static Estimate cpuEstimate(List<SweepPoint> points) {
+        return largestEstimate(points, (p, layout) -> SizeGuard.cpuRun(p.problem(), layout, p.pass()));
+    }
+
+    /**
+     * The GPU backend's estimate for the largest point of a sweep, as {@link #cpuEstimate} does it: the tile tables
+     * on the heap, then the timed run's device memory against a GPU of {@code deviceBytes}.
+     */
+    static Estimate gpuEstimate(List<SweepPoint> points, long deviceBytes) {
+        return largestEstimate(points, (p, layout) -> {
+            Estimate tables = SizeGuard.tileTables(p.problem(), layout);
+            return tables.fits() ? GpuBackend.timedRunOnDevice(p.problem(), layout, p.pass(), deviceBytes) : tables;
+        });
+    }
+
+    private static Estimate largestEstimate(List<SweepPoint> points, BiFunction<SweepPoint, TileLayout, Estimate> run) {
         long most = points.stream().mapToLong(RunModel::tensorElements).max().orElse(-1);
         Estimate largest = null;
         Map<List<Object>, TileLayout> compiled = new HashMap<>();
@@ -387,12 +407,12 @@ public final class RunModel {
                 layout = BoundMask.bind(p.mask(), p.dims()).compile(bq, bkv);
                 compiled.put(key, layout);
             }
-            Estimate run = SizeGuard.cpuRun(p.problem(), layout, p.pass());
-            if (!run.fits()) {
-                return run;
+            Estimate estimate = run.apply(p, layout);
+            if (!estimate.fits()) {
+                return estimate;
             }
-            if (largest == null || run.bytes() > largest.bytes()) {
-                largest = run;
+            if (largest == null || estimate.bytes() > largest.bytes()) {
+                largest = estimate;
             }
         }
         return largest;

@@ -15,15 +15,19 @@ import saw.engine.bench.Sweep;
 import saw.engine.bench.SweepPoint;
 import saw.engine.config.BlockSize;
 import saw.engine.config.MaskConfig;
+import saw.engine.gpu.GpuBackend;
 import saw.engine.guard.Estimate;
 import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Mask;
 
 class RunModelEstimateTest {
-    /** Against estimating every point of the sweep: the estimate shown is the point that needs the most heap. */
+    /**
+     * Against estimating every point of the sweep: the estimate shown is the point that needs the most heap (CPU) or
+     * GPU memory (GPU), and a GPU smaller than that is refused.
+     */
     @Test
-    void theCpuEstimateIsTheLargestOfEveryPointsEstimate() throws Exception {
+    void theEstimateIsTheLargestOfEveryPointsEstimate() throws Exception {
         long seed = new SplittableRandom().nextLong();
         SplittableRandom rnd = new SplittableRandom(seed);
         for (int round = 0; round < 12; round++) {
@@ -51,7 +55,20 @@ class RunModelEstimateTest {
             assertEquals(most, shown.bytes(), where + ": " + shown.sentence());
             int longest = seqs.stream().mapToInt(Integer::intValue).max().orElseThrow();
             assertTrue(shown.work().contains(" Sq=" + longest + " "), where + ": " + shown.work());
+
+            long mostOnGpu = 0;
+            for (SweepPoint p : points) {
+                var layout = BoundMask.bind(p.mask(), p.dims()).compile(p.tiles().blockQ(), p.tiles().blockKv());
+                mostOnGpu = Math.max(mostOnGpu, GpuBackend.timedRunOnDevice(p.problem(), layout, p.pass(), 1L << 40).bytes());
+            }
+            Estimate onGpu = RunModel.gpuEstimate(points, 141L << 30);
+            assertTrue(onGpu.fits(), where + ": " + onGpu.sentence());
+            assertEquals(mostOnGpu, onGpu.bytes(), where + ": " + onGpu.sentence());
+            assertTrue(onGpu.sentence().contains("141.0 GiB is the GPU's total"), where + ": " + onGpu.sentence());
+            Estimate small = RunModel.gpuEstimate(points, onGpu.bytes() - 1);
+            assertTrue(!small.fits() && small.sentence().contains(", but "), where + ": " + small.sentence());
         }
         assertNull(RunModel.cpuEstimate(List.of()));
+        assertNull(RunModel.gpuEstimate(List.of(), 1L << 30));
     }
 }
