@@ -55,6 +55,27 @@ class CliTest {
     }
 
     @Test
+    void envNamesTheKernelFamiliesAndRefusesASettingThatNamesNone() {
+        Run r = saw("env");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("  families: compute capability 9.0 with 128x128 tiles and head dim 64 or 128: forward "),
+                r.out());
+        String before = System.getProperty("saw.kernel.bwd");
+        try {
+            System.setProperty("saw.kernel.bwd", "tma");
+            Run bad = saw("env");
+            assertEquals(SawCli.BAD_INPUT, bad.code(), bad.out());
+            assertTrue(bad.out().contains("-Dsaw.kernel.bwd=tma is not a backward kernel family (mma, wgmma or wgmma-ws)"), bad.out());
+        } finally {
+            if (before == null) {
+                System.clearProperty("saw.kernel.bwd");
+            } else {
+                System.setProperty("saw.kernel.bwd", before);
+            }
+        }
+    }
+
+    @Test
     void presetsListsEveryNameWithItsDescription() {
         Run r = saw("presets");
         assertEquals(SawCli.OK, r.code());

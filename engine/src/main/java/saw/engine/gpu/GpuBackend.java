@@ -43,6 +43,15 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         this.forwardKernel = forwardKernel;
     }
 
+    /**
+     * Which kernel families run where and the settings that choose them, in a sentence.
+     *
+     * @throws IllegalArgumentException naming the setting when one names no family
+     */
+    public static String kernelFamilies() {
+        return KernelCatalog.families();
+    }
+
     /** What is there, in a sentence a user understands; never throws. */
     public static GpuStatus detect() {
         try {

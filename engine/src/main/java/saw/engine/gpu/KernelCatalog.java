@@ -184,11 +184,16 @@ final class KernelCatalog {
         return names;
     }
 
-    /** A short description of the kernel set, e.g. for {@code saw env}. */
-    static String summary() {
-        return String.format(Locale.ROOT, "%d kernels: forward and backward for bf16/fp16, head dims 64/128, tiles q{64,128} x kv{32,64,128}; "
-                + "wgmma forward 128x128 on compute capability 9.0",
-                allNames().size());
+    /**
+     * Which kernel families run where, with the settings that choose them, e.g. for {@code saw env}.
+     *
+     * @throws IllegalArgumentException naming the setting when one names no family
+     */
+    static String families() {
+        return "compute capability " + WGMMA_MAJOR + ".0 with " + WGMMA_TILES + " tiles and head dim 64 or 128: forward "
+                + ForwardKernel.configured().label() + ", backward " + BackwardKernel.configured().label()
+                + "; elsewhere mma.sync (-D" + ForwardKernel.PROPERTY + " or " + ForwardKernel.ENV + ", -D" + BackwardKernel.PROPERTY
+                + " or " + BackwardKernel.ENV + " choose)";
     }
 
     private static boolean contains(int[] a, int x) {
