@@ -2,6 +2,8 @@
 # Builds a self-contained folder for a GPU machine that has no Java: a jlink'd runtime, the headless jars (no
 # JavaFX), a `saw` launcher and the GPU scripts (verify matrix, timing table). Usage:
 #   bench/gpu-pack.sh TARGET_DIR        (builds with Maven first; MAVEN_ARGS=-o to build offline)
+# SAW_PACK_CHARTS=1 adds what `saw chart` needs (java.desktop, JFreeChart, JFreeSVG and the chart classes, run
+# headless): about 16 MB more, 68 MB in all.
 # Then on the GPU machine:  TARGET_DIR/saw env ; TARGET_DIR/run-matrix.sh ; TARGET_DIR/run-timing.sh
 set -euo pipefail
 target=${1:?usage: bench/gpu-pack.sh TARGET_DIR}
@@ -18,19 +20,23 @@ if ! unzip -l "$engine_jar" | grep -q saw/kernels/saw_attention.fatbin; then
 fi
 rm -rf "$target"
 mkdir -p "$target/lib"
-jlink --add-modules java.base,jdk.unsupported,java.logging --strip-debug --no-man-pages --no-header-files \
+charts=${SAW_PACK_CHARTS:-}
+modules=java.base,jdk.unsupported,java.logging${charts:+,java.desktop}
+jlink --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
   --compress=2 --output "$target/runtime"
 cp "$engine_jar" "$target/lib/"
 ls presets/target/saw-presets-*.jar app/target/saw-app-*.jar | grep -v -- '-tests\.jar$' | xargs -I{} cp {} "$target/lib/"
-# runtime dependencies of engine + app, minus JavaFX and the chart libraries the CLI commands here do not need
-tr ':' '\n' <"$cp_file" | grep -E '/(picocli|jackson-[a-z]+|jcuda|jcuda-natives)-[^/]*\.jar$' \
+# runtime dependencies of engine + app, minus JavaFX (and, unless SAW_PACK_CHARTS, the chart libraries)
+libs='picocli|jackson-[a-z]+|jcuda|jcuda-natives'${charts:+'|jfreechart|org\.jfree\.svg'}
+[[ -n $charts ]] && ls ui/target/saw-ui-*.jar | grep -v -- '-tests\.jar$' | xargs -I{} cp {} "$target/lib/"
+tr ':' '\n' <"$cp_file" | grep -E "/($libs)-[^/]*\.jar\$" \
   | grep -v -- '-natives-[0-9.]*-(windows|apple|linux-(arm|ppc))' | while read -r jar; do cp "$jar" "$target/lib/"; done
 rm "$cp_file"
 cat >"$target/saw" <<'LAUNCH'
 #!/usr/bin/env bash
 here=$(cd "$(dirname "$0")" && pwd)
 export SAW_GIT_COMMIT=${SAW_GIT_COMMIT:-GIT_COMMIT_AT_PACK}
-exec "$here/runtime/bin/java" ${SAW_JAVA_OPTS:-} -cp "$here/lib/*" saw.app.Main "$@"
+exec "$here/runtime/bin/java" -Djava.awt.headless=true ${SAW_JAVA_OPTS:-} -cp "$here/lib/*" saw.app.Main "$@"
 LAUNCH
 # results files name the commit they were measured at (the pack carries no git checkout)
 commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)

@@ -90,7 +90,8 @@ final class ChartCommand implements Callable<Integer> {
                 Class.forName(name, false, ChartCommand.class.getClassLoader());
             } catch (ClassNotFoundException | LinkageError e) {
                 throw new BadInput("this saw installation cannot draw charts: " + name + " is missing (saw chart needs "
-                        + "saw-ui, JFreeChart, JFreeSVG and the java.desktop module); chart the results where the full saw.jar runs");
+                        + "saw-ui, JFreeChart, JFreeSVG and the java.desktop module); chart the results where the full saw.jar runs, "
+                        + "or build the GPU pack with SAW_PACK_CHARTS=1");
             }
         }
     }
