@@ -24,7 +24,7 @@ awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_/ && arch=="sm_90a"
 
 # 2. saw verify, forward + backward with 128x128 tiles: each Hopper backward family (the backend falls back elsewhere)
 log=$out/bwd-verify.log; : >"$log"
-. "$here/hopper-matrix.sh"
+. "$here/hopper-lib.sh"
 variants=(${BWD_VARIANTS:-wgmma wgmma-ws})
 verify_matrix bwd "$log" "${variants[@]}"
 verify1 bwd mma "$log" causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
@@ -33,12 +33,7 @@ for f in "${verify_failed[@]}"; do echo "  failed: $f"; done | tee -a "$out/bwd-
 
 # 3. compute-sanitizer on the warp-specialised backward, a small case (5 q-tiles, GQA, documents with padding rows
 # that attend nothing; kv-tiles with many steps wrap the 3-stage ring)
-small=(verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 --block 128x128 --pass fwd,bwd)
-for tool in memcheck racecheck synccheck; do
-  o=$(timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma-ws -cp "$here/lib/*" saw.app.Main "${small[@]}" 2>&1); rc=$?
-  { echo "== $tool wgmma-ws"; echo "$o"; } >>"$out/bwd-sanitizer.log"
-  echo "compute-sanitizer $tool (wgmma-ws): rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/bwd-summary.txt"
-done
+sanitize_small bwd "$out/bwd-sanitizer.log" "$out/bwd-summary.txt" wgmma-ws:memcheck wgmma-ws:racecheck wgmma-ws:synccheck
 fi
 [[ $what == check ]] && exit 0
 

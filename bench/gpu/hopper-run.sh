@@ -23,7 +23,7 @@ gzip -f "$out/sass.txt"
 
 # 2. saw verify, wgmma forward (128x128 tiles; the backend falls back to mma.sync elsewhere)
 log=$out/verify.log; : >"$log"
-. "$here/hopper-matrix.sh"
+. "$here/hopper-lib.sh"
 variants=(${FWD_VARIANTS:-wgmma-ws wgmma-pp})
 verify_matrix fwd "$log" "${variants[@]}"
 echo "${variants[*]} verify matrix: $verify_pass passed, $verify_fail failed" | tee -a "$log"
@@ -35,10 +35,8 @@ echo "mma default path: rc=$? $(echo "$o" | grep -cE ' ok$| pass') outputs"; ech
 # 3. ncu: speed of light and warp stalls of one causal S=8192 D=128 forward launch per family
 if [[ -z ${SAW_SKIP_NCU:-} ]]; then
   for v in wgmma ${variants[@]}; do
-    SAW_JAVA_OPTS=-Dsaw.kernel.fwd=$v timeout 120 ncu --clock-control none --target-processes all -k regex:'^fwd_' --launch-skip 2 \
-      --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
-      "$here/saw" bench preset:causal --backend gpu --seq 8192 --batch 4 --heads 16 --head-dim 128 --block 128x128 \
-      --reps 1 --warmup 2 --out /tmp/ncu-bench.jsonl >"$out/ncu-$v.txt" 2>&1
+    ncu_causal fwd "$v" "$out/ncu-$v.txt" --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+      --section Occupancy
     echo "ncu $v rc=$? $(grep -E 'Duration|Compute \(SM\) Throughput' "$out/ncu-$v.txt" | tr -s ' ' | tr '\n' ' ')"
   done
 fi
@@ -52,12 +50,8 @@ if [[ -z ${SAW_SKIP_D64:-} ]]; then
 fi
 
 # 5. compute-sanitizer on a small case (5 q-tiles, GQA, documents with padding)
-small=(verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 --block 128x128 --pass fwd)
-for vt in ${SANITIZE:-wgmma-ws:memcheck wgmma-pp:memcheck wgmma-pp:racecheck wgmma-pp:synccheck}; do
-  o=$(timeout 45 compute-sanitizer --tool ${vt#*:} --error-exitcode 9 "$java" -Dsaw.kernel.fwd=${vt%%:*} -cp "$here/lib/*" saw.app.Main "${small[@]}" 2>&1); rc=$?
-  echo "== $vt" >>"$out/sanitizer.log"; echo "$o" >>"$out/sanitizer.log"
-  echo "compute-sanitizer $vt: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$out/summary.txt"
-done
+sanitize_small fwd "$out/sanitizer.log" "$out/summary.txt" \
+  ${SANITIZE:-wgmma-ws:memcheck wgmma-pp:memcheck wgmma-pp:racecheck wgmma-pp:synccheck}
 echo; cat "$out/sass-summary.txt"; echo "${variants[*]} verify matrix: $verify_pass passed, $verify_fail failed"
 [[ -f $out/timing-d64.log ]] && awk '/^mask/{p=1} p' "$out/timing-d64.log" | grep -E 'wgmma|mask' | head -50
 awk '/^mask/{p=1} p' "$out/timing.log" | tail -61

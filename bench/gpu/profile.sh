@@ -7,12 +7,9 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here}
 pass=${PROFILE_PASS:-fwd}
-kernels='^fwd_'; [[ $pass == bwd ]] && kernels='^bwd_(wgmma_)?(bf16|fp16)_d'
+. "$here/hopper-lib.sh"
 for v in "${@:-wgmma-pp}"; do
-  SAW_JAVA_OPTS=-Dsaw.kernel.$pass=$v timeout 240 ncu --set full --import-source no --clock-control none --target-processes all \
-    -k regex:"$kernels" --launch-skip 2 --launch-count 1 -f -o "$out/prof-$v" \
-    "$here/saw" bench preset:causal --backend gpu --seq 8192 --batch 4 --heads 16 --head-dim 128 --block 128x128 \
-    --pass "$pass" --reps 1 --warmup 2 --out /tmp/profile-bench.jsonl >"$out/prof-$v.log" 2>&1
+  ncu_causal "$pass" "$v" "$out/prof-$v.log" --set full --import-source no -f -o "$out/prof-$v"
   echo "ncu $v rc=$?"
   ncu -i "$out/prof-$v.ncu-rep" --page details --print-details all >"$out/prof-$v-details.txt" 2>&1
   ncu -i "$out/prof-$v.ncu-rep" --page source --csv --print-source sass >"$out/prof-$v-source.csv" 2>&1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Sourced by hopper-run.sh and hopper-bwd-run.sh: `saw verify` of Hopper kernel families over one matrix of masks,
-# shapes, dtypes, GQA and softcap settings, with 128x128 tiles (the backend falls back to mma.sync elsewhere).
-# Needs $here, the pack folder. Counts land in verify_pass, verify_fail and verify_failed.
+# Sourced by hopper-run.sh, hopper-bwd-run.sh and profile.sh: `saw verify` of Hopper kernel families over one matrix
+# of masks, shapes, dtypes, GQA and softcap settings with 128x128 tiles (the backend falls back to mma.sync
+# elsewhere), compute-sanitizer on one small case, and Nsight Compute on one large causal launch. Needs $here, the
+# pack folder. Verify counts land in verify_pass, verify_fail and verify_failed.
 verify_pass=0; verify_fail=0; verify_failed=()
 
 # PASS (fwd: forward only; bwd: forward and backward) FAMILY LOG verify-args...
@@ -36,4 +37,30 @@ verify_matrix() {
   each 'dilated(3)' --seq 1000 --head-dim 64 --dtype fp16 --heads 2 --softcap 20
   each 'dilated(3)' --seq 1000 --head-dim 128 --dtype bf16 --heads 2 --softcap 20
   each full --seq 4096 --head-dim 128 --dtype bf16 --heads 2
+}
+
+# PASS LOG SUMMARY FAMILY:TOOL...: compute-sanitizer on a small case (5 q-tiles, GQA, documents with padding rows
+# that attend nothing; a backward column of many steps wraps the warp-specialised kernels' 3-stage rings)
+sanitize_small() {
+  local pass=$1 log=$2 summary=$3; shift 3
+  local passes=fwd; [[ $pass == bwd ]] && passes=fwd,bwd
+  local vt o rc
+  for vt in "$@"; do
+    o=$(timeout 90 compute-sanitizer --tool "${vt#*:}" --error-exitcode 9 "$here/runtime/bin/java" -Dsaw.kernel.$pass="${vt%%:*}" \
+      -cp "$here/lib/*" saw.app.Main verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 128 \
+      --dtype bf16 --block 128x128 --pass $passes 2>&1); rc=$?
+    { echo "== $vt"; echo "$o"; } >>"$log"
+    echo "compute-sanitizer $vt: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$summary"
+  done
+}
+
+# PASS FAMILY LOG ncu-options...: Nsight Compute on the third launch of PASS's main kernel in a causal S=8192,
+# B=4, H=16, D=128 bf16 run of FAMILY at 128x128; ncu's console output goes to LOG
+ncu_causal() {
+  local pass=$1 v=$2 log=$3; shift 3
+  local kernels='^fwd_'; [[ $pass == bwd ]] && kernels='^bwd_(wgmma_|wgmmaws_)?(bf16|fp16)_d'
+  SAW_JAVA_OPTS=-Dsaw.kernel.$pass=$v timeout 240 ncu --clock-control none --target-processes all -k regex:"$kernels" \
+    --launch-skip 2 --launch-count 1 "$@" \
+    "$here/saw" bench preset:causal --backend gpu --seq 8192 --batch 4 --heads 16 --head-dim 128 --block 128x128 \
+    --pass "$pass" --reps 1 --warmup 2 --out "/tmp/ncu-bench-$pass-$v.jsonl" >"$log" 2>&1
 }
