@@ -34,13 +34,15 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     private final String description;
     private final int major;
     private ForwardKernel forwardKernel;
-    private BackwardKernel backwardKernel = BackwardKernel.MMA;
+    private BackwardKernel backwardKernel;
 
-    private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel) {
+    private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel,
+            BackwardKernel backwardKernel) {
         this.cuda = cuda;
         this.description = description;
         this.major = major;
         this.forwardKernel = forwardKernel;
+        this.backwardKernel = backwardKernel;
     }
 
     /**
@@ -109,9 +111,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         BackwardKernel bwd = BackwardKernel.configured();
         CudaDevice cuda = new CudaDevice(0);
         DeviceProbe.Device d = new JCudaProbe().device(0);
-        GpuBackend gpu = new GpuBackend(cuda, d.name(), d.major(), fwd);
-        gpu.backwardKernel = bwd;
-        return gpu;
+        return new GpuBackend(cuda, d.name(), d.major(), fwd, bwd);
     }
 
     /** On another driver (a fake one in tests), with the kernels of {@code image}. */
@@ -121,7 +121,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
 
     /** As {@link #open(Driver, byte[], String)}, on a GPU of compute capability {@code major}.0. */
     static GpuBackend open(Driver driver, byte[] image, String device, int major) {
-        return new GpuBackend(new CudaDevice(driver, 0, image), device, major, ForwardKernel.MMA);
+        return new GpuBackend(new CudaDevice(driver, 0, image), device, major, ForwardKernel.MMA, BackwardKernel.MMA);
     }
 
     /** The device, for the fault drill's direct calls. */
@@ -252,13 +252,11 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         final LaunchShape fwd;
         final LaunchShape bwd;
 
-        Plan(AttentionProblem p, TileLayout layout, TileLists lists, KernelTiles tiles, ForwardKernel fwdKernel,
-             LaunchShape bwd) {
+        Plan(AttentionProblem p, TileLayout layout, TileLists lists, LaunchShape fwd, LaunchShape bwd) {
             this.p = p;
             this.layout = layout;
             this.lists = lists;
-            this.fwd = fwdKernel == ForwardKernel.MMA ? KernelCatalog.forward(p, tiles, lists.numQBlocks())
-                    : KernelCatalog.forwardWgmma(p, lists.numQBlocks(), fwdKernel);
+            this.fwd = fwd;
             this.bwd = bwd;
         }
     }
@@ -270,9 +268,8 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             throw new IllegalArgumentException(why);
         }
         SizeGuard.tileTables(p, layout).orThrow();
-        boolean wgmma = forwardKernel != ForwardKernel.MMA && KernelCatalog.wgmmaFits(p, tiles, major);
         TileLists lists = TileLists.of(p, layout);
-        return new Plan(p, layout, lists, tiles, wgmma ? forwardKernel : ForwardKernel.MMA,
+        return new Plan(p, layout, lists, KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
                 KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major));
     }
 

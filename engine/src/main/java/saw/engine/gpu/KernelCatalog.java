@@ -2,7 +2,6 @@ package saw.engine.gpu;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
@@ -73,7 +72,7 @@ final class KernelCatalog {
         return family.kernelPrefix() + t.label() + "_d" + d + "_q128_kv128";
     }
 
-    /** Whether the wgmma forward runs this problem with these tiles on a GPU of this compute capability. */
+    /** Whether the wgmma kernels (forward and backward) run this problem with these tiles on a GPU of this compute capability. */
     static boolean wgmmaFits(AttentionProblem p, KernelTiles tiles, int major) {
         return major == WGMMA_MAJOR && tiles.equals(WGMMA_TILES) && contains(HEAD_DIMS, p.headDim());
     }
@@ -90,6 +89,12 @@ final class KernelCatalog {
                 family.hopperThreads(), smem);
     }
 
+    /** The forward launch for the preferred family, or the mma.sync one where the Hopper forward does not fit. */
+    static LaunchShape forwardFor(AttentionProblem p, KernelTiles tiles, int numQBlocks, ForwardKernel kernel, int major) {
+        return kernel != ForwardKernel.MMA && wgmmaFits(p, tiles, major) ? forwardWgmma(p, numQBlocks, kernel)
+                : forward(p, tiles, numQBlocks);
+    }
+
     static LaunchShape backward(AttentionProblem p, KernelTiles tiles, int numKvBlocks) {
         int d = p.headDim();
         int bkv = tiles.blockKv();
@@ -103,11 +108,6 @@ final class KernelCatalog {
 
     static String backwardWgmmaName(DType t, int d, boolean softcap, BackwardKernel family) {
         return family.kernelPrefix() + t.label() + "_d" + d + "_q128_kv128" + (softcap ? "_softcap" : "");
-    }
-
-    /** Whether the wgmma backward runs this problem with these tiles on a GPU of this compute capability. */
-    static boolean wgmmaBackwardFits(AttentionProblem p, KernelTiles tiles, int major) {
-        return major == WGMMA_MAJOR && tiles.equals(WGMMA_TILES) && contains(HEAD_DIMS, p.headDim());
     }
 
     /**
@@ -131,7 +131,7 @@ final class KernelCatalog {
 
     /** The backward launch for the preferred family, or the mma.sync one where the Hopper backward does not fit. */
     static LaunchShape backwardFor(AttentionProblem p, KernelTiles tiles, int numKvBlocks, BackwardKernel kernel, int major) {
-        return kernel != BackwardKernel.MMA && wgmmaBackwardFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks, kernel)
+        return kernel != BackwardKernel.MMA && wgmmaFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks, kernel)
                 : backward(p, tiles, numKvBlocks);
     }
 
