@@ -101,7 +101,10 @@ def result_row(base, backend, kernel, samples, warmup, status="ok", extra=None):
 
 
 def header_for(saw_header, torch, command):
-    props = torch.cuda.get_device_properties(0)
+    if not torch.cuda.is_available():  # a CPU smoke run (--device cpu): the header says so
+        props = type("CPU", (), {"name": "CPU", "major": 0, "minor": 0, "total_memory": 0})()
+    else:
+        props = torch.cuda.get_device_properties(0)
     return {
         "schema": SCHEMA,
         "gpu": props.name,
@@ -146,10 +149,26 @@ def sawmask_torch():
     return st
 
 
+_MASK_MODS = {}
+
+
 def mask_mod_for(torch, config, device):
     """The closed-form mask_mod a FlexAttention user writes for this saw.mask/1 config (sawmask.torch.mask_mod:
-    q_idx >= kv_idx for causal, a document-id lookup only for documents, ...); its program text is `.source`."""
-    return sawmask_torch().mask_mod(config, device=device)
+    q_idx >= kv_idx for causal, a document-id lookup only for documents, ...); its program text is `.source`.
+
+    torch.compile specialises on the mask_mod function, so masks with the same program over tables of the same
+    shape (random blocks at each density) reuse the first such function, its tables overwritten in place: one
+    compile per program and shape instead of one per row."""
+    mod = sawmask_torch().mask_mod(config, device=device)
+    body = "\n".join(l for l in mod.source.splitlines() if not l.startswith("# FlexAttention mask_mod made"))
+    key = (body, tuple((k, tuple(t.shape), str(t.dtype)) for k, t in mod.tensors.items()))
+    if key in _MASK_MODS:
+        first = _MASK_MODS[key]
+        for k, t in mod.tensors.items():
+            first.tensors[k].copy_(t)
+        return first
+    _MASK_MODS[key] = mod
+    return mod
 
 
 def is_plain_causal(config):
@@ -227,6 +246,16 @@ def time_ms(torch, fn, warmup, reps, before=None):
         if before:
             before()
         fn()
+    if not torch.cuda.is_available():  # CPU smoke runs: wall time
+        import time
+        samples = []
+        for _ in range(reps):
+            if before:
+                before()
+            t0 = time.perf_counter()
+            fn()
+            samples.append((time.perf_counter() - t0) * 1e3)
+        return samples
     torch.cuda.synchronize()
     samples = []
     for _ in range(reps):
@@ -280,9 +309,9 @@ def cmd_run(args):
     import torch.nn.functional as F
     from torch.nn.attention import flex_attention as flex_mod
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    if not torch.cuda.is_available():
-        raise SystemExit("compare_flex.py run: no CUDA device")
-    device = "cuda"
+    device = args.device
+    if device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("compare_flex.py run: no CUDA device (--device cpu runs a slow smoke test of this script)")
     modes = [m for m in args.modes.split(",") if m]
     compiled = {m: torch.compile(flex_mod.flex_attention, dynamic=False, **({} if m == "default" else {"mode": MODES[m]}))
                 for m in modes}
@@ -292,8 +321,14 @@ def cmd_run(args):
     for path in args.results:
         header, rows = read_results(path)
         out = os.path.join(args.out_dir, "flex-" + os.path.basename(path))
-        sink = open(out, "w", encoding="utf-8")
-        sink.write(json.dumps(header_for(header, torch, sys.argv[1:])) + "\n")
+        done = set()
+        if args.resume and os.path.exists(out):
+            done = {(r.get("row"), r.get("backend"), r.get("pass"), r.get("tile")) for r in read_results(out)[1]
+                    if r.get("status") == "ok"}  # failed rows are tried again
+            sink = open(out, "a", encoding="utf-8")
+        else:
+            sink = open(out, "w", encoding="utf-8")
+            sink.write(json.dumps(header_for(header, torch, sys.argv[1:])) + "\n")
         out_rows = []
 
         def emit(r):  # flushed per row, like saw's own files: an interrupted run keeps what finished
@@ -304,7 +339,8 @@ def cmd_run(args):
         for row in rows:
             if row.get("status") != "ok" or (args.tile and row.get("tile") not in args.tile):
                 continue
-            label = f"{row['config']} {row.get('varied') or ''} S={row['seq_q']} D={row['head_dim']} {row['tile']} {row['pass']}"
+            density = f"d={row['density']:g} " if isinstance(row.get("density"), (int, float)) else ""
+            label = f"{row['config']} {row.get('varied') or ''}{density}S={row['seq_q']} D={row['head_dim']} {row['tile']} {row['pass']}"
             if args.filter and not re.search(args.filter, label):
                 continue
             if not row.get("layout"):
@@ -340,6 +376,8 @@ def cmd_run(args):
                 if mode != "default" and args.autotune_filter and not re.search(args.autotune_filter, label):
                     continue  # max-autotune compiles take long: a representative subset, named in the header
                 backend = "flexattention" if mode == "default" else "flexattention-" + mode
+                if (row.get("row"), backend, row["pass"], row.get("tile")) in done:
+                    continue
                 kernel = f"flex_attention (torch.compile{'' if mode == 'default' else ', mode=' + MODES[mode]})"
                 extra = {"export_check": check, "mask_mod_source": getattr(bm.mask_mod, "source", None), "flex_mode": mode}
                 try:
@@ -350,7 +388,7 @@ def cmd_run(args):
                     r = result_row(row, backend, kernel, [], args.warmup, status=f"failed: {one_line(e)}", extra=extra)
                 emit(r)
                 print(f"{label}: {backend} {fmt(r.get('useful_tflops'))} TFLOP/s (export {check})", file=sys.stderr)
-            if causal and not args.no_sdpa:
+            if causal and not args.no_sdpa and (row.get("row"), "sdpa-cudnn", row["pass"], row.get("tile")) not in done:
                 kk, vv = (k, v) if not gqa else (k.repeat_interleave(row["heads"] // row["kv_heads"], 1),
                                                  v.repeat_interleave(row["heads"] // row["kv_heads"], 1))
                 if gqa and row["pass"] == "bwd":
@@ -483,7 +521,8 @@ def cmd_table(args):
     if args.markdown:
         md = ["Useful TFLOP/s (fwd+bwd: both passes' FLOPs over both medians); Flex = `torch.compile(flex_attention)`, "
               "Flex-AT = `torch.compile(flex_attention, mode=\"max-autotune-no-cudagraphs\")` (a subset of rows), both "
-              "with sawmask.torch's closed-form mask_mods; worst saw/Flex ratio first.", "",
+              "with sawmask.torch's closed-form mask_mods; saw/Flex above 1 means saw is faster; worst saw/Flex ratio "
+              "first.", "",
               "| mask | S | D | tile | pass | saw | Flex | Flex-AT | saw/Flex | saw/Flex-AT | cuDNN |",
               "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|"]
         cell = lambda x, f="{:.1f}": f.format(x) if x else "-"
@@ -529,6 +568,9 @@ def main():
     run.add_argument("--modes", default="default,max-autotune",
                      help="FlexAttention compile modes: default (torch.compile(flex_attention)) and/or max-autotune "
                           "(mode=\"max-autotune-no-cudagraphs\"); default: both")
+    run.add_argument("--device", default="cuda", help="cuda (default), or cpu for a smoke test of the script itself")
+    run.add_argument("--resume", action="store_true",
+                     help="keep the rows already in OUT_DIR's files and time only the missing ones")
     run.add_argument("--filter", help="only rows whose label (config varied S= D= tile pass) matches this regex")
     run.add_argument("--autotune-filter", help="max-autotune only on rows whose label matches this regex")
     check = sub.add_parser("check", help="compare FlexAttention's outputs with saw's dumped ones")

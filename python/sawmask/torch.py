@@ -153,9 +153,8 @@ class _Program:
 
 
 def mask_mod(config, device="cuda"):
-    """A FlexAttention mask_mod(b, h, q_idx, kv_idx) with saw's token meaning; `.source` holds its program text.
-
-    Tensors it reads (document ids, block tables) are created on `device`."""
+    """A FlexAttention mask_mod(b, h, q_idx, kv_idx) with saw's token meaning; `.source` holds its program text and
+    `.tensors` the tensors it reads (document ids, block tables), created on `device`."""
     torch, fa = _torch()
     cfg = load(config)
     prog = _Program(cfg, device)
@@ -172,6 +171,7 @@ def mask_mod(config, device="cuda"):
         fn.source = source
     except AttributeError:  # and_masks may return a builtin-like callable in some torch versions
         fn = _with_source(fn, source)
+    fn.tensors = prog.tensors  # name -> the tensor the source reads under that name
     return fn
 
 
