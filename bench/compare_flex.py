@@ -4,12 +4,15 @@
 Runs on a CUDA machine with torch (FlexAttention, cuDNN SDPA). Three subcommands:
 
   run    For every row of saw.bench/1 results files (made by `saw bench ... --export-flex DIR`), load the exported
-         flex layout through BlockMask.from_kv_blocks, check it against torch's own create_block_mask for the same
-         mask, time compiled flex_attention forward and backward on the same shapes with random bf16/fp16 inputs,
-         and for plain causal rows also cuDNN SDPA. Writes saw.bench/1 rows (backend "flexattention" or
-         "sdpa-cudnn") so `saw chart` overlays them with saw's own.
+         flex layout through BlockMask.from_kv_blocks with sawmask.torch's closed-form mask_mod, check it against
+         torch's own create_block_mask for the same mask, time flex_attention forward and backward on the same
+         shapes with random bf16/fp16 inputs, compiled by default and with mode="max-autotune-no-cudagraphs"
+         (--modes, --autotune-filter), and for dense causal / full rows also cuDNN SDPA. Writes saw.bench/1 rows
+         (backend "flexattention", "flexattention-max-autotune" or "sdpa-cudnn", each with the mask_mod's source
+         text) so `saw chart` overlays them with saw's own.
   check  Compare FlexAttention's outputs with saw's on one seeded input set dumped by `saw dump` (.npy files).
-  table  Print saw against FlexAttention (and cuDNN) side by side from results files: TFLOP/s and their ratio.
+  table  Print saw against FlexAttention (each mode) and cuDNN from results files, worst saw/Flex ratio first, with
+         the worst and median ratios for fwd and fwd+bwd; --markdown writes the same for docs/benchmarks.md.
 
 Timing follows docs/bench-format.md: warm-up runs, then timed runs each between two CUDA events; median, p10 and
 p90 with linear interpolation (numpy's default). A backward time is the backward alone (retain_graph), as saw's.
