@@ -191,21 +191,24 @@ def test_random_nested_configs_match_saw(oracle):
 
 
 def test_presets_match_saw_at_small_sizes(oracle):
+    """Every shipped preset at the shortest of a few sequence lengths it fits (as `saw compile --seq N` would)."""
     presets = os.path.join(os.path.dirname(__file__), "..", "..", "presets")
+    checked = []
     for f in sorted(os.listdir(presets)):
         if not f.endswith(".json"):
             continue
         with open(os.path.join(presets, f), encoding="utf-8") as fh:
             c = json.load(fh)
-        c.update(batch=min(c.get("batch", 1), 2), heads=min(c.get("heads", 1), 8))
-        small = copy.deepcopy(c)
-        try:
-            sawmask.load(small)
-        except sawmask.ConfigError:
-            continue
-        if small["seq_len_q"] * small["seq_len_kv"] * small["heads"] > 1 << 24:
-            continue
-        check_against_saw(oracle, small, f)
+        for seq in (512, 1024, 2048, 4096):
+            small = dict(copy.deepcopy(c), seq_len_q=seq, seq_len_kv=seq, heads=min(c.get("heads", 1), 4))
+            try:
+                sawmask.load(small)
+            except sawmask.ConfigError:
+                continue
+            check_against_saw(oracle, small, f"{f} at {seq} tokens")
+            checked.append(f)
+            break
+    assert len(checked) >= 8, f"only {checked} fit a short sequence"
 
 
 @pytest.mark.parametrize("bad,path", BAD, ids=[p for _, p in BAD])
