@@ -3,6 +3,7 @@
 import copy
 import json
 import os
+import importlib
 import random
 
 import numpy as np
@@ -231,3 +232,14 @@ def test_random_configs_agree_with_saw_on_acceptance(oracle):
         except sawmask.ConfigError as e:
             ok, err = False, str(e)
         assert ok == ("error" not in answer), f"seed {RANDOM_SEED + 10000 + n}: sawmask {err}, saw {answer.get('error')}"
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax"])
+def test_adapters_say_clearly_when_their_framework_is_missing(framework):
+    import importlib.util
+    if importlib.util.find_spec(framework) is not None:
+        pytest.skip(f"{framework} is installed here; tests/test_{framework}.py covers the adapter")
+    adapter = importlib.import_module(f"sawmask.{framework}")  # importing the adapter alone needs no framework
+    call = adapter.mask_mod if framework == "torch" else adapter.splash_mask
+    with pytest.raises(ImportError, match=f"sawmask.{framework} needs"):
+        call(PRIMITIVES["causal"])
