@@ -68,18 +68,27 @@ public final class SampledCheck {
 
     /** The query rows checked of each query head: the first, the last, then distinct random ones, in order. */
     public static List<Row> queryRows(AttentionProblem p, int rowsPerHead, long seed) {
+        return spread(p.batch(), p.heads(), p.seqQ(), rowsPerHead, seed);
+    }
+
+    /** Rows of each kv head drawn the same way (for a sampled dump; the check itself draws kv rows by their cost). */
+    public static List<Row> kvRows(AttentionProblem p, int rowsPerHead, long seed) {
+        return spread(p.batch(), p.kvHeads(), p.seqKv(), rowsPerHead, seed ^ 0x5DEECE66DL);
+    }
+
+    private static List<Row> spread(int batch, int heads, int seq, int rowsPerHead, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<Row> rows = new ArrayList<>();
-        int n = Math.min(rowsPerHead, p.seqQ());
-        for (int b = 0; b < p.batch(); b++) {
-            for (int h = 0; h < p.heads(); h++) {
+        int n = Math.min(rowsPerHead, seq);
+        for (int b = 0; b < batch; b++) {
+            for (int h = 0; h < heads; h++) {
                 TreeSet<Integer> picked = new TreeSet<>();
                 picked.add(0);
                 if (n > 1) {
-                    picked.add(p.seqQ() - 1);
+                    picked.add(seq - 1);
                 }
                 while (picked.size() < n) {
-                    picked.add(rnd.nextInt(p.seqQ()));
+                    picked.add(rnd.nextInt(seq));
                 }
                 for (int i : picked) {
                     rows.add(new Row(b, h, i));

@@ -3,6 +3,7 @@ package saw.engine.gpu;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import jcuda.driver.CUevent;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
@@ -240,6 +241,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
      * to the host whole, so this runs problems whose tensors pass 2^31 elements.
      */
     public SampledCheck.Result checkSampled(AttentionProblem p, TileLayout layout, boolean backward, long seed, int rowsPerHead) {
+        return onDevice(p, layout, backward, seed, rows -> SampledCheck.check(p, layout, backward, rows, rowsPerHead, seed));
+    }
+
+    /**
+     * Runs a pass as {@link #checkSampled} does and hands {@code reader} the rows of its inputs and outputs, read from
+     * the device on demand while the run's buffers live; returns what {@code reader} returns.
+     */
+    public <T> T onDevice(AttentionProblem p, TileLayout layout, boolean backward, long seed, Function<RunRows, T> reader) {
         Plan plan = plan(p, layout);
         cuda.makeCurrent();
         SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
@@ -286,7 +295,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
                     default: return rows16(p, g[3], tensor, b, h, from, n);
                 }
             };
-            return SampledCheck.check(p, layout, backward, found, rowsPerHead, seed);
+            return reader.apply(found);
         } finally {
             made.forEach(DeviceBuffer::close);
         }
