@@ -166,7 +166,7 @@ final class BenchCommand implements Callable<Integer> {
     static final int NO_POINT_RAN = 3;
 
     static String summary(SweepRunner.Outcome outcome, Path outFile) {
-        String written = outcome.rows() + " rows written to " + outFile;
+        String written = outcome.rows() + " rows (" + outcome.failed() + " failed) written to " + outFile;
         if (outcome.failed() == 0) {
             return "saw bench: " + written + (outcome.cancelled() ? "; cancelled before the sweep's end" : "");
         }
