@@ -19,6 +19,7 @@ import saw.engine.attention.SampledCheck;
 import saw.engine.attention.TileLists;
 import saw.engine.guard.Estimate;
 import saw.engine.guard.SizeGuard;
+import saw.engine.mask.TileClass;
 import saw.engine.mask.TileLayout;
 
 /**
@@ -368,10 +369,24 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
+        long listed = listedTiles(layout);
+        if (listed > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("the tile lists of this layout hold " + listed + " tiles, past the "
+                    + Integer.MAX_VALUE + " that the kernels' 32-bit tile indices reach; use larger tiles or shorter sequences");
+        }
         SizeGuard.tileTables(p, layout).orThrow();
         TileLists lists = TileLists.of(p, layout);
         return new Plan(p, layout, lists, KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
                 KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major));
+    }
+
+    /** Tiles the kernels' lists hold: the non-empty tiles of every distinct head (identical heads share one list). */
+    static long listedTiles(TileLayout layout) {
+        long n = 0;
+        for (int v = 0; v < layout.variantCount(); v++) {
+            n += layout.grid(v).count(TileClass.PARTIAL) + layout.grid(v).count(TileClass.FULL);
+        }
+        return n;
     }
 
     /** The layout tables on the device. */

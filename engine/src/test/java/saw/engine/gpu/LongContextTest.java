@@ -110,4 +110,19 @@ class LongContextTest {
             assertEquals(0, driver.peak, "nothing was allocated");
         }
     }
+
+    @Test
+    void layoutsWithMoreTilesThanThirtyTwoBitIndicesReachAreRefusedInOneSentence() {
+        int seq = 1 << 22;
+        AttentionProblem p = AttentionProblem.of(1, 1, 1, seq, seq, 128, DType.BF16);
+        TileLayout full = BoundMask.bind(new Mask.Full(), new Dims(seq, seq, 1, 1)).compile(64, 32);
+        assertEquals(1L << 33, GpuBackend.listedTiles(full));
+        FakeDriver driver = new FakeDriver(200L << 30);
+        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> gpu.prepare(p, full, Pass.FWD, 1));
+            assertEquals("the tile lists of this layout hold 8589934592 tiles, past the 2147483647 that the kernels' 32-bit "
+                    + "tile indices reach; use larger tiles or shorter sequences", e.getMessage());
+            assertEquals(0, driver.peak);
+        }
+    }
 }
