@@ -133,8 +133,10 @@ final class VerifyCommand implements Callable<Integer> {
         try (AttentionKernels kernels = open(backend)) {
             long t0 = System.nanoTime();
             SampledCheck.Result r;
+            String tables = "";
             if (kernels instanceof GpuBackend gpu) {
                 r = gpu.checkSampled(s.problem, s.layout, s.backward, seed, rowsPerHead);
+                tables = String.valueOf(gpu.lastTables());
             } else {
                 AttentionInputs in = AttentionInputs.random(s.problem, seed, s.backward);
                 AttentionOutputs got = s.backward ? kernels.forwardBackward(in, s.layout) : kernels.forward(in, s.layout);
@@ -147,6 +149,9 @@ final class VerifyCommand implements Callable<Integer> {
                     s.backward ? " and " + r.kvRows().size() + " kv rows for dK, dV" + (r.kvRowsPassedOver() > 0
                             ? " (" + r.kvRowsPassedOver() + " drawn kv rows passed over: more than "
                             + SampledCheck.MAX_KV_CONTRIBUTORS + " query rows attend each)" : "") : "", seed, secs);
+            if (!tables.isEmpty()) {
+                System.out.println(tables);
+            }
             System.out.println("query rows: " + rowList(r.queryRows()));
             if (s.backward) {
                 System.out.println("kv rows: " + rowList(r.kvRows()));

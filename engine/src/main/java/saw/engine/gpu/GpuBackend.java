@@ -205,7 +205,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         int qn = (int) AttentionInputs.qSize(p);
         int kvn = (int) AttentionInputs.kvSize(p);
         int rows = p.batch() * p.heads() * p.seqQ();
-        try (Tables t = new Tables(cuda, plan.lists);
+        try (Tables t = uploadTables(plan);
              DeviceBuffer q = upload("Q", p.dtype(), in.q());
              DeviceBuffer k = upload("K", p.dtype(), in.k());
              DeviceBuffer v = upload("V", p.dtype(), in.v());
@@ -259,7 +259,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         long rows = p.rows();
         // q k v o lse [dO dsum dqAcc dq dk dv]
         List<DeviceBuffer> made = new ArrayList<>();
-        try (Tables t = new Tables(cuda, plan.lists)) {
+        try (Tables t = uploadTables(plan)) {
             DeviceBuffer q = keep(made, drawn(p, "Q", qn, seed * 31 + 1));
             DeviceBuffer k = keep(made, drawn(p, "K", kvn, seed * 31 + 2));
             DeviceBuffer v = keep(made, drawn(p, "V", kvn, seed * 31 + 3));
@@ -363,6 +363,26 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         }
     }
 
+    /**
+     * The last run's tile tables: bytes on the device, the lists held (one per distinct head: identical heads share
+     * one), seconds to build them on the host and to copy them to the device.
+     */
+    public record TableCost(long deviceBytes, int lists, int heads, double buildSeconds, double uploadSeconds) {
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "tile tables %.1f MiB on the GPU (%d list%s for %d heads), built in %.2f s, "
+                    + "uploaded in %.1f ms", deviceBytes / 1048576.0, lists, lists == 1 ? "" : "s", heads, buildSeconds,
+                    uploadSeconds * 1e3);
+        }
+    }
+
+    private TableCost lastTables;
+
+    /** The tile tables of the last run prepared or checked, or null before one. */
+    public TableCost lastTables() {
+        return lastTables;
+    }
+
     private Plan plan(AttentionProblem p, TileLayout layout) {
         KernelTiles tiles = new KernelTiles(layout.blockQ(), layout.blockKv());
         String why = KernelCatalog.unsupported(p, tiles);
@@ -375,7 +395,9 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
                     + Integer.MAX_VALUE + " that the kernels' 32-bit tile indices reach; use larger tiles or shorter sequences");
         }
         SizeGuard.tileTables(p, layout).orThrow();
+        long start = System.nanoTime();
         TileLists lists = TileLists.of(p, layout);
+        lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0);
         return new Plan(p, layout, lists, KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
                 KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major));
     }
@@ -387,6 +409,17 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             n += layout.grid(v).count(TileClass.PARTIAL) + layout.grid(v).count(TileClass.FULL);
         }
         return n;
+    }
+
+    /** The plan's tables on the device, timed into {@link #lastTables()}. */
+    private Tables uploadTables(Plan plan) {
+        long start = System.nanoTime();
+        Tables t = new Tables(cuda, plan.lists);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long bytes = t.made.stream().mapToLong(b -> b.bytes).sum();
+        TableCost built = lastTables;
+        lastTables = new TableCost(bytes, built.lists(), built.heads(), built.buildSeconds(), seconds);
+        return t;
     }
 
     /** The layout tables on the device. */
@@ -517,7 +550,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             long rows = p.rows();
             int count = inputSets(p, pass);
             SizeGuard.gpuRun(p, plan.layout, pass, count, cuda.freeBytes()).orThrow();
-            this.tables = new Tables(cuda, plan.lists);
+            this.tables = uploadTables(plan);
             try {
                 for (int s = 0; s < count; s++) {
                     // q k v o lse [dO dsum dqAcc dq dk dv]

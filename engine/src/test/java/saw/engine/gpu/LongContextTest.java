@@ -79,6 +79,10 @@ class LongContextTest {
             assertTrue(driver.copies.stream().filter(FakeDriver.Copy::toHost)
                     .allMatch(c -> c.bytes() <= DeviceBuffer.COPY_CHUNK));
             assertEquals(0, driver.used(), "every buffer is freed");
+            GpuBackend.TableCost tables = gpu.lastTables();
+            assertEquals(1, tables.lists(), "the 32 identical heads share one tile list");
+            assertEquals(32, tables.heads());
+            assertTrue(tables.deviceBytes() > 0 && tables.deviceBytes() < P.qElements() / 100, tables.toString());
         }
     }
 
