@@ -382,27 +382,44 @@ public final class TileLists {
         }
 
         private void fillWords(int v, int r, int kb, int[] w, int at) {
-            int wordsRow = bkv / 32;
             int q0 = r * bq;
             int k0 = kb * bkv;
-            int q1 = Math.min(sq, q0 + bq);
-            int k1 = Math.min(skv, k0 + bkv);
-            for (int i = q0; i < q1; i++) {
-                int base = at + (i - q0) * wordsRow;
-                // a word's 32 columns classified as a range first: only words the mask cuts are asked pair by pair
-                for (int w0 = k0; w0 < k1; w0 += 32) {
-                    int w1 = Math.min(k1, w0 + 32);
-                    TileClass c = mask.classify(v, i, i + 1, w0, w1);
-                    if (c == TileClass.FULL) {
-                        w[base + ((w0 - k0) >>> 5)] = w1 - w0 == 32 ? -1 : (1 << (w1 - w0)) - 1;
-                    } else if (c == TileClass.PARTIAL) {
-                        for (int j = w0; j < w1; j++) {
-                            if (mask.attends(v, i, j)) {
-                                w[base + ((j - k0) >>> 5)] |= 1 << ((j - k0) & 31);
-                            }
-                        }
+            fill(v, q0, Math.min(sq, q0 + bq), k0, Math.min(skv, k0 + bkv), q0, k0, w, at);
+        }
+
+        /**
+         * Sets the bits of the pairs of rows [i0, i1) x columns [j0, j1) that attend, in the tile whose first row and
+         * column are tq0 and tk0. The mask classifies the rectangle exactly: FULL and EMPTY ones are filled or left
+         * at once, PARTIAL ones are halved along their longer side, so the cost follows the mask's boundary inside
+         * the tile (a window's diagonal, a sink column) instead of its BQ x BKV pairs.
+         */
+        private void fill(int v, int i0, int i1, int j0, int j1, int tq0, int tk0, int[] w, int at) {
+            TileClass c = mask.classify(v, i0, i1, j0, j1);
+            if (c == TileClass.EMPTY) {
+                return;
+            }
+            if (c == TileClass.FULL) {
+                int wordsRow = bkv / 32;
+                int c0 = j0 - tk0;
+                int c1 = j1 - tk0;
+                for (int i = i0; i < i1; i++) {
+                    int base = at + (i - tq0) * wordsRow;
+                    for (int x = c0 >>> 5; x <= (c1 - 1) >>> 5; x++) {
+                        int lo = Math.max(c0, x * 32) - x * 32;
+                        int hi = Math.min(c1, x * 32 + 32) - x * 32;
+                        w[base + x] |= hi - lo == 32 ? -1 : ((1 << (hi - lo)) - 1) << lo;
                     }
                 }
+                return;
+            }
+            if (i1 - i0 >= j1 - j0) {
+                int mid = (i0 + i1) >>> 1;
+                fill(v, i0, mid, j0, j1, tq0, tk0, w, at);
+                fill(v, mid, i1, j0, j1, tq0, tk0, w, at);
+            } else {
+                int mid = (j0 + j1) >>> 1;
+                fill(v, i0, i1, j0, mid, tq0, tk0, w, at);
+                fill(v, i0, i1, mid, j1, tq0, tk0, w, at);
             }
         }
 
