@@ -381,6 +381,9 @@ public final class TileLists {
             }
         }
 
+        /** Rectangles of at most this many pairs are asked pair by pair. */
+        private static final int PAIRS_BY_ONE = 16;
+
         private void fillWords(int v, int r, int kb, int[] w, int at) {
             int q0 = r * bq;
             int k0 = kb * bkv;
@@ -394,6 +397,18 @@ public final class TileLists {
          * the tile (a window's diagonal, a sink column) instead of its BQ x BKV pairs.
          */
         private void fill(int v, int i0, int i1, int j0, int j1, int tq0, int tk0, int[] w, int at) {
+            if ((i1 - i0) * (j1 - j0) <= PAIRS_BY_ONE) {
+                // small enough that asking pair by pair costs less than classifying (masks cut everywhere: dilated)
+                int wordsRow = bkv / 32;
+                for (int i = i0; i < i1; i++) {
+                    for (int j = j0; j < j1; j++) {
+                        if (mask.attends(v, i, j)) {
+                            w[at + (i - tq0) * wordsRow + ((j - tk0) >>> 5)] |= 1 << ((j - tk0) & 31);
+                        }
+                    }
+                }
+                return;
+            }
             TileClass c = mask.classify(v, i0, i1, j0, j1);
             if (c == TileClass.EMPTY) {
                 return;
