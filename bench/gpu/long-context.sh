@@ -80,12 +80,17 @@ for f in glob.glob(os.path.join(out, "spec-*.json")):
     mask, n = re.match(r"spec-(.+)-(\d+)\.json", os.path.basename(f)).groups()
     if not any(k[0] == mask and k[1] == int(n) for k in rows):
         rows[(mask, int(n), "-")] = {"status": "no bench results (see run.log)"}
+for f in sorted(glob.glob(os.path.join(out, "verify-*.log"))):
+    line = next((l for l in open(f) if l.startswith("tile tables")), None)
+    if line:
+        print(os.path.basename(f)[7:-4] + ": " + line.strip())
 print("%-8s %8s %4s %10s %8s %8s  %s" % ("mask", "tokens", "pass", "median_ms", "TFLOP/s", "vs256K", "verify / status"))
 for (mask, n, p), r in sorted(rows.items()):
     base = rows.get((mask, 262144, p))
     t = r.get("useful_tflops")
     rel = "%.2f" % (t / base["useful_tflops"]) if t and base and base.get("useful_tflops") else "-"
-    status = verify.get((mask, n), "") if r["status"] == "ok" else r["status"][:70]
+    status = verify.get((mask, n), "") if r["status"] == "ok" else r["status"][:70] + (
+        "; verify " + verify[(mask, n)] if (mask, n) in verify else "")
     print("%-8s %8d %4s %10s %8s %8s  %s" % (mask, n, p, "%.2f" % r["median_ms"] if r.get("median_ms") else "-",
                                              "%.1f" % t if t else "-", rel, status))
 PY
