@@ -9,17 +9,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
 import saw.engine.attention.OutputComparison;
 import saw.engine.attention.PartialAttention;
 import saw.engine.attention.Pass;
 import saw.engine.config.ConfigException;
 import saw.engine.config.MaskConfig;
+import saw.engine.config.SpecLoader;
 import saw.engine.cpu.CpuBackend;
 import saw.engine.cpu.ReferenceAttention;
 import saw.engine.gpu.GpuBackend;
@@ -27,6 +30,7 @@ import saw.engine.gpu.GpuException;
 import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
 import saw.engine.mask.MaskChecks;
 import saw.engine.mask.TileLayout;
 import saw.engine.ring.RingModel;
@@ -50,10 +54,17 @@ final class RingRunCommand implements Callable<Integer> {
     static final int MAX_REPEAT = 100;
 
     @Spec
-    CommandSpec spec;
+    CommandSpec command;
 
-    @Mixin
-    SpecArgs args;
+    @Parameters(index = "0", paramLabel = "SPEC", description = "a saw.mask/1 config file, preset:NAME, or a one-line "
+            + "mask such as and(causal,docs(3000,5000)) (as saw verify takes)")
+    String spec;
+
+    @Option(names = "--seq", paramLabel = "N", description = "tokens of the sequence; required for a one-line mask, else the config's")
+    Integer seq;
+
+    @Option(names = "--block", paramLabel = "QxKV", description = "tile, e.g. 128x128; default: the config's, or 128x128")
+    String block;
 
     @Mixin
     RingOptions options;
@@ -98,43 +109,74 @@ final class RingRunCommand implements Callable<Integer> {
     boolean steps;
 
     /** The problem, its layout and the passes asked for. */
-    private record Setup(String name, AttentionProblem problem, TileLayout layout, boolean backward, List<Integer> rings,
-                         List<RingScheme> schemes) {}
+    private record Setup(String name, AttentionProblem problem, TileLayout layout, boolean backward, RingModel model,
+                         List<Planned> plans) {}
+
+    /** One ring to run, or the line saying why it cannot be planned. */
+    private record Planned(RingPlan plan, String unavailable) {}
 
     @Override
     public Integer call() throws ConfigException {
         Setup s = setup();
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = command.commandLine().getOut();
         try (Kernels k = open(backend)) {
             return run(s, k, out);
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         } catch (GpuException e) {
-            spec.commandLine().getErr().println("saw ring-run: " + e.getMessage());
-            spec.commandLine().getErr().flush();
+            command.commandLine().getErr().println("saw ring-run: " + e.getMessage());
+            command.commandLine().getErr().flush();
             return SawCli.INTERNAL_ERROR;
         }
     }
 
     private Setup setup() throws ConfigException {
-        MaskConfig c = args.load();
-        int b = batch == null ? c.batch() : batch;
-        int h = heads == null ? c.heads() : heads;
-        int hkv = kvHeads == null ? h : kvHeads;
         if (repeat < 0 || repeat > MAX_REPEAT) {
             throw new BadInput("--repeat must be in 0.." + MAX_REPEAT + ", got " + repeat);
         }
+        Mask mask;
+        String name;
+        int sq;
+        int skv;
+        int b = batch == null ? 1 : batch;
+        int h = heads == null ? 4 : heads;
+        String tile = block == null ? "128x128" : block;
+        if (VerifyCommand.isConfig(spec)) {
+            MaskConfig c = SpecLoader.load(spec);
+            mask = c.mask();
+            name = c.name();
+            sq = seq == null ? c.seqLenQ() : seq;
+            skv = seq == null ? c.seqLenKv() : seq;
+            b = batch == null ? c.batch() : batch;
+            h = heads == null ? c.heads() : heads;
+            tile = block == null ? c.block().q() + "x" + c.block().kv() : block;
+        } else {
+            if (seq == null) {
+                throw new BadInput("--seq is required with a one-line mask (a config file or preset gives its own)");
+            }
+            try {
+                mask = MaskExpression.parse(spec);
+            } catch (IllegalArgumentException e) {
+                throw new BadInput(spec + ": " + e.getMessage());
+            }
+            name = spec;
+            sq = seq;
+            skv = seq;
+        }
+        int hkv = kvHeads == null ? h : kvHeads;
         AttentionProblem p;
         Dims dims;
+        KernelTiles tiles;
         try {
-            p = AttentionProblem.of(b, h, hkv, c.seqLenQ(), c.seqLenKv(), headDim, DType.parse(dtype));
-            dims = new Dims(c.seqLenQ(), c.seqLenKv(), b, h);
+            tiles = KernelTiles.parse(tile);
+            p = AttentionProblem.of(b, h, hkv, sq, skv, headDim, DType.parse(dtype));
+            dims = new Dims(sq, skv, b, h);
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }
-        List<MaskChecks.Problem> problems = MaskChecks.check(c.mask(), dims);
+        List<MaskChecks.Problem> problems = MaskChecks.check(mask, dims);
         if (!problems.isEmpty()) {
-            throw new BadInput(args.spec + " with batch " + b + ", heads " + h + ": " + problems.get(0));
+            throw new BadInput(spec + " at " + sq + " tokens, batch " + b + ", heads " + h + ": " + problems.get(0));
         }
         boolean backward = false;
         for (String pass : passes) {
@@ -145,13 +187,13 @@ final class RingRunCommand implements Callable<Integer> {
             }
         }
         List<RingScheme> chosen = new ArrayList<>();
-        for (String name : schemes) {
-            if (name.equalsIgnoreCase("all")) {
+        for (String label : schemes) {
+            if (label.equalsIgnoreCase("all")) {
                 chosen.addAll(List.of(RingScheme.values()));
                 continue;
             }
             try {
-                chosen.add(RingScheme.parse(name));
+                chosen.add(RingScheme.parse(label));
             } catch (IllegalArgumentException e) {
                 throw new BadInput("--scheme: " + e.getMessage());
             }
@@ -161,10 +203,28 @@ final class RingRunCommand implements Callable<Integer> {
                 throw new BadInput("--devices must be in " + RingPlanner.MIN_DEVICES + ".." + RingPlanner.MAX_DEVICES + ", got " + n);
             }
         }
-        SizeGuard.compile(args.spec, c.mask(), dims, c.block().q(), c.block().kv()).orThrow();
-        SizeGuard.compileTime(args.spec, c.mask(), dims, c.block().q(), c.block().kv()).orThrow();
-        TileLayout layout = BoundMask.bind(c.mask(), dims).compile(c.block().q(), c.block().kv());
-        return new Setup(c.name(), p, layout, backward, List.copyOf(devices), chosen);
+        SizeGuard.compile(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
+        SizeGuard.compileTime(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
+        TileLayout layout = BoundMask.bind(mask, dims).compile(tiles.blockQ(), tiles.blockKv());
+        RingModel model = options.model(p.headDim(), p.kvHeads(), 2, name);
+        List<Planned> plans = new ArrayList<>();
+        String why = null;
+        boolean any = false;
+        for (int n : devices) {
+            for (RingScheme scheme : chosen) {
+                try {
+                    plans.add(new Planned(RingPlanner.plan(layout, n, scheme, model), null));
+                    any = true;
+                } catch (IllegalArgumentException e) {
+                    why = why == null ? e.getMessage() : why;
+                    plans.add(new Planned(null, String.format("%-5d %-10s n/a: %s", n, scheme.label(), e.getMessage())));
+                }
+            }
+        }
+        if (!any) {
+            throw new BadInput("--devices: " + why);
+        }
+        return new Setup(name, p, layout, backward, model, plans);
     }
 
     /** A backend that both times launches and returns the outputs of given inputs. */
@@ -204,7 +264,7 @@ final class RingRunCommand implements Callable<Integer> {
                 groups.length == total ? "every head" : groups.length + " of " + total + " kv-head groups", tol);
         double singleFwd = repeat > 0 ? RingRun.medianMs(k.timed(), p, s.layout, Pass.FWD, repeat, seed) : Double.NaN;
         double singleBwd = repeat > 0 && s.backward ? RingRun.medianMs(k.timed(), p, s.layout, Pass.BWD, repeat, seed) : Double.NaN;
-        RingModel model = options.model(p.headDim(), p.kvHeads(), 2, s.name);
+        RingModel model = s.model;
 
         List<String> outputs = new ArrayList<>();
         for (OutputComparison.Error e : OutputComparison.compare(single, ref)) {
@@ -226,38 +286,36 @@ final class RingRunCommand implements Callable<Integer> {
         boolean pass = true;
         List<String> failed = new ArrayList<>();
         List<String> stepLines = new ArrayList<>();
-        for (int n : s.rings) {
-            for (RingScheme scheme : s.schemes) {
-                RingPlan plan;
-                try {
-                    plan = RingPlanner.plan(s.layout, n, scheme, model);
-                } catch (IllegalArgumentException e) {
-                    out.printf("%-5d %-10s n/a: %s%n", n, scheme.label(), e.getMessage());
-                    continue;
-                }
-                AttentionOutputs merged = RingRun.run(k.values(), plan, in, s.backward, (d, st, done) -> { });
-                boolean ok = true;
-                row = new StringBuilder(String.format("%-5d %-10s %5d %4d", n, scheme.label(), n * n,
-                        plan.predicted().skippedSteps()));
-                for (OutputComparison.Error e : OutputComparison.compare(merged, ref)) {
-                    ok &= e.passes(tol);
-                    row.append(String.format(Locale.ROOT, " %9.2e", e.relError()));
-                }
-                double worstSingle = 0;
-                for (OutputComparison.Error e : OutputComparison.compare(merged, single)) {
-                    ok &= e.passes(tol);
-                    worstSingle = Math.max(worstSingle, e.relError());
-                }
-                row.append(String.format(Locale.ROOT, " %10.2e", worstSingle));
-                row.append(timed(k, plan, p, Pass.FWD, singleFwd, stepLines));
-                row.append(s.backward ? timed(k, plan, p, Pass.BWD, singleBwd, stepLines) : String.format(" %9s %7s", "-", "-"));
-                row.append("  ").append(ok ? "ok" : "FAIL");
-                out.println(row);
-                out.flush();
-                if (!ok) {
-                    pass = false;
-                    failed.add("N=" + n + " " + scheme.label());
-                }
+        for (Planned planned : s.plans) {
+            if (planned.plan == null) {
+                out.println(planned.unavailable);
+                continue;
+            }
+            RingPlan plan = planned.plan;
+            int n = plan.devices();
+            RingScheme scheme = plan.scheme();
+            AttentionOutputs merged = RingRun.run(k.values(), plan, in, s.backward, (d, st, done) -> { });
+            boolean ok = true;
+            row = new StringBuilder(String.format("%-5d %-10s %5d %4d", n, scheme.label(), n * n,
+                    plan.predicted().skippedSteps()));
+            for (OutputComparison.Error e : OutputComparison.compare(merged, ref)) {
+                ok &= e.passes(tol);
+                row.append(String.format(Locale.ROOT, " %9.2e", e.relError()));
+            }
+            double worstSingle = 0;
+            for (OutputComparison.Error e : OutputComparison.compare(merged, single)) {
+                ok &= e.passes(tol);
+                worstSingle = Math.max(worstSingle, e.relError());
+            }
+            row.append(String.format(Locale.ROOT, " %10.2e", worstSingle));
+            row.append(timed(k, plan, p, Pass.FWD, singleFwd, stepLines));
+            row.append(s.backward ? timed(k, plan, p, Pass.BWD, singleBwd, stepLines) : String.format(" %9s %7s", "-", "-"));
+            row.append("  ").append(ok ? "ok" : "FAIL");
+            out.println(row);
+            out.flush();
+            if (!ok) {
+                pass = false;
+                failed.add("N=" + n + " " + scheme.label());
             }
         }
         if (steps) {
