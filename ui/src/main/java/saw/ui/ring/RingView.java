@@ -128,7 +128,7 @@ public final class RingView extends BorderPane {
         RingPlan p = model.planProperty().get();
         if (p == null) {
             picture.setImage(null);
-            loads.setChart(null);
+            loads.setVisible(false); // a ChartViewer takes no null chart
             summary.setText("");
             return;
         }
@@ -139,6 +139,7 @@ public final class RingView extends BorderPane {
         img.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbInstance(), RingRaster.argb(p, 0, s, w, h), 0, w);
         picture.setImage(img);
         loads.setChart(RingCharts.loads(p, s));
+        loads.setVisible(true);
         RingPlan.Prediction pr = p.predicted();
         summary.setText(String.format(Locale.ROOT, "%s over %d devices: imbalance %.2f%%, idle %.1f%%, predicted %.3f ms "
                 + "(roofline: %.0f TFLOP/s, %.0f GB/s), %d of %d launches skipped; grid shows the first head",
