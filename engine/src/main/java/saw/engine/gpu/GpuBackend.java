@@ -35,6 +35,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     private final int major;
     private ForwardKernel forwardKernel;
     private BackwardKernel backwardKernel;
+    private String identity = "";
 
     private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel,
             BackwardKernel backwardKernel) {
@@ -110,8 +111,36 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         ForwardKernel fwd = ForwardKernel.configured();
         BackwardKernel bwd = BackwardKernel.configured();
         CudaDevice cuda = new CudaDevice(0);
-        DeviceProbe.Device d = new JCudaProbe().device(0);
-        return new GpuBackend(cuda, d.name(), d.major(), fwd, bwd);
+        JCudaProbe probe = new JCudaProbe();
+        DeviceProbe.Device d = probe.device(0);
+        GpuBackend gpu = new GpuBackend(cuda, d.name(), d.major(), fwd, bwd);
+        gpu.identity = d.name() + "|cc" + d.major() + "." + d.minor() + "|driver " + probe.driverVersion() + "|kernels "
+                + CudaDevice.kernelBuildId();
+        return gpu;
+    }
+
+    /**
+     * GPU 0's name, compute capability, driver version and the kernel fatbin's build id, joined by '|': what a tuned
+     * choice is valid for.
+     */
+    public String identity() {
+        return identity.isEmpty() ? description + "|cc" + major + ".x|driver ?|kernels " + CudaDevice.kernelBuildId() : identity;
+    }
+
+    /** The tile sizes the kernels take for this problem's head dim, in catalogue order. */
+    public static List<KernelTiles> tileSizes() {
+        List<KernelTiles> all = new ArrayList<>();
+        for (int bq : KernelCatalog.TILE_Q) {
+            for (int bkv : KernelCatalog.TILE_KV) {
+                all.add(new KernelTiles(bq, bkv));
+            }
+        }
+        return all;
+    }
+
+    /** Whether the Hopper (wgmma) families run this problem with these tiles on this GPU. */
+    public boolean hopperFits(AttentionProblem p, KernelTiles tiles) {
+        return KernelCatalog.wgmmaFits(p, tiles, major);
     }
 
     /** On another driver (a fake one in tests), with the kernels of {@code image}. */
