@@ -39,6 +39,7 @@ import saw.engine.mask.TileLayout;
 @Command(name = "dump", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Run one seeded input set and write inputs and outputs as .npy files into a folder:",
             "q, k, v, do [B,H,S,D] / [B,Hkv,S,D]; o, lse [B,H,Sq]; dq, dk, dv (float32, values exact in the dtype);",
+            "with --sinks also sinks [H] and, after a backward pass, dsink [H];",
             "layout.flex.json, config.json and meta.json beside them."})
 final class DumpCommand implements Callable<Integer> {
     @Spec
@@ -58,6 +59,9 @@ final class DumpCommand implements Callable<Integer> {
 
     @Option(names = "--head-dim", paramLabel = "D", defaultValue = "128", description = "head dim (default: ${DEFAULT-VALUE})")
     int headDim;
+
+    @Option(names = "--sinks", description = "random learned sink logits (softmax_aux), one fp32 value per head")
+    boolean sinks;
 
     @Option(names = "--dtype", paramLabel = "T", defaultValue = "bf16", description = "bf16 or fp16 (default: ${DEFAULT-VALUE})")
     String dtype;
@@ -101,6 +105,9 @@ final class DumpCommand implements Callable<Integer> {
         AttentionInputs in;
         try {
             in = AttentionInputs.random(problem, seed, p == Pass.BWD);
+            if (sinks) {
+                in = in.withSinks(AttentionInputs.randomSinks(problem.heads(), seed));
+            }
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }
@@ -130,6 +137,12 @@ final class DumpCommand implements Callable<Integer> {
             write(dir, "dk", kvShape, outputs.get(AttentionOutputs.Output.DK));
             write(dir, "dv", kvShape, outputs.get(AttentionOutputs.Output.DV));
         }
+        if (sinks) {
+            write(dir, "sinks", new int[] {h}, in.sinks());
+            if (p == Pass.BWD) {
+                write(dir, "dsink", new int[] {h}, outputs.get(AttentionOutputs.Output.DSINK));
+            }
+        }
         try {
             AtomicFiles.write(dir.resolve("layout.flex.json"), s -> LayoutFormats.byName("flex").write(layout, s));
         } catch (IllegalArgumentException e) {
@@ -140,7 +153,7 @@ final class DumpCommand implements Callable<Integer> {
         meta.put("schema", "saw.dump/1").put("config", c.name()).put("batch", b).put("heads", h)
                 .put("kv_heads", problem.kvHeads()).put("seq_q", problem.seqQ()).put("seq_kv", problem.seqKv())
                 .put("head_dim", headDim).put("dtype", problem.dtype().label()).put("scale", problem.scale())
-                .put("softcap", problem.softcap()).put("block_q", layout.blockQ()).put("block_kv", layout.blockKv())
+                .put("softcap", problem.softcap()).put("sinks", sinks).put("block_q", layout.blockQ()).put("block_kv", layout.blockKv())
                 .put("pass", p.label()).put("seed", seed).put("backend", backendName).put("device", device);
         byte[] metaJson = (new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(meta) + "\n").getBytes(StandardCharsets.UTF_8);
         AtomicFiles.write(dir.resolve("meta.json"), s -> s.write(metaJson));

@@ -235,10 +235,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
              DeviceBuffer k = upload("K", p.dtype(), in.k());
              DeviceBuffer v = upload("V", p.dtype(), in.v());
              DeviceBuffer o = cuda.buffer("O", 2L * qn);
-             DeviceBuffer lse = cuda.buffer("LSE", 4L * rows)) {
+             DeviceBuffer lse = cuda.buffer("LSE", 4L * rows);
+             DeviceBuffer sinks = in.hasSinks() ? uploadFloats("sinks", in.sinks()) : null) {
             o.fill16("O", NAN16);
             lse.fill32("LSE", NAN32);
             launchForward(plan, t, q, k, v, o, lse);
+            if (sinks != null) {
+                cuda.launch(KernelCatalog.sinkApply(p), o, lse, sinks, (long) rows, p.heads(), p.seqQ(), p.headDim());
+            }
             float[] oh = decode(p.dtype(), o.readShorts("O", qn));
             float[] lseh = lse.readFloats("LSE", rows);
             if (!backward) {
@@ -254,8 +258,16 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
                 dk.fill16("dK", NAN16);
                 dv.fill16("dV", NAN16);
                 launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
-                return AttentionOutputs.withGradients(oh, lseh, decode(p.dtype(), dq.readShorts("dQ", qn)),
+                AttentionOutputs out = AttentionOutputs.withGradients(oh, lseh, decode(p.dtype(), dq.readShorts("dQ", qn)),
                         decode(p.dtype(), dk.readShorts("dK", kvn)), decode(p.dtype(), dv.readShorts("dV", kvn)));
+                if (sinks == null) {
+                    return out;
+                }
+                try (DeviceBuffer dsink = cuda.buffer("dSink", 4L * p.heads())) {
+                    dsink.fill32("dSink", 0);
+                    cuda.launch(KernelCatalog.sinkGrad(p), lse, dsum, sinks, dsink, (long) rows, p.heads(), p.seqQ());
+                    return out.withSinkGradient(dsink.readFloats("dSink", p.heads()));
+                }
             }
         }
     }
@@ -378,6 +390,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         short[] bits = new short[values.remaining()];
         for (int i = 0; i < bits.length; i++) {
             bits[i] = HalfFloats.encode(type, values.get(i));
+        }
+        return cuda.upload(what, bits);
+    }
+
+    private DeviceBuffer uploadFloats(String what, java.nio.FloatBuffer values) {
+        int[] bits = new int[values.remaining()];
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = Float.floatToRawIntBits(values.get(i));
         }
         return cuda.upload(what, bits);
     }

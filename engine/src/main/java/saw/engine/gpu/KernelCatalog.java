@@ -150,6 +150,19 @@ final class KernelCatalog {
                 ELEMENTWISE_THREADS, 0);
     }
 
+    /** Sink logits into O and LSE after any forward (sinks.cu): one warp per query row. */
+    static LaunchShape sinkApply(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        int rowsPerBlock = PRE_THREADS / 32;
+        return new LaunchShape("sink_apply_" + p.dtype().label(), (rows + rowsPerBlock - 1) / rowsPerBlock, PRE_THREADS, 0);
+    }
+
+    /** dSink from LSE and Dsum (sinks.cu): one thread per query row. */
+    static LaunchShape sinkGrad(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        return new LaunchShape("sink_grad", (rows + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS, ELEMENTWISE_THREADS, 0);
+    }
+
     static LaunchShape fill(DType t, long elements) {
         long pairs = (elements + 1) / 2;
         return new LaunchShape("fill_normal_" + t.label(), (pairs + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
@@ -179,8 +192,10 @@ final class KernelCatalog {
                 }
             }
             names.add("bwd_dq_" + t.label());
+            names.add("sink_apply_" + t.label());
             names.add("fill_normal_" + t.label());
         }
+        names.add("sink_grad");
         return names;
     }
 
