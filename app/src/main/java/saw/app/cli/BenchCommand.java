@@ -9,6 +9,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,7 +36,14 @@ import saw.engine.config.MaskConfig;
 import saw.engine.config.SpecLoader;
 import saw.engine.format.LayoutFormat;
 import saw.engine.format.LayoutFormats;
+import saw.engine.gpu.GpuBackend;
 import saw.engine.io.AtomicFiles;
+import saw.engine.mask.BoundMask;
+import saw.engine.tune.GpuCandidates;
+import saw.engine.tune.MaskSignature;
+import saw.engine.tune.TuneCache;
+import saw.engine.tune.TuneChoice;
+import saw.engine.tune.TuneKey;
 
 /**
  * {@code saw bench}: times a sweep of configs, tile sizes and passes on one backend and writes a {@code saw.bench/1}
@@ -105,6 +113,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "seed of the random inputs and random blocks (default: 0)")
     long seed;
 
+    @Option(names = "--no-cache", description = "on the GPU without --block, ignore the tuned choices of 'saw tune'")
+    boolean noCache;
+
     @Override
     public Integer call() throws ConfigException, IOException {
         MaskConfig config = SpecLoader.load(specName);
@@ -127,6 +138,9 @@ final class BenchCommand implements Callable<Integer> {
         Path layoutDir = exportFlex == null ? null : layoutFolder();
         PrintWriter err = spec.commandLine().getErr();
         try (AttentionBackend backend = openBackend()) {
+            if (backend instanceof GpuBackend && blocks.isEmpty() && !noCache) {
+                points = tuned((GpuBackend) backend, points, err);
+            }
             BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             try (ResultsWriter results = ResultsWriter.create(outFile, env);
                  ResultsCsv table = csvFile == null ? null : ResultsCsv.create(csvFile)) {
@@ -158,6 +172,25 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         return SawCli.OK;
+    }
+
+    /** Each point at its tuned tile (and the GPU at its tuned families) where the tune cache has one; says which. */
+    private static List<SweepPoint> tuned(GpuBackend gpu, List<SweepPoint> points, PrintWriter err) {
+        TuneCache cache = new TuneCache(TuneCache.defaultFile(), w -> err.println("saw bench: warning: " + w));
+        List<SweepPoint> out = new ArrayList<>();
+        for (SweepPoint p : points) {
+            TuneKey key = TuneKey.of(gpu.identity(), p.pass(), p.problem(), false,
+                    MaskSignature.of(BoundMask.bind(p.mask(), p.dims())));
+            Optional<TuneChoice> c = cache.lookup(key);
+            if (c.isEmpty()) {
+                out.add(p);
+                continue;
+            }
+            GpuCandidates.apply(gpu, c.get().winner(), p.pass());
+            err.println("saw bench: " + p.label() + ": using the tuned choice " + c.get().winner() + " from " + cache.file());
+            out.add(new SweepPoint(p.config(), p.varied(), p.density(), p.mask(), p.problem(), c.get().winner().tiles(), p.pass()));
+        }
+        return out;
     }
 
     /**

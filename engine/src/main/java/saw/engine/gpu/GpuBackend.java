@@ -20,7 +20,7 @@ import saw.engine.mask.TileLayout;
 
 /**
  * saw's CUDA kernels through JCuda on GPU 0: block-sparse forward and backward for bf16/fp16, head dims 64 and
- * 128, tiles q{64,128} x kv{32,64,128}. Not thread-safe; each call makes the context current on its thread.
+ * 128, tiles q{64,128} x kv{32,64,128}; the forward also at head dim 256 with tiles 64x32 and 64x64. Not thread-safe; each call makes the context current on its thread.
  */
 public final class GpuBackend implements AttentionBackend, AttentionKernels {
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
@@ -224,6 +224,9 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     private AttentionOutputs run(AttentionInputs in, TileLayout layout, boolean backward) {
         AttentionProblem p = in.problem();
         Plan plan = plan(p, layout);
+        if (backward && KernelCatalog.unsupportedBackward(p) != null) {
+            throw new IllegalArgumentException(KernelCatalog.unsupportedBackward(p));
+        }
         cuda.makeCurrent();
         SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
@@ -275,6 +278,9 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     @Override
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
         Plan plan = plan(problem, layout);
+        if (pass == Pass.BWD && KernelCatalog.unsupportedBackward(problem) != null) {
+            throw new IllegalArgumentException(KernelCatalog.unsupportedBackward(problem));
+        }
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);

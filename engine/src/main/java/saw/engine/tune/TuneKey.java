@@ -28,7 +28,12 @@ public record TuneKey(String device, Pass pass, String dtype, int headDim, int g
 
     /** The key as it is stored in the cache file: every field, '|'-separated. */
     public String asString() {
-        return device + "|" + pass.label() + "|" + dtype + "|d" + headDim + "|gqa" + gqa + "|softcap " + (softcap ? "on" : "off")
+        return device + "|" + withoutDevice();
+    }
+
+    /** Every field but the device, so a view can find choices tuned on any GPU before it opens one. */
+    public String withoutDevice() {
+        return pass.label() + "|" + dtype + "|d" + headDim + "|gqa" + gqa + "|softcap " + (softcap ? "on" : "off")
                 + "|sinks " + (sinks ? "on" : "off") + "|sq" + seqQBucket + "|skv" + seqKvBucket + "|bh" + rowsBucket + "|" + signature;
     }
 }
