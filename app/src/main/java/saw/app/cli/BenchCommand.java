@@ -138,9 +138,8 @@ final class BenchCommand implements Callable<Integer> {
         Path layoutDir = exportFlex == null ? null : layoutFolder();
         PrintWriter err = spec.commandLine().getErr();
         try (AttentionBackend backend = openBackend()) {
-            if (backend instanceof GpuBackend && blocks.isEmpty() && !noCache) {
-                points = tuned((GpuBackend) backend, points, err);
-            }
+            List<SweepPoint> planned = backend instanceof GpuBackend && blocks.isEmpty() && !noCache
+                    ? tuned((GpuBackend) backend, points, err) : points;
             BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             try (ResultsWriter results = ResultsWriter.create(outFile, env);
                  ResultsCsv table = csvFile == null ? null : ResultsCsv.create(csvFile)) {
@@ -148,7 +147,7 @@ final class BenchCommand implements Callable<Integer> {
                         + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + outFile);
                 ProgressBar bar = new ProgressBar(err, System.console() != null);
                 SweepRunner.LayoutSink layouts = layoutDir == null ? (row, point, layout) -> "" : flexExport(layoutDir, outFile, err);
-                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(points, new SweepRunner.Listener() {
+                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(planned, new SweepRunner.Listener() {
                     @Override
                     public void pointStarted(SweepPoint point, SweepRunner.Progress progress) {
                         bar.update(progress, point.label());
@@ -162,7 +161,7 @@ final class BenchCommand implements Callable<Integer> {
                         }
                         if (!row.ok()) {
                             bar.finish();
-                            err.println("saw bench: point " + row.index() + " " + points.get(row.index()).label() + ": " + row.status());
+                            err.println("saw bench: point " + row.index() + " " + planned.get(row.index()).label() + ": " + row.status());
                         }
                         bar.update(progress, "");
                     }
