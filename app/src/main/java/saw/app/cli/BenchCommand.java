@@ -116,6 +116,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-cache", description = "on the GPU without --block, ignore the tuned choices of 'saw tune'")
     boolean noCache;
 
+    @Option(names = "--sinks", description = "time learned sink logits too (GPU only): random fp32 values, one per head")
+    boolean sinks;
+
     @Override
     public Integer call() throws ConfigException, IOException {
         MaskConfig config = SpecLoader.load(specName);
@@ -138,8 +141,14 @@ final class BenchCommand implements Callable<Integer> {
         Path layoutDir = exportFlex == null ? null : layoutFolder();
         PrintWriter err = spec.commandLine().getErr();
         try (AttentionBackend backend = openBackend()) {
+            if (sinks) {
+                if (!(backend instanceof GpuBackend)) {
+                    throw new BadInput("--sinks: only the gpu backend times sink logits; use --backend gpu");
+                }
+                ((GpuBackend) backend).timedSinks(true);
+            }
             List<SweepPoint> planned = backend instanceof GpuBackend && blocks.isEmpty() && !noCache
-                    ? tuned((GpuBackend) backend, points, err) : points;
+                    ? tuned((GpuBackend) backend, points, sinks, err) : points;
             BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             try (ResultsWriter results = ResultsWriter.create(outFile, env);
                  ResultsCsv table = csvFile == null ? null : ResultsCsv.create(csvFile)) {
@@ -174,11 +183,11 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** Each point at its tuned tile (and the GPU at its tuned families) where the tune cache has one; says which. */
-    private static List<SweepPoint> tuned(GpuBackend gpu, List<SweepPoint> points, PrintWriter err) {
+    private static List<SweepPoint> tuned(GpuBackend gpu, List<SweepPoint> points, boolean sinks, PrintWriter err) {
         TuneCache cache = new TuneCache(TuneCache.defaultFile(), w -> err.println("saw bench: warning: " + w));
         List<SweepPoint> out = new ArrayList<>();
         for (SweepPoint p : points) {
-            TuneKey key = TuneKey.of(gpu.identity(), p.pass(), p.problem(), false,
+            TuneKey key = TuneKey.of(gpu.identity(), p.pass(), p.problem(), sinks,
                     MaskSignature.of(BoundMask.bind(p.mask(), p.dims())));
             Optional<TuneChoice> c = cache.lookup(key);
             if (c.isEmpty()) {

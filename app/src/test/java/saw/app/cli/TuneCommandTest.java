@@ -84,6 +84,14 @@ class TuneCommandTest {
     }
 
     @Test
+    void benchRefusesSinksOnTheCpuNamingTheOption() {
+        Result r = run("bench", "preset:causal", "--seq", "256", "--backend", "cpu", "--sinks", "--out",
+                dir.resolve("r.jsonl").toString());
+        assertEquals(SawCli.BAD_INPUT, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("saw bench: --sinks: only the gpu backend times sink logits"), r.err());
+    }
+
+    @Test
     void withoutAGpuTheTuneSaysWhyAndExitsOne() {
         org.junit.jupiter.api.Assumptions.assumeFalse(saw.engine.gpu.GpuBackend.detect().usable(),
                 "a usable GPU is present: this test is for machines without one");

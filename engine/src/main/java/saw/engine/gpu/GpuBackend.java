@@ -36,6 +36,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     private ForwardKernel forwardKernel;
     private BackwardKernel backwardKernel;
     private String identity = "";
+    private boolean timedSinks;
 
     private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel,
             BackwardKernel backwardKernel) {
@@ -178,6 +179,14 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     /** Null when the kernels can run this problem with this layout's tiles, else why not. */
     public static String unsupported(AttentionProblem p, TileLayout layout) {
         return KernelCatalog.unsupported(p, new KernelTiles(layout.blockQ(), layout.blockKv()));
+    }
+
+    /**
+     * Whether runs prepared from now on time the sink logits too (random values, one per head): the sink kernels
+     * after the forward, and dSink after the backward.
+     */
+    public void timedSinks(boolean on) {
+        this.timedSinks = on;
     }
 
     /** The forward kernel family preferred from now on (the backward is unchanged). */
@@ -445,6 +454,9 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         private final CUevent start;
         private final CUevent end;
         private final int eventsMadeIn;
+        /** Sink logits and the dSink output when the run times sinks, else null. */
+        private DeviceBuffer sinks;
+        private DeviceBuffer dsink;
         private int next;
 
         TimedRun(Plan plan, Pass pass, long seed) {
@@ -458,6 +470,10 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             SizeGuard.gpuRun(p, plan.layout, pass, count, cuda.freeBytes()).orThrow();
             this.tables = new Tables(cuda, plan.lists);
             try {
+                if (timedSinks) {
+                    sinks = uploadFloats("sinks", java.nio.FloatBuffer.wrap(AttentionInputs.randomSinks(p.heads(), seed)));
+                    dsink = cuda.buffer("dSink", 4L * p.heads());
+                }
                 for (int s = 0; s < count; s++) {
                     // q k v o lse [dO dsum dqAcc dq dk dv]
                     DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
@@ -475,6 +491,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
                         set[9] = cuda.buffer("dK", 2 * kvn);
                         set[10] = cuda.buffer("dV", 2 * kvn);
                         launchForward(plan, tables, set[0], set[1], set[2], set[3], set[4]);
+                        applySinks(set[3], set[4]);
                     }
                 }
                 cuda.sync();
@@ -516,15 +533,35 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             cuda.record(start);
             if (pass == Pass.FWD) {
                 launchForward(plan, tables, s[0], s[1], s[2], s[3], s[4]);
+                applySinks(s[3], s[4]);
             } else {
                 launchBackward(plan, tables, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
+                if (sinks != null) {
+                    dsink.fill32("dSink", 0);
+                    cuda.launch(KernelCatalog.sinkGrad(plan.p), s[4], s[6], sinks, dsink,
+                            (long) plan.p.batch() * plan.p.heads() * plan.p.seqQ(), plan.p.heads(), plan.p.seqQ());
+                }
             }
             cuda.record(end);
             return cuda.elapsedMs(start, end);
         }
 
+        private void applySinks(DeviceBuffer o, DeviceBuffer lse) {
+            if (sinks != null) {
+                AttentionProblem p = plan.p;
+                cuda.launch(KernelCatalog.sinkApply(p), o, lse, sinks, (long) p.batch() * p.heads() * p.seqQ(), p.heads(),
+                        p.seqQ(), p.headDim());
+            }
+        }
+
         @Override
         public void close() {
+            if (sinks != null) {
+                sinks.close();
+            }
+            if (dsink != null) {
+                dsink.close();
+            }
             for (DeviceBuffer[] set : sets) {
                 for (DeviceBuffer b : set) {
                     if (b != null) {
