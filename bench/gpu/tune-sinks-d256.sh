@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Issue 13 on the H200 (about 3.5 minutes): (1) saw verify with learned sink logits (--sinks) over masks, GQA, softcap,
+# Issue 13 on the H200 (about 3.5 minutes, at most 4; run from the repository root so that bench/compare_flex.py is found): (1) saw verify with learned sink logits (--sinks) over masks, GQA, softcap,
 # both dtypes, the mma.sync tiles and the Hopper default tile 128x128, forward and backward (dSink checked);
 # (2) head dim 256 forward verify (masks, GQA, softcap, sinks, both dtypes) and the D=256 backward refused in one line;
 # (3) sinks cross-checked in one python run: O and LSE against FlexAttention through its returned LSE
 # (out_sink = out * exp(lse - logaddexp(lse, sink))), dQ/dK/dV/dSink against a dense fp32 torch autograd reference;
-# (4) D=256 causal S=8192 forward timing: saw against FlexAttention and cuDNN SDPA; (5) saw tune for causal, window,
+# (4) D=256 causal S=8192 forward timing: saw against FlexAttention and cuDNN SDPA, and causal 8K with and without
+# sinks; (5) saw tune for causal, window,
 # documents and random 10% at 8K-32K, tuned against default and the tune's duration. Everything goes to
 # $OUT/tune-sinks-d256/ (tar that folder); a summary table is printed last.
 set -uo pipefail
@@ -169,6 +170,17 @@ cat "$dir/d256-peers.txt" | tee -a "$log"
 summary+=("D=256 causal 8K fwd saw|$saw_ms")
 while read -r line; do summary+=("D=256 causal 8K fwd ${line%% *}|${line#* }"); done < <(grep -E '^(flexattention|sdpa-cudnn)' "$dir/d256-peers.txt")
 
+# ---------------------------------------------------------------- (4b) what sinks cost in a timed run
+for mode in plain sinks; do
+  timeout 60 "$saw" bench preset:causal --seq 8192 --heads 16 --block 128x128 --pass fwd,bwd --backend gpu --no-cache \
+    $([[ $mode == sinks ]] && echo --sinks) --out "$dir/causal8k-$mode.jsonl" >>"$log" 2>&1
+  ms=$(python3 -c "
+import json
+rows=[json.loads(l) for l in open('$dir/causal8k-$mode.jsonl')][1:]
+print(' '.join(f\"{r['pass']}={r['median_ms']:.3f}ms\" for r in rows if r.get('status')=='ok') or 'none')" 2>>"$log")
+  summary+=("causal 8K 128x128 $mode|$ms")
+done
+
 # ---------------------------------------------------------------- (5) tune: tuned vs default, tune duration
 mk_random() {  # random blocks at 10% of the kv-blocks of 128
   local s=$1 per=$(( $1 / 128 / 10 ))
@@ -201,7 +213,7 @@ tune "causal 32K"     preset:causal --seq 32768 --batch 1 --heads 16
 tune "window1024 16K" "$dir/cfg/window-1024.json"
 tune "docs 32K"       preset:packed-documents
 tune "random10% 32K"  "$dir/cfg/random-32768.json"
-out=$("$saw" verify causal --seq 8192 --heads 16 --pass fwd 2>&1 | grep -E 'tuned choice|no tuned' | head -1)
+out=$(timeout 60 "$saw" verify causal --seq 8192 --heads 16 --pass fwd 2>&1 | grep -E 'tuned choice|no tuned' | head -1)
 note "verify picks up the cache: $out"
 summary+=("verify uses cache|${out:0:110}")
 

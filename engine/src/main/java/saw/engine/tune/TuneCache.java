@@ -5,13 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,7 +18,8 @@ import saw.engine.io.AtomicFiles;
 
 /**
  * The tuned choices on disk: one small JSON file ({@value #FORMAT}) in the user's cache folder. Readers never lock
- * (every write is an atomic rename); writers take an exclusive lock on a sibling {@code .lock} file, read the
+ * (every write is an atomic rename); writers take an exclusive lock on a sibling {@code .lock} file
+ * ({@link AtomicFiles#withLock}), read the
  * current file, merge their entries and write it back, so two processes tuning at once both keep their results.
  * A corrupt file, one of another format version or an entry that does not parse is ignored with one warning line
  * and replaced at the next write.
@@ -72,20 +70,12 @@ public final class TuneCache {
     /** Stores (or replaces) one entry, keeping every other writer's entries. */
     public void put(TuneKey key, TuneChoice choice) throws IOException {
         Files.createDirectories(file.getParent());
-        // the file lock keeps other processes out; this monitor keeps out other threads of this one, which the
-        // file lock would refuse with OverlappingFileLockException
-        synchronized (TuneCache.class) {
-            putLocked(key, choice);
-        }
-    }
-
-    private void putLocked(TuneKey key, TuneChoice choice) throws IOException {
-        try (FileChannel lockFile = FileChannel.open(lockPath(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock lock = lockFile.lock()) {
+        AtomicFiles.withLock(file, () -> {
             Map<String, TuneChoice> entries = read();
             entries.put(key.asString(), choice);
             write(entries);
-        }
+            return null;
+        });
     }
 
     /** Removes the file; true when there was one. */
@@ -93,20 +83,7 @@ public final class TuneCache {
         if (!Files.exists(file.getParent())) {
             return false;
         }
-        synchronized (TuneCache.class) {
-            return clearLocked();
-        }
-    }
-
-    private boolean clearLocked() throws IOException {
-        try (FileChannel lockFile = FileChannel.open(lockPath(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock lock = lockFile.lock()) {
-            return Files.deleteIfExists(file);
-        }
-    }
-
-    private Path lockPath() {
-        return file.resolveSibling(file.getFileName() + ".lock");
+        return AtomicFiles.withLock(file, () -> Files.deleteIfExists(file));
     }
 
     private Map<String, TuneChoice> read() {
