@@ -57,12 +57,23 @@ public final class NsaReference {
         float[] dq = backward ? nan(q.length) : null;
         float[] dk = backward ? nan(k.length) : null;
         float[] dv = backward ? nan(v.length) : null;
-        for (int plane : groups) {
+        // every (group, query head) in parallel, each with its own dK/dV sums, added per group afterwards
+        int[][] work = new int[groups.length * group][];
+        for (int i = 0; i < groups.length; i++) {
+            for (int hg = 0; hg < group; hg++) {
+                work[i * group + hg] = new int[] {groups[i], hg};
+            }
+        }
+        double[][] dkPart = new double[work.length][];
+        double[][] dvPart = new double[work.length][];
+        IntStream.range(0, work.length).parallel().forEach(w -> {
+            int plane = work[w][0];
+            int hg = work[w][1];
             int b = plane / p.kvHeads();
             int hkv = plane % p.kvHeads();
             long kvBase = (long) plane * seq * d;
-            double[] dkAcc = new double[seq * d];
-            double[] dvAcc = new double[seq * d];
+            double[] dkAcc = backward ? new double[seq * d] : null;
+            double[] dvAcc = backward ? new double[seq * d] : null;
             int[] blocks = new int[sel.maxSelected()];
             int[] cols = new int[sel.maxSelected() * sel.blockSize()];
             double[] z = new double[cols.length];
@@ -70,7 +81,7 @@ public final class NsaReference {
             double[] dcap = new double[cols.length];
             double[] oi = new double[d];
             double[] dqi = new double[d];
-            for (int hg = 0; hg < group; hg++) {
+            {
                 int h = hkv * group + hg;
                 long rowBase = ((long) b * p.heads() + h) * seq;
                 for (int t = 0; t < seq; t++) {
@@ -150,10 +161,21 @@ public final class NsaReference {
                     }
                 }
             }
-            if (backward) {
-                for (int x = 0; x < dkAcc.length; x++) {
-                    dk[(int) (kvBase + x)] = (float) (p.scale() * dkAcc[x]);
-                    dv[(int) (kvBase + x)] = (float) dvAcc[x];
+            dkPart[w] = dkAcc;
+            dvPart[w] = dvAcc;
+        });
+        if (backward) {
+            for (int i = 0; i < groups.length; i++) {
+                long kvBase = (long) groups[i] * seq * d;
+                for (int x = 0; x < seq * d; x++) {
+                    double sk = 0;
+                    double sv = 0;
+                    for (int hg = 0; hg < group; hg++) {
+                        sk += dkPart[i * group + hg][x];
+                        sv += dvPart[i * group + hg][x];
+                    }
+                    dk[(int) (kvBase + x)] = (float) (p.scale() * sk);
+                    dv[(int) (kvBase + x)] = (float) sv;
                 }
             }
         }
