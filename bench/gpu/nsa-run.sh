@@ -234,6 +234,11 @@ for r in rows:
 PY
 echo
 timeout 170 python3 "$work/compare.py" "$here/saw" "$work" "$logs" | tail -14 | tee -a "$summary"
+# the same shape with a selection whose neighbouring tokens agree (top-S of block scores): how much the 64-row tiles'
+# shared block loads buy over random selections (saw only: fla's time does not depend on sharing)
+o=$(timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 --nsa-s 16 --nsa-block 64 \
+    --backend gpu --pass fwd,bwd --warmup 3 --reps 10 --out "$logs/saw-scored.jsonl" 2>&1)
+echo "$o" | tee -a "$summary"
 echo
 echo "== summary ($logs)"
 cat "$summary"
