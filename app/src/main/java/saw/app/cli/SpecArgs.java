@@ -31,7 +31,7 @@ final class SpecArgs {
      */
     MaskConfig load() throws ConfigException {
         if (spec == null) {
-            throw new BadInput("SPEC is required: a saw.mask/1 config file, or preset:NAME");
+            throw new BadInput("Missing required parameter: 'SPEC'");
         }
         MaskConfig config = SpecLoader.load(spec);
         if (block != null) {
