@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # NSA selected attention on the H200 (issue 14), about 3-4 minutes:
 #   1. saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1/4/8/16, D 64/128, bf16/fp16, softcap), forward
-#      and backward against the fp64 reference                                                         (~70 s)
+#      and backward against the fp64 reference, both forward orders (SAW_NSA_FWD=tile|gather)           (~80 s)
 #   2. compute-sanitizer memcheck and racecheck on one small case (both kernels)                         (~40 s)
 #   3. side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site): the same
 #      block_indices .npy for both; outputs and gradients cross-checked on one shape from `saw dump`; medians of saw's
@@ -24,9 +24,10 @@ vpass=0; vfail=0; vfailed=()
 v() {
   local o rc
   o=$(timeout 60 "$here/saw" verify --nsa random --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
-  { echo "== $*"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
-  if [[ $rc == 0 ]]; then vpass=$((vpass + 1)); else vfail=$((vfail + 1)); vfailed+=("$*"); fi
-  printf '%-4s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$*" \
+  local what="${SAW_NSA_FWD:+fwd=$SAW_NSA_FWD }$*"
+  { echo "== $what"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
+  if [[ $rc == 0 ]]; then vpass=$((vpass + 1)); else vfail=$((vfail + 1)); vfailed+=("$what"); fi
+  printf '%-4s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$what" \
     "$(echo "$o" | awk '$1=="O"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
   [[ $rc == 0 ]] || echo "$o" | tail -6
 }
@@ -46,6 +47,12 @@ v --nsa-block 32  --nsa-s 16 --heads 32 --kv-heads 1 --head-dim 64  --dtype fp16
 v --nsa-block 128 --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 1024
 v --nsa-block 64  --nsa-s 16 --heads 12 --kv-heads 4 --head-dim 64  --dtype bf16 --seq 1000
 v --nsa-block 64  --nsa-s 8  --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 77
+# the gather-order forward (SAW_NSA_FWD=gather; the backward is the same)
+vg() { export SAW_NSA_FWD=gather; v "$@"; unset SAW_NSA_FWD; }
+vg --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
+vg --nsa-block 32  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
+vg --nsa-block 128 --nsa-s 8  --heads 8  --kv-heads 8 --head-dim 128 --dtype bf16 --seq 999
+vg --nsa-block 64  --nsa-s 1  --heads 48 --kv-heads 2 --head-dim 64  --dtype bf16 --seq 700
 # selections that are not random: top-S of block scores, and a mask's blocks
 v_other() {
   local o rc
@@ -118,12 +125,12 @@ def indices(B, T, H, S, BS, seed):
     cnt = (idx >= 0).sum(-1)
     return idx.to(torch.int32), cnt.to(torch.int32)
 
-def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps):
+def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order="tile", passes="fwd,bwd"):
     out = os.path.join(work, "row.jsonl")
     cmd = [saw, "bench", "--nsa", idx_path, "--nsa-counts", cnt_path, "--nsa-block", str(BS), "--heads", str(HQ),
-           "--head-dim", str(D), "--dtype", dtype, "--backend", "gpu", "--pass", "fwd,bwd", "--warmup", "3",
+           "--head-dim", str(D), "--dtype", dtype, "--backend", "gpu", "--pass", passes, "--warmup", "3",
            "--reps", str(reps), "--out", out]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150, env=dict(os.environ, SAW_NSA_FWD=order))
     log.write(" ".join(cmd) + "\n" + p.stdout + p.stderr + "\n"); log.flush()
     if p.returncode != 0:
         say("saw bench failed:", p.stderr.strip()[-400:])
@@ -204,6 +211,7 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     ip, cp = os.path.join(work, "i.npy"), os.path.join(work, "c.npy")
     np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
     s = saw_bench(ip, cp, HQ, D, BS, "bf16", 10 if B * T <= 65536 else 5)
+    sg = saw_bench(ip, cp, HQ, D, BS, "bf16", 10 if B * T <= 65536 else 5, order="gather", passes="fwd")
     q = torch.randn(B, T, HQ, D, device=dev, dtype=torch.bfloat16)
     k = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
     v = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
@@ -212,6 +220,7 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S,
              pairs=s["fwd"]["selected_pairs"] if s else None,
              saw_fwd=s["fwd"]["median_ms"] if s else None, saw_bwd=s["bwd"]["median_ms"] if s else None,
+             saw_fwd_gather=sg["fwd"]["median_ms"] if sg else None,
              fla_fwd=tf, fla_bwd=tb, fla_error=err)
     rows.append(r)
     say(json.dumps(r))
@@ -220,15 +229,17 @@ json.dump(rows, open(os.path.join(logs, "compare.json"), "w"), indent=1)
 def f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
 say("")
-say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; TFLOP/s useful)")
-say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | {'saw fwd':>8} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | "
+say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; x = fla / best saw; "
+    "TFLOP/s useful; saw fwd = tile order, gather = SAW_NSA_FWD=gather)")
+say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | {'saw fwd':>8} {'gather':>8} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | "
     f"{'saw bwd':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note")
 for r in rows:
     fl = 4.0 * r["D"] * r["pairs"] if r["pairs"] else None
     sp = lambda a, b: None if a is None or b is None else b / a
     tfs = lambda ms, m: None if ms is None or fl is None else m * fl / (ms * 1e-3) / 1e12
-    say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | {f(r['saw_fwd']):>8} {f(r['fla_fwd']):>8} "
-        f"{f(sp(r['saw_fwd'], r['fla_fwd'])):>5} {f(tfs(r['saw_fwd'], 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
+    best = min([x for x in (r['saw_fwd'], r['saw_fwd_gather']) if x is not None], default=None)
+    say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | {f(r['saw_fwd']):>8} {f(r['saw_fwd_gather']):>8} "
+        f"{f(r['fla_fwd']):>8} {f(sp(best, r['fla_fwd'])):>5} {f(tfs(best, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
         f"{f(r['fla_bwd']):>8} {f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | "
         f"{r['fla_error'][:60]}")
 PY
@@ -236,6 +247,9 @@ echo
 timeout 170 python3 "$work/compare.py" "$here/saw" "$work" "$logs" | tail -14 | tee -a "$summary"
 # the same shape with a selection whose neighbouring tokens agree (top-S of block scores): how much the 64-row tiles'
 # shared block loads buy over random selections (saw only: fla's time does not depend on sharing)
+o=$(SAW_NSA_FWD=gather timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 \
+    --nsa-s 16 --nsa-block 64 --backend gpu --pass fwd --warmup 3 --reps 10 --out "$logs/saw-scored-gather.jsonl" 2>&1)
+echo "$o" | tee -a "$summary"
 o=$(timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 --nsa-s 16 --nsa-block 64 \
     --backend gpu --pass fwd,bwd --warmup 3 --reps 10 --out "$logs/saw-scored.jsonl" 2>&1)
 echo "$o" | tee -a "$summary"

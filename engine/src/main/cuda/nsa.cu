@@ -495,3 +495,279 @@ SAW_NSA_BLOCKS(bf16, __nv_bfloat16, 64)
 SAW_NSA_BLOCKS(bf16, __nv_bfloat16, 128)
 SAW_NSA_BLOCKS(fp16, __half, 64)
 SAW_NSA_BLOCKS(fp16, __half, 128)
+
+// ---- gather-order forward (FSA's loop order), chosen with saw.nsa.fwd=gather --------------------------------------
+//   nsa_fwd_stats_*  one CTA per (b, hkv, kv-block), the rows of the tokens that chose it gathered 64 at a time:
+//                    per (row, block) the max and sum of exp2 of its logits, to part[row * S + slot]
+//   nsa_fwd_lse      LSE per row from its slots' (max, sum)
+//   nsa_fwd_pv_*     the same walk again: P = exp(logit - LSE) exactly, O += P V added to an fp32 buffer with vector
+//                    atomics (as dQ in the backward), converted by bwd_dq_* with scale 1
+// Each kv-block's K and V are read once per pass instead of once per token that chose it; Q is read twice per
+// choice and O written with 16-byte atomics once per choice.
+
+namespace saw {
+
+template <typename T, int D, int BKV, bool CAPPED, bool PV>
+__device__ __forceinline__ void nsa_fwd_gather(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                               const float* __restrict__ LSE, float2* __restrict__ part,
+                                               float* __restrict__ Oacc, const int* __restrict__ order,
+                                               const int* __restrict__ colPtr, const int* __restrict__ colTok,
+                                               const int* __restrict__ colSlot, int H, int Hkv, int Tn, int nkv, int S,
+                                               float scale, float softcap) {
+    constexpr int QS = NSA_ROWS;
+    constexpr int WARPS = BKV / 16;
+    constexpr int THREADS = WARPS * 32;
+    constexpr int NQ = QS / 8;
+    constexpr int CHUNKS = D / 8;
+    constexpr int O_UNITS = (QS / 16) * (D / 32);
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* sK = reinterpret_cast<T*>(smem);
+    T* sV = sK + BKV * D;                 // PV only
+    T* sQ = sV + (PV ? BKV * D : 0);      // 2 stages of QS x D
+    T* sP = sQ + 2 * QS * D;              // BKV x QS, P transposed (PV only)
+    float* sLse = reinterpret_cast<float*>(sP + (PV ? BKV * QS : 0));  // 2 stages of QS
+    float* sRed = sLse + 2 * QS;          // WARPS x QS partial max / sum (stats only)
+    float* sMax = sRed + WARPS * QS;      // QS
+    int* sTok = reinterpret_cast<int*>(sMax + QS);  // 2 stages: token of each row, -1 past the list
+    long long* sAt = reinterpret_cast<long long*>(sTok + 2 * QS);  // 2 stages: LSE index (b*H + h) * Tn + token
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+
+    const int item = order[blockIdx.x];
+    const int kb = item % nkv;
+    const int plane = item / nkv;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int G = H / Hkv;
+    const int kv0 = kb * BKV;
+    const int begin = colPtr[item];
+    const long long rows = (long long)(colPtr[item + 1] - begin) * G;
+    const int steps = (int)((rows + QS - 1) / QS);
+
+    const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
+    const float capIn = CAPPED ? scale / softcap : 0.f;
+
+    auto loadStep = [&](int step, int stage) {
+        for (int i = tid; i < QS * CHUNKS; i += THREADS) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            const long long idx = (long long)step * QS + r;
+            const bool valid = idx < rows;
+            long long off = 0;
+            if (valid) {
+                const int token = colTok[begin + (int)(idx / G)];
+                off = (((long long)b * H + hkv * G + (int)(idx % G)) * Tn + token) * D + c * 8;
+            }
+            cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, c)), Q + off, valid);
+        }
+        for (int r = tid; r < QS; r += THREADS) {
+            const long long idx = (long long)step * QS + r;
+            const bool valid = idx < rows;
+            int token = -1;
+            long long at = 0;
+            if (valid) {
+                token = colTok[begin + (int)(idx / G)];
+                at = ((long long)b * H + hkv * G + (int)(idx % G)) * Tn + token;
+            }
+            if constexpr (PV) cp_async4(smem_u32(sLse + stage * QS + r), LSE + at, valid);
+            sTok[stage * QS + r] = token;
+            // stats: where this (row, block) goes in part; PV: the row's LSE/O index
+            sAt[stage * QS + r] = PV || !valid ? at : at * S + colSlot[begin + (int)(idx / G)];
+        }
+    };
+
+    const size_t kvHead = (size_t)plane * Tn * D;
+    load_tile<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
+    if constexpr (PV) load_tile<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    if (steps > 0) loadStep(0, 0);
+    cp_async_commit();
+
+    const int r0 = warp * 16;
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+
+        const T* tQ = sQ + stage * QS * D;
+        const int* tTok = sTok + stage * QS;
+        const long long* tAt = sAt + stage * QS;
+
+        // S^T = K Q^T for this warp's 16 keys; column j is gathered row j of the step
+        float s[NQ][4];
+        warp_abt<T, D, NQ>(s, sK, tQ, r0, lane);
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float z = s[n][e];
+                if constexpr (CAPPED) z = softcap * tanhf(z * capIn);
+                const int j = n * 8 + 2 * t + (e & 1);
+                const int key = kv0 + r0 + g + 8 * (e >> 1);
+                if constexpr (PV) {
+                    s[n][e] = key <= tTok[j] ? exp2_approx(fmaf(z, sl2, -sLse[stage * QS + j] * LOG2E)) : 0.f;
+                } else {
+                    s[n][e] = key <= tTok[j] ? z * sl2 : -INFINITY;  // log2-domain logit
+                }
+            }
+        }
+        if constexpr (!PV) {
+            // per row: the max over this warp's 16 keys (lanes of one t share columns), then over the warps
+#pragma unroll
+            for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    float mx = fmaxf(s[n][c], s[n][2 + c]);
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 4));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 8));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 16));
+                    if (g == 0) sRed[warp * QS + n * 8 + 2 * t + c] = mx;
+                }
+            }
+            __syncthreads();
+            for (int j = tid; j < QS; j += THREADS) {
+                float mx = -INFINITY;
+#pragma unroll
+                for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, sRed[w * QS + j]);
+                sMax[j] = mx;
+            }
+            __syncthreads();
+#pragma unroll
+            for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    const float mx = sMax[n * 8 + 2 * t + c];
+                    const float base = mx == -INFINITY ? 0.f : mx;
+                    float sum = exp2_approx(s[n][c] - base) + exp2_approx(s[n][2 + c] - base);
+                    sum += __shfl_xor_sync(0xffffffffu, sum, 4);
+                    sum += __shfl_xor_sync(0xffffffffu, sum, 8);
+                    sum += __shfl_xor_sync(0xffffffffu, sum, 16);
+                    if (g == 0) sRed[warp * QS + n * 8 + 2 * t + c] = sum;
+                }
+            }
+            __syncthreads();
+            for (int j = tid; j < QS; j += THREADS) {
+                if (tTok[j] >= 0) {
+                    float sum = 0.f;
+#pragma unroll
+                    for (int w = 0; w < WARPS; ++w) sum += sRed[w * QS + j];
+                    part[tAt[j]] = make_float2(sMax[j], sum);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    *reinterpret_cast<uint32_t*>(sP + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
+                        Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
+                }
+            }
+            __syncthreads();
+            // O += P V for the gathered rows, 16 x 32 pieces over the warps, fp32 vector atomics
+            for (int u = warp; u < O_UNITS; u += WARPS) {
+                const int m0 = (u % (QS / 16)) * 16;
+                const int d0 = (u / (QS / 16)) * 32;
+                float acc[4][4];
+#pragma unroll
+                for (int n = 0; n < 4; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) acc[n][e] = 0.f;
+                }
+#pragma unroll
+                for (int kc = 0; kc < BKV / 16; ++kc) {
+                    uint32_t a[4];
+                    ldmatrix_x4_trans(a, addr_b_order<QS>(sP, kc * 16, m0 / 8, lane));
+#pragma unroll
+                    for (int d2 = 0; d2 < 2; ++d2) {
+                        uint32_t bv[4];
+                        ldmatrix_x4_trans(bv, addr_a_order<D>(sV, kc * 16, d0 / 8 + d2 * 2, lane));
+                        Elem<T>::mma(acc[2 * d2], a, bv[0], bv[1]);
+                        Elem<T>::mma(acc[2 * d2 + 1], a, bv[2], bv[3]);
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const int j = m0 + g + 8 * r;
+                    const bool valid = tTok[j] >= 0;
+                    float* dst = Oacc + (valid ? tAt[j] : 0) * D + d0;
+#pragma unroll
+                    for (int np = 0; np < 2; ++np) {
+                        add4_pair(dst + np * 16, acc[2 * np][2 * r], acc[2 * np][2 * r + 1], acc[2 * np + 1][2 * r],
+                                  acc[2 * np + 1][2 * r + 1], t, valid);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// LSE of every row (b, h, t) from the (max, sum) its chosen blocks left in part; -inf where it attended nothing
+__device__ __forceinline__ void nsa_fwd_lse(const float2* __restrict__ part, float* __restrict__ LSE,
+                                            const int* __restrict__ indices, const int* __restrict__ counts, int H, int Hkv,
+                                            int Tn, int S, long long rows) {
+    const long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows) return;
+    const int token = (int)(row % Tn);
+    const long long bh = row / Tn;
+    const int h = (int)(bh % H);
+    const long long b = bh / H;
+    const long long sel = (b * Tn + token) * Hkv + h / (H / Hkv);
+    const int count = counts[sel];
+    float mx = -INFINITY;
+    for (int s = 0; s < count; ++s) {
+        if (indices[sel * S + s] >= 0) mx = fmaxf(mx, part[row * S + s].x);
+    }
+    float sum = 0.f;
+    if (mx != -INFINITY) {
+        for (int s = 0; s < count; ++s) {
+            if (indices[sel * S + s] >= 0) {
+                const float2 p = part[row * S + s];
+                if (p.x != -INFINITY) sum += p.y * exp2f(p.x - mx);
+            }
+        }
+    }
+    LSE[row] = sum > 0.f ? (mx + __log2f(sum)) * LN2 : -INFINITY;
+}
+
+}  // namespace saw
+
+#define SAW_NSA_GATHER(TN, T, D, BKV, CAPPED, SUFFIX)                                                                 \
+    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) nsa_fwd_stats_##TN##_d##D##_b##BKV##SUFFIX(          \
+        const T* Q, const T* K, float2* part, const int* order, const int* colPtr, const int* colTok,                 \
+        const int* colSlot, int H, int Hkv, int Tn, int nkv, int S, float scale, float softcap) {                     \
+        saw::nsa_fwd_gather<T, D, BKV, CAPPED, false>(Q, K, nullptr, nullptr, part, nullptr, order, colPtr, colTok,   \
+                                                      colSlot, H, Hkv, Tn, nkv, S, scale, softcap);                  \
+    }                                                                                                                \
+    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) nsa_fwd_pv_##TN##_d##D##_b##BKV##SUFFIX(             \
+        const T* Q, const T* K, const T* V, const float* LSE, float* Oacc, const int* order, const int* colPtr,       \
+        const int* colTok, int H, int Hkv, int Tn, int nkv, float scale, float softcap) {                              \
+        saw::nsa_fwd_gather<T, D, BKV, CAPPED, true>(Q, K, V, LSE, nullptr, Oacc, order, colPtr, colTok, nullptr, H,  \
+                                                     Hkv, Tn, nkv, 0, scale, softcap);                               \
+    }
+
+#define SAW_NSA_GATHER_BLOCK(TN, T, D, BKV)         \
+    SAW_NSA_GATHER(TN, T, D, BKV, false, )          \
+    SAW_NSA_GATHER(TN, T, D, BKV, true, _softcap)
+
+#define SAW_NSA_GATHER_BLOCKS(TN, T, D)  \
+    SAW_NSA_GATHER_BLOCK(TN, T, D, 32)   \
+    SAW_NSA_GATHER_BLOCK(TN, T, D, 64)   \
+    SAW_NSA_GATHER_BLOCK(TN, T, D, 128)
+
+SAW_NSA_GATHER_BLOCKS(bf16, __nv_bfloat16, 64)
+SAW_NSA_GATHER_BLOCKS(bf16, __nv_bfloat16, 128)
+SAW_NSA_GATHER_BLOCKS(fp16, __half, 64)
+SAW_NSA_GATHER_BLOCKS(fp16, __half, 128)
+
+extern "C" __global__ void nsa_fwd_lse(const float2* part, float* LSE, const int* indices, const int* counts, int H,
+                                       int Hkv, int Tn, int S, long long rows) {
+    saw::nsa_fwd_lse(part, LSE, indices, counts, H, Hkv, Tn, S, rows);
+}

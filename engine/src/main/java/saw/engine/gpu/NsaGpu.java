@@ -25,12 +25,47 @@ public final class NsaGpu implements NsaKernels {
     private static final short NAN16 = (short) 0xffff;
     private static final int NAN32 = 0x7fc00000;
 
+    /** The forward's loop order; the backward always gathers per kv-block. */
+    public enum Forward {
+        /** Per 64-row tile over the union of its tokens' blocks (NSA's order, K/V shared within the tile). */
+        TILE,
+        /** Per kv-block over the tokens that chose it (FSA's order): a stats pass, LSE, then P V with fp32 atomics. */
+        GATHER;
+
+        public static final String PROPERTY = "saw.nsa.fwd";
+        public static final String ENV = "SAW_NSA_FWD";
+
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile or gather), else TILE. */
+        public static Forward configured() {
+            String v = System.getProperty(PROPERTY, System.getenv(ENV));
+            if (v == null || v.isBlank()) {
+                return TILE;
+            }
+            for (Forward f : values()) {
+                if (f.name().equalsIgnoreCase(v.trim())) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile or gather");
+        }
+    }
+
     private final CudaDevice cuda;
     private final String description;
+    private Forward forward = Forward.configured();
 
     private NsaGpu(CudaDevice cuda, String description) {
         this.cuda = cuda;
         this.description = description;
+    }
+
+    /** The forward loop order from now on. */
+    public void forwardOrder(Forward order) {
+        this.forward = order;
+    }
+
+    public Forward forwardOrder() {
+        return forward;
     }
 
     /**
@@ -91,6 +126,36 @@ public final class NsaGpu implements NsaKernels {
                 (long) p.batch() * p.kvHeads() * numKvBlocks, block / 16 * 32, smem);
     }
 
+    static LaunchShape statsShape(AttentionProblem p, int block, int numKvBlocks) {
+        int d = p.headDim();
+        int rows = NsaTables.ROWS;
+        int warps = block / 16;
+        int smem = (block * d + 2 * rows * d) * 2 + gatherScratch(warps);
+        return new LaunchShape("nsa_fwd_stats_" + p.dtype().label() + "_d" + d + "_b" + block + (p.softcap() > 0 ? "_softcap" : ""),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, warps * 32, smem);
+    }
+
+    static LaunchShape pvShape(AttentionProblem p, int block, int numKvBlocks) {
+        int d = p.headDim();
+        int rows = NsaTables.ROWS;
+        int warps = block / 16;
+        int smem = (2 * block * d + 2 * rows * d + block * rows) * 2 + gatherScratch(warps);
+        return new LaunchShape("nsa_fwd_pv_" + p.dtype().label() + "_d" + d + "_b" + block + (p.softcap() > 0 ? "_softcap" : ""),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, warps * 32, smem);
+    }
+
+    /** LSE and row stats, per-warp partials, row max, tokens and 64-bit row indices (nsa_fwd_gather in nsa.cu). */
+    private static int gatherScratch(int warps) {
+        int rows = NsaTables.ROWS;
+        return 2 * rows * 4 + warps * rows * 4 + rows * 4 + 2 * rows * 4 + 2 * rows * 8;
+    }
+
+    static LaunchShape lseShape(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        return new LaunchShape("nsa_fwd_lse", (rows + KernelCatalog.ELEMENTWISE_THREADS - 1) / KernelCatalog.ELEMENTWISE_THREADS,
+                KernelCatalog.ELEMENTWISE_THREADS, 0);
+    }
+
     /** Every NSA kernel the fatbin should hold. */
     static List<String> allNames() {
         List<String> names = new ArrayList<>();
@@ -100,9 +165,14 @@ public final class NsaGpu implements NsaKernels {
                     names.add(forwardName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
+                    for (String cap : new String[] {"", "_softcap"}) {
+                        names.add("nsa_fwd_stats_" + t.label() + "_d" + d + "_b" + b + cap);
+                        names.add("nsa_fwd_pv_" + t.label() + "_d" + d + "_b" + b + cap);
+                    }
                 }
             }
         }
+        names.add("nsa_fwd_lse");
         return names;
     }
 
@@ -135,17 +205,32 @@ public final class NsaGpu implements NsaKernels {
         final NsaTables tables;
         final LaunchShape fwd;
         final LaunchShape bwd;
+        final Forward order;
+        final LaunchShape stats;
+        final LaunchShape pv;
 
-        Plan(AttentionProblem p, NsaSelection sel, boolean backward) {
+        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order) {
             String why = unsupported(p, sel);
             if (why != null) {
                 throw new IllegalArgumentException(why);
             }
             this.p = p;
             this.sel = sel;
-            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), backward);
+            this.order = order;
+            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), backward || order == Forward.GATHER);
             this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
             this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());
+            this.stats = statsShape(p, sel.blockSize(), sel.numKvBlocks());
+            this.pv = pvShape(p, sel.blockSize(), sel.numKvBlocks());
+        }
+
+        /** The gather forward's scratch: (max, sum) per (row, slot), and the fp32 O accumulator. */
+        long partBytes() {
+            return order == Forward.GATHER ? 8L * p.batch() * p.heads() * p.seqQ() * sel.maxSelected() : 4;
+        }
+
+        long oAccBytes() {
+            return order == Forward.GATHER ? 4L * AttentionInputs.qSize(p) : 4;
         }
     }
 
@@ -158,8 +243,15 @@ public final class NsaGpu implements NsaKernels {
         final DeviceBuffer order;
         final DeviceBuffer colPtr;
         final DeviceBuffer colTok;
+        final DeviceBuffer colSlot;
+        final DeviceBuffer indices;
+        final DeviceBuffer counts;
+        final DeviceBuffer part;
+        final DeviceBuffer oAcc;
 
-        DeviceTables(CudaDevice cuda, NsaTables t) {
+        DeviceTables(CudaDevice cuda, Plan plan) {
+            NsaTables t = plan.tables;
+            boolean gather = plan.order == Forward.GATHER;
             try {
                 tilePtr = add(cuda.upload("NSA tile pointers", t.tilePtr));
                 tileBlk = add(cuda.upload("NSA tile blocks", t.tileBlk));
@@ -167,6 +259,11 @@ public final class NsaGpu implements NsaKernels {
                 order = add(cuda.upload("NSA block order", t.order));
                 colPtr = add(cuda.upload("NSA block pointers", t.colPtr));
                 colTok = add(cuda.upload("NSA block tokens", t.colTok));
+                colSlot = add(cuda.upload("NSA block slots", t.colSlot));
+                indices = add(cuda.upload("NSA block_indices", gather ? plan.sel.indices() : new int[0]));
+                counts = add(cuda.upload("NSA block_counts", gather ? plan.sel.counts() : new int[0]));
+                part = add(cuda.buffer("NSA row stats per block", plan.partBytes()));
+                oAcc = add(cuda.buffer("O accumulator", plan.oAccBytes()));
             } catch (RuntimeException e) {
                 close();
                 throw e;
@@ -187,13 +284,13 @@ public final class NsaGpu implements NsaKernels {
 
     private AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
         AttentionProblem p = in.problem();
-        Plan plan = new Plan(p, sel, backward);
+        Plan plan = new Plan(p, sel, backward, forward);
         cuda.makeCurrent();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
         int kvn = (int) AttentionInputs.kvSize(p);
         int rows = p.batch() * p.heads() * p.seqQ();
-        try (DeviceTables t = new DeviceTables(cuda, plan.tables);
+        try (DeviceTables t = new DeviceTables(cuda, plan);
              DeviceBuffer q = upload("Q", p.dtype(), in.q());
              DeviceBuffer k = upload("K", p.dtype(), in.k());
              DeviceBuffer v = upload("V", p.dtype(), in.v());
@@ -226,8 +323,21 @@ public final class NsaGpu implements NsaKernels {
     private void launchForward(Plan plan, DeviceTables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
                                DeviceBuffer lse) {
         AttentionProblem p = plan.p;
-        cuda.launch(plan.fwd, q, k, v, o, lse, t.tilePtr, t.tileBlk, t.tileMask, p.heads(), p.kvHeads(), p.seqQ(),
-                plan.tables.tilesPerPlane, (float) p.scale(), (float) p.softcap());
+        if (plan.order == Forward.TILE) {
+            cuda.launch(plan.fwd, q, k, v, o, lse, t.tilePtr, t.tileBlk, t.tileMask, p.heads(), p.kvHeads(), p.seqQ(),
+                    plan.tables.tilesPerPlane, (float) p.scale(), (float) p.softcap());
+            return;
+        }
+        int nkv = plan.sel.numKvBlocks();
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        t.oAcc.fill32("O accumulator", 0);
+        cuda.launch(plan.stats, q, k, t.part, t.order, t.colPtr, t.colTok, t.colSlot, p.heads(), p.kvHeads(), p.seqQ(), nkv,
+                plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());
+        cuda.launch(lseShape(p), t.part, lse, t.indices, t.counts, p.heads(), p.kvHeads(), p.seqQ(), plan.sel.maxSelected(),
+                rows);
+        cuda.launch(plan.pv, q, k, v, lse, t.oAcc, t.order, t.colPtr, t.colTok, p.heads(), p.kvHeads(), p.seqQ(), nkv,
+                (float) p.scale(), (float) p.softcap());
+        cuda.launch(KernelCatalog.backwardDq(p), t.oAcc, o, rows * p.headDim(), 1f);
     }
 
     private void launchBackward(Plan plan, DeviceTables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
@@ -263,7 +373,7 @@ public final class NsaGpu implements NsaKernels {
      * timed after one untimed forward. Runs rotate over input sets as {@link GpuBackend}'s do, so L2 does not hold them.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
-        Plan plan = new Plan(p, sel, pass == Pass.BWD);
+        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward);
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);
@@ -287,7 +397,7 @@ public final class NsaGpu implements NsaKernels {
             long kvn = AttentionInputs.kvSize(p);
             long rows = (long) p.batch() * p.heads() * p.seqQ();
             int count = GpuBackend.inputSets(p, pass);
-            this.tables = new DeviceTables(cuda, plan.tables);
+            this.tables = new DeviceTables(cuda, plan);
             try {
                 for (int s = 0; s < count; s++) {
                     DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
@@ -330,7 +440,8 @@ public final class NsaGpu implements NsaKernels {
 
         @Override
         public String kernelName() {
-            return pass == Pass.FWD ? plan.fwd.kernel() : plan.bwd.kernel();
+            return pass == Pass.BWD ? plan.bwd.kernel() : plan.order == Forward.TILE ? plan.fwd.kernel()
+                    : plan.stats.kernel() + "+" + plan.pv.kernel();
         }
 
         @Override

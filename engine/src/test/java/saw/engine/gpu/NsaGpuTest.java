@@ -63,6 +63,14 @@ class NsaGpuTest {
                     }
                 }
             }
+            for (int e = 0; e < t.colPtr.length - 1; e++) {
+                int kb = e % sel.numKvBlocks();
+                int plane = e / sel.numKvBlocks();
+                for (int at = t.colPtr[e]; at < t.colPtr[e + 1]; at++) {
+                    assertEquals(kb, sel.block(plane / kvHeads, t.colTok[at], plane % kvHeads, t.colSlot[at]),
+                            "slot of entry " + at + ", seed " + seed);
+                }
+            }
             int entries = sel.batch() * kvHeads * sel.numKvBlocks();
             assertEquals(entries, t.order.length);
             Set<Integer> seen = new HashSet<>();
@@ -91,6 +99,21 @@ class NsaGpuTest {
     }
 
     @Test
+    void theGatherForwardRunsStatsLseAndPvThenConverts() throws BadSelection {
+        FakeDriver driver = new FakeDriver(1L << 34);
+        driver.kernels.addAll(NsaGpu.allNames());
+        NsaSelection sel = NsaSelections.random(1, 300, 2, 4, 64, 5);
+        AttentionProblem p = new AttentionProblem(1, 8, 2, 300, 300, 64, DType.FP16, 0.1, 20);
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            gpu.forwardOrder(NsaGpu.Forward.GATHER);
+            gpu.forward(AttentionInputs.random(p, 1, false), sel);
+            assertEquals(List.of("nsa_fwd_stats_fp16_d64_b64_softcap", "nsa_fwd_lse", "nsa_fwd_pv_fp16_d64_b64_softcap",
+                    "bwd_dq_fp16"), kernelsOf(driver.launched));
+            assertTrue(driver.live.isEmpty(), "every buffer freed");
+        }
+    }
+
+    @Test
     void unsupportedShapesAreNamed() throws BadSelection {
         NsaSelection sel = NsaSelections.random(1, 100, 2, 4, 16, 5);
         AttentionProblem p = new AttentionProblem(1, 4, 2, 100, 100, 128, DType.BF16, 0.1, 0);
@@ -107,6 +130,7 @@ class NsaGpuTest {
         long master = Long.getLong("saw.test.seed", 0x45AL);
         try (NsaGpu gpu = NsaGpu.open()) {
             for (int n = 0; n < 24; n++) {
+                gpu.forwardOrder(n % 2 == 0 ? NsaGpu.Forward.TILE : NsaGpu.Forward.GATHER);
                 long seed = master * 1_000_003L + n;
                 SplittableRandom rnd = new SplittableRandom(seed);
                 int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
