@@ -5,3 +5,4 @@
 #include "attention_fwd_wgmma.cu"
 #include "attention_bwd_wgmma.cu"
 #include "sinks.cu"
+#include "nsa.cu"
