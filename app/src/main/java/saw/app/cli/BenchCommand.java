@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -105,6 +106,15 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "seed of the random inputs and random blocks (default: 0)")
     long seed;
 
+    @Option(names = "--resume", description = "keep the rows already in --out (an interrupted sweep) and run the rest")
+    boolean resume;
+
+    @Option(names = "--first-row", paramLabel = "K", description = "start at row K of the sweep; the rows before it are not run (--resume sets it)")
+    int firstRow;
+
+    @Mixin
+    RemoteOptions remote;
+
     @Override
     public Integer call() throws ConfigException, IOException {
         MaskConfig config = SpecLoader.load(specName);
@@ -122,19 +132,33 @@ final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }
-        Path outFile = outputFile("--out", out);
-        Path csvFile = csv == null ? null : outputFile("--csv", csv);
-        Path layoutDir = exportFlex == null ? null : layoutFolder();
         PrintWriter err = spec.commandLine().getErr();
+        boolean toStdout = out.equals("-");
+        Path outFile = toStdout ? null : outputFile("--out", out);
+        Path csvFile = csv == null ? null : outputFile("--csv", csv);
+        int first = resume ? RemoteBench.resumeFrom(outFile, points, err) : firstRow;
+        if (first < 0 || first > points.size()) {
+            throw new BadInput("--first-row: " + first + " is not in 0.." + points.size());
+        }
+        if (first == points.size()) {
+            err.println("saw bench: all " + points.size() + " rows are already in " + outFile);
+            return SawCli.OK;
+        }
+        if (remote.active()) {
+            return new RemoteBench(spec, remote, points, first, resume, outFile, csvFile).run();
+        }
+        Path layoutDir = exportFlex == null ? null : layoutFolder();
         try (AttentionBackend backend = openBackend()) {
             BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
-            try (ResultsWriter results = ResultsWriter.create(outFile, env);
-                 ResultsCsv table = csvFile == null ? null : ResultsCsv.create(csvFile)) {
-                err.println("saw bench: " + points.size() + " points on " + backend.name() + " (" + backend.device() + "), "
-                        + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + outFile);
+            try (ResultsWriter results = toStdout ? ResultsWriter.to(spec.commandLine().getOut(), env)
+                    : resume ? ResultsWriter.append(outFile) : ResultsWriter.create(outFile, env);
+                 ResultsCsv table = csvFile == null ? null : RemoteBench.csv(csvFile, outFile, resume)) {
+                err.println("saw bench: " + (points.size() - first) + " points" + (first > 0 ? " (from row " + first + ")" : "")
+                        + " on " + backend.name() + " (" + backend.device() + "), "
+                        + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + (toStdout ? "stdout" : outFile));
                 ProgressBar bar = new ProgressBar(err, System.console() != null);
                 SweepRunner.LayoutSink layouts = layoutDir == null ? (row, point, layout) -> "" : flexExport(layoutDir, outFile, err);
-                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(points, new SweepRunner.Listener() {
+                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(points, first, new SweepRunner.Listener() {
                     @Override
                     public void pointStarted(SweepPoint point, SweepRunner.Progress progress) {
                         bar.update(progress, point.label());
@@ -154,7 +178,7 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 }, () -> Thread.currentThread().isInterrupted());
                 bar.finish();
-                err.println("saw bench: " + outcome.rows() + " rows (" + outcome.failed() + " failed) written to " + outFile);
+                err.println("saw bench: " + outcome.rows() + " rows (" + outcome.failed() + " failed) written to " + (toStdout ? "stdout" : outFile));
             }
         }
         return SawCli.OK;
@@ -179,7 +203,8 @@ final class BenchCommand implements Callable<Integer> {
                     point.problem().batch(), point.problem().heads(), new BlockSize(point.tiles().blockQ(), point.tiles().blockKv()),
                     point.mask());
             ConfigWriter.write(config, dir.resolve("layout-" + row + ".config.json"));
-            return results.getParent().relativize(file).toString();
+            Path base = results == null ? Path.of("").toAbsolutePath() : results.getParent();
+            return base.relativize(file).toString();
         };
     }
 

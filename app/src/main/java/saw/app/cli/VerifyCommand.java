@@ -8,8 +8,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionKernels;
 import saw.engine.attention.AttentionOutputs;
@@ -88,8 +91,17 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--scale", description = "softmax scale; default 1/sqrt(head dim)")
     Double scale;
 
+    @Spec
+    CommandSpec commandSpec;
+
+    @Mixin
+    RemoteOptions remote;
+
     @Override
     public Integer call() throws ConfigException {
+        if (remote.active()) {
+            return remote.runElsewhere(commandSpec);
+        }
         Setup s;
         try {
             s = setup();
