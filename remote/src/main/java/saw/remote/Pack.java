@@ -96,13 +96,14 @@ public record Pack(Path folder, byte[] archive, String sha256, String commit) {
     }
 
     /**
-     * The pack to upload: {@code SAW_PACK} (a folder) when set, else the {@value #FOLDER_BESIDE_JAR} folder beside the
+     * The pack to upload: the system property {@code saw.pack} or else {@code SAW_PACK} (a folder; blank for
+     * none) when set, else the {@value #FOLDER_BESIDE_JAR} folder beside the
      * jar saw runs from; empty when neither exists.
      */
     public static Optional<Path> locate() {
-        String env = System.getenv("SAW_PACK");
-        if (env != null && !env.isBlank()) {
-            return Optional.of(Path.of(env));
+        String set = System.getProperty("saw.pack", System.getenv("SAW_PACK"));
+        if (set != null) {
+            return set.isBlank() ? Optional.empty() : Optional.of(Path.of(set));
         }
         try {
             Path code = Path.of(Pack.class.getProtectionDomain().getCodeSource().getLocation().toURI());

@@ -75,16 +75,18 @@ public final class RemoteSaw implements AutoCloseable {
             return new Installed(p.stamp(), false, 0);
         }
         String staging = "\"$C\"/upload-" + p.sha256().substring(0, 16);
-        String script = Shell.CACHE + "; set -e; mkdir -p " + staging + "; cat > " + staging + "/pack.tar.gz;"
-                + " sum=$(sha256sum " + staging + "/pack.tar.gz | cut -d' ' -f1);"
-                + " if [ \"$sum\" != " + p.sha256() + " ]; then echo \"saw-remote: checksum mismatch: got $sum\" >&2; rm -rf " + staging + "; exit 3; fi;"
-                + " rm -rf " + staging + "/pack; mkdir " + staging + "/pack;"
-                + " tar -xzf " + staging + "/pack.tar.gz -C " + staging + "/pack;"
-                + " echo " + p.sha256() + " > " + staging + "/pack/.saw-pack;"
-                + " rm -rf " + dir + "; mv " + staging + "/pack " + dir + "; rm -rf " + staging + ";"
+        // every step checks its own status: `set -e` is ignored inside a command list whose status is tested
+        String script = Shell.CACHE + "; S=" + staging + "; P=" + dir + ";"
+                + " fail() { s=$?; rm -rf \"$S\"; exit $s; };"
+                + " mkdir -p \"$S\" || fail; cat > \"$S/pack.tar.gz\" || fail;"
+                + " sum=$(sha256sum < \"$S/pack.tar.gz\") || fail; sum=${sum%% *};"
+                + " if [ \"$sum\" != " + p.sha256() + " ]; then echo \"saw-remote: the upload's checksum is $sum, not "
+                + p.sha256() + "\" >&2; rm -rf \"$S\"; exit 3; fi;"
+                + " rm -rf \"$S/pack\"; mkdir \"$S/pack\" && tar -xzf \"$S/pack.tar.gz\" -C \"$S/pack\" || fail;"
+                + " echo " + p.sha256() + " > \"$S/pack/.saw-pack\" || fail;"
+                + " rm -rf \"$P\"; mv \"$S/pack\" \"$P\" || fail; rm -rf \"$S\";"
                 + " for old in \"$C\"/pack-*; do [ \"$old\" = \"$C/" + p.stamp() + "\" ] || rm -rf \"$old\"; done";
-        Connection.Result up = connection.run("( " + script + " ) || { s=$?; rm -rf " + staging + " 2>/dev/null; exit $s; }",
-                new ByteArrayInputStream(p.archive()));
+        Connection.Result up = connection.run(script, new ByteArrayInputStream(p.archive()));
         if (up.status() != 0) {
             throw failure("uploading the " + mib(p.size()) + " pack to ~/.cache/saw/" + p.stamp(), up);
         }

@@ -150,7 +150,7 @@ final class BenchCommand implements Callable<Integer> {
         Path layoutDir = exportFlex == null ? null : layoutFolder();
         try (AttentionBackend backend = openBackend()) {
             BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
-            try (ResultsWriter results = toStdout ? ResultsWriter.to(spec.commandLine().getOut(), env)
+            try (ResultsWriter results = toStdout ? ResultsWriter.to(new StdoutRows(spec.commandLine().getOut()), env)
                     : resume ? ResultsWriter.append(outFile) : ResultsWriter.create(outFile, env);
                  ResultsCsv table = csvFile == null ? null : RemoteBench.csv(csvFile, outFile, resume)) {
                 err.println("saw bench: " + (points.size() - first) + " points" + (first > 0 ? " (from row " + first + ")" : "")
@@ -283,6 +283,35 @@ final class BenchCommand implements Callable<Integer> {
             return DType.parse(dtype);
         } catch (IllegalArgumentException e) {
             throw new BadInput("--dtype: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Standard output for {@code --out -} that fails loudly: a PrintWriter hides write errors, and a remote run whose
+     * connection dropped must stop at its next row instead of timing the rest of the sweep for nobody.
+     */
+    private static final class StdoutRows extends java.io.Writer {
+        private final PrintWriter out;
+
+        StdoutRows(PrintWriter out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(char[] buf, int off, int len) {
+            out.write(buf, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (out.checkError()) {
+                throw new IOException("standard output was closed (the connection that read the rows is gone)");
+            }
+        }
+
+        @Override
+        public void close() {
+            out.flush();
         }
     }
 
