@@ -220,6 +220,13 @@ public final class Workbench {
         submit(probe);
     }
 
+    /** The remote targets dialog; the run panel's backend list is probed again when it closes. */
+    public Stage openRemoteTargets() {
+        Stage dialog = saw.ui.remote.TargetDialog.show(stage, saw.ui.remote.TargetsModel.user(workers), this::detectBackends);
+        windows.add(dialog);
+        return dialog;
+    }
+
     /** Saves the session as closed cleanly and stops the worker threads. */
     public void close() {
         if (workers.isShutdown()) {
@@ -303,7 +310,10 @@ public final class Workbench {
                 }
             }
         });
-        MenuBar bar = new MenuBar(file, edit, view, presets);
+        Menu runMenu = new Menu("Run");
+        runMenu.setId("menu-run");
+        runMenu.getItems().add(item("Remote targets\u2026", "menu-remote-targets", null, this::openRemoteTargets));
+        MenuBar bar = new MenuBar(file, edit, view, presets, runMenu);
         bar.setId("menu-bar");
         return bar;
     }
