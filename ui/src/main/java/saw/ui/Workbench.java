@@ -213,8 +213,11 @@ public final class Workbench {
             }
         };
         probe.setOnSucceeded(e -> {
+            BackendChoice keep = run.backendProperty().get();
             run.backends().setAll(probe.getValue());
-            run.backendProperty().set(probe.getValue().get(0));
+            // probed again (the remote targets changed): the choice made stays, when it is still offered
+            run.backendProperty().set(probe.getValue().stream().filter(b -> keep != null && b.name().equals(keep.name()))
+                    .findFirst().orElse(probe.getValue().get(0)));
         });
         probe.setOnFailed(e -> messages.error("Could not look for backends: " + probe.getException()));
         submit(probe);

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import saw.remote.SshSetup;
+import saw.remote.TestSshServer;
 
 /**
  * A real OpenSSH server for the end-to-end test: Debian's /usr/sbin/sshd started by the test on a free high port

@@ -20,6 +20,8 @@ import saw.engine.bench.BenchRow;
 import saw.engine.bench.ResultsFile;
 import saw.remote.HostKeyPrompt;
 import saw.remote.Pack;
+import saw.remote.TestPack;
+import saw.remote.TestSshServer;
 import saw.remote.RemoteCommand;
 import saw.remote.RemoteRun;
 import saw.remote.RemoteSaw;

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import saw.engine.bench.BenchRow;
 import saw.engine.bench.ResultsFile;
 import saw.remote.Pack;
+import saw.remote.TestPack;
 
 /**
  * The remote path end to end against a real OpenSSH server (started by the test; skipped, with the reason, where

@@ -37,6 +37,8 @@ import saw.remote.Target;
  */
 public final class RemoteSweep extends Task<SweepRunner.Outcome> {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The backend used there: the server's GPU; {@code -Dsaw.remote.backend=cpu} runs on its CPU (for servers without one, and the screenshots). */
+    private static final String BACKEND = System.getProperty("saw.remote.backend", "gpu");
     private final Target target;
     private final Sweep sweep;
     private final SweepRunner.Settings settings;
@@ -177,7 +179,7 @@ public final class RemoteSweep extends Task<SweepRunner.Outcome> {
             a.add(v.pointer() + "=" + v.values().stream().map(RemoteSweep::number).collect(Collectors.joining(",")));
         }
         a.addAll(List.of("--seed", Long.toString(s.seed()), "--reps", Integer.toString(settings.reps()), "--warmup",
-                Integer.toString(settings.warmup()), "--backend", "gpu", "--out", "-"));
+                Integer.toString(settings.warmup()), "--backend", BACKEND, "--out", "-"));
         return a;
     }
 

@@ -76,6 +76,8 @@ public final class TargetDialog extends BorderPane {
         Button trust = new Button("Trust and connect");
         trust.setId("target-trust");
         trust.setOnAction(e -> model.trustAndConnect());
+        trust.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        HBox.setHgrow(keyLine, Priority.ALWAYS);
         HBox keyBox = new HBox(8, keyLine, trust);
         keyBox.visibleProperty().bind(model.unknownKeyProperty().isNotNull());
         keyBox.managedProperty().bind(keyBox.visibleProperty());

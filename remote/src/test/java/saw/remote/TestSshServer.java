@@ -1,4 +1,4 @@
-package saw.app.cli;
+package saw.remote;
 
 import com.jcraft.jsch.JSch;
 import com.jcraft.jsch.KeyPair;
@@ -21,18 +21,17 @@ import org.apache.sshd.server.channel.ChannelSession;
 import org.apache.sshd.server.command.Command;
 import org.apache.sshd.server.config.keys.AuthorizedKeysAuthenticator;
 import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
-import saw.remote.SshSetup;
 
 /**
  * An SSH server in the test JVM (Apache MINA SSHD) on 127.0.0.1 and an ephemeral port, with a throwaway EC host
  * key, one authorized throwaway user key, and exec commands run by /bin/sh with HOME set to a folder of the test:
  * the "remote" is this machine, so its processes can be checked directly.
  */
-final class TestSshServer implements AutoCloseable {
-    final SshServer sshd;
-    final Path home;
-    final Path dir;
-    final Path userKey;
+public final class TestSshServer implements AutoCloseable {
+    public final SshServer sshd;
+    public final Path home;
+    public final Path dir;
+    public final Path userKey;
     private final List<Process> processes = new CopyOnWriteArrayList<>();
 
     private TestSshServer(Path dir) throws Exception {
@@ -53,48 +52,48 @@ final class TestSshServer implements AutoCloseable {
         sshd.start();
     }
 
-    static TestSshServer start(Path dir) throws Exception {
+    public static TestSshServer start(Path dir) throws Exception {
         return new TestSshServer(dir);
     }
 
     /** Writes an EC key pair (KEY and KEY.pub) as ssh-keygen would. */
-    static void writeUserKey(Path key) throws Exception {
+    public static void writeUserKey(Path key) throws Exception {
         KeyPair kp = KeyPair.genKeyPair(new JSch(), KeyPair.ECDSA, 256);
         kp.writePrivateKey(key.toString());
         kp.writePublicKey(key + ".pub", "saw-test");
         kp.dispose();
     }
 
-    int port() {
+    public int port() {
         return sshd.getPort();
     }
 
-    String address() {
+    public String address() {
         return System.getProperty("user.name") + "@127.0.0.1:" + port();
     }
 
     /** The host key's fingerprint as MINA computes it (OpenSSH's SHA256:... form). */
-    String fingerprint() throws Exception {
+    public String fingerprint() throws Exception {
         PublicKey key = sshd.getKeyPairProvider().loadKeys(null).iterator().next().getPublic();
         return KeyUtils.getFingerPrint(BuiltinDigests.sha256, key);
     }
 
     /** A client setup with this server's user key, a known_hosts file of the test and no agent. */
-    SshSetup setup(Path knownHosts, Path key) {
+    public SshSetup setup(Path knownHosts, Path key) {
         return new SshSetup(dir.resolve("no-ssh-config"), knownHosts, List.of(key), Optional.empty());
     }
 
     /** The remote cache folder (~/.cache/saw there). */
-    Path cache() {
+    public Path cache() {
         return home.resolve(".cache").resolve("saw");
     }
 
     /** Cuts every connection, as a network failure would. */
-    void dropConnections() {
+    public void dropConnections() {
         sshd.getActiveSessions().forEach(s -> s.close(true));
     }
 
-    List<Process> processes() {
+    public List<Process> processes() {
         return processes;
     }
 

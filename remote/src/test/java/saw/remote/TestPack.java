@@ -1,4 +1,4 @@
-package saw.app.cli;
+package saw.remote;
 
 import java.io.File;
 import java.io.IOException;
@@ -14,10 +14,10 @@ import java.util.stream.Stream;
  * build's CLI classes and their runtime jars, started with the test's own Java instead of a jlink'd one (the tests
  * do not run jlink). The remote runs real saw commands from it on the CPU backend.
  */
-final class TestPack {
+public final class TestPack {
     private TestPack() {}
 
-    static Path build(Path folder) throws IOException {
+    public static Path build(Path folder) throws IOException {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path lib = Files.createDirectories(folder.resolve("lib"));
         List<String> entries = new ArrayList<>();
