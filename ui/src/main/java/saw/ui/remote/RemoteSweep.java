@@ -45,15 +45,18 @@ public final class RemoteSweep extends Task<SweepRunner.Outcome> {
     private final int points;
     private final Consumer<BenchRow> rows;
     private final Consumer<BenchEnvironment> environment;
+    private final Runnable ended;
 
+    /** {@code ended} runs on this task's thread once the run there is over (also after Cancel, which returns at once). */
     public RemoteSweep(Target target, Sweep sweep, SweepRunner.Settings settings, int points, Consumer<BenchRow> rows,
-            Consumer<BenchEnvironment> environment) {
+            Consumer<BenchEnvironment> environment, Runnable ended) {
         this.target = target;
         this.sweep = sweep;
         this.settings = settings;
         this.points = points;
         this.rows = rows;
         this.environment = environment;
+        this.ended = ended;
     }
 
     @Override
@@ -73,6 +76,7 @@ public final class RemoteSweep extends Task<SweepRunner.Outcome> {
                     + (e.kind() == RemoteException.Kind.UNKNOWN_HOST_KEY ? " (open Run \u203a Remote targets\u2026 to check and trust its key)" : ""), e);
         } finally {
             Files.deleteIfExists(config);
+            ended.run();
         }
     }
 
@@ -153,7 +157,7 @@ public final class RemoteSweep extends Task<SweepRunner.Outcome> {
     }
 
     /** The {@code saw bench} command line of a sweep of the config in {@code config}, rows to standard output. */
-    static List<String> benchArgs(Sweep s, SweepRunner.Settings settings, Path config) {
+    public static List<String> benchArgs(Sweep s, SweepRunner.Settings settings, Path config) {
         List<String> a = new ArrayList<>(List.of("bench", config.toString()));
         a.add("--block");
         a.add(s.tiles().stream().map(KernelTiles::toString).collect(Collectors.joining(",")));

@@ -332,16 +332,15 @@ public final class RunModel {
         } catch (BadSweep e) {
             throw new IllegalStateException(e.getMessage(), e); // checked above, when the points were made
         }
+        Task<?>[] self = new Task<?>[1];
         RemoteSweep t = new RemoteSweep(choice.remote(), planned, settings, points, row -> Platform.runLater(() -> rows.add(row)),
-                env -> Platform.runLater(() -> environment = env));
-        t.runningProperty().addListener((o, was, now) -> {
-            if (!now) {
-                running.set(false);
-                if (t.isCancelled()) {
-                    status.set("Cancelled; the run on " + choice.remote() + " was stopped; " + rows.size() + " finished rows kept.");
-                }
-            }
-        });
+                env -> Platform.runLater(() -> environment = env), () -> Platform.runLater(() -> {
+                    running.set(false);
+                    if (self[0].isCancelled()) {
+                        status.set("Cancelled; the run on " + choice.remote() + " was stopped; " + rows.size() + " finished rows kept.");
+                    }
+                }));
+        self[0] = t;
         return t;
     }
 
