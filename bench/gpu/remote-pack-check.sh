@@ -18,6 +18,8 @@ log="$out/remote-pack.log"
 results=()
 row() { results+=("$(printf '%-34s %-6s %s' "$1" "$2" "$3")"); echo "[$2] $1: $3" | tee -a "$log"; }
 
+backend=${SAW_CHECK_BACKEND:-gpu} # cpu: a dry run of this script on a machine without a GPU, at small sizes
+if [ "$backend" = gpu ]; then seq1=4096 seq2=16384 heads=16 hd=128; else seq1=256 seq2=512 heads=2 hd=32; fi
 home=$(mktemp -d /tmp/saw-remote-home.XXXXXX)
 trap 'rm -rf "$home"' EXIT
 cache="$home/.cache/saw"
@@ -48,21 +50,22 @@ remote() { # remote RUN_ID ARGS... ; stdout and stderr as the client would recei
 }
 
 remote env1 env >"$out/env.out" 2>"$out/env.err"; rc=$?
-gpu=$(awk '/^gpus:/{getline; print; exit}' "$out/env.out" | sed 's/^ *//')
-if [ $rc -eq 0 ] && grep -q '^saw-remote-pid [0-9]' "$out/env.err" && [ -n "$gpu" ]; then
+gpu_of() { awk '/^gpus:/{sub(/^gpus: */, ""); if ($0 == "") {getline; sub(/^ */, "")} print; exit}' "$1"; }
+gpu=$(gpu_of "$out/env.out")
+if [ $rc -eq 0 ] && grep -q '^saw-remote-pid [0-9]' "$out/env.err" && [ -n "$gpu" ] && [ "$gpu" != none ]; then
     row "saw env (non-interactive)" ok "$gpu"
 else
     row "saw env (non-interactive)" FAIL "exit $rc; $(tail -n 2 "$out/env.err" | tr '\n' ' ')"
 fi
-if [ "$gpu" = "" ] || [ "$gpu" = "none" ] || grep -q '^gpus: *none' "$out/env.out"; then
+if [ "$gpu" = "" ] || [ "$gpu" = "none" ]; then
     # a login shell's LD_LIBRARY_PATH is missing from a non-interactive one: say whether that is the reason
-    REMOTE_ENV="LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}" remote env2 env >>"$out/env.out" 2>>"$out/env.err"
-    row "saw env with this LD_LIBRARY_PATH" info "$(awk '/^gpus:/{getline; print; exit}' "$out/env.out" | sed 's/^ *//')"
+    REMOTE_ENV="LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}" remote env2 env >"$out/env2.out" 2>>"$out/env.err"
+    row "saw env with this LD_LIBRARY_PATH" info "gpus: $(gpu_of "$out/env2.out")"
 fi
 
 t0=$(date +%s.%N)
-remote bench1 bench preset:causal --seq 4096 --block 128x64,128x128 --pass fwd,bwd --heads 16 --head-dim 128 \
-    --backend gpu --reps 10 --warmup 3 --out - >"$out/bench.jsonl" 2>"$out/bench.err"; rc=$?
+remote bench1 bench preset:causal --seq "$seq1" --block 128x64,128x128 --pass fwd,bwd --heads "$heads" --head-dim "$hd" \
+    --backend "$backend" --reps 10 --warmup 3 --out - >"$out/bench.jsonl" 2>"$out/bench.err"; rc=$?
 secs=$(awk -v s="$t0" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}')
 parsed=$(python3 - "$out/bench.jsonl" <<'PY' 2>>"$log"
 import json, sys
@@ -83,12 +86,13 @@ else
 fi
 
 # 3. Ctrl-C: SIGINT to the announced pid, after the first row arrived
-remote stop1 bench preset:causal --seq 16384 --density 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 --block 128x64 --pass fwd,bwd \
-    --heads 16 --head-dim 128 --backend gpu --reps 50 --warmup 5 --out - >"$out/stop.jsonl" 2>"$out/stop.err" &
-for _ in $(seq 1 600); do [ "$(wc -l <"$out/stop.jsonl")" -ge 2 ] && break; sleep 0.1; done
+remote stop1 bench preset:causal --seq "$seq2" --density 0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1 --block 128x64 --pass fwd,bwd \
+    --heads "$heads" --head-dim "$hd" --backend "$backend" --reps 50 --warmup 5 --out - >"$out/stop.jsonl" 2>"$out/stop.err" &
+bg=$!
+for _ in $(seq 1 600); do [ "$(wc -l <"$out/stop.jsonl")" -ge 2 ] && break; kill -0 "$bg" 2>/dev/null || break; sleep 0.1; done
 pid=$(sed -n 's/^saw-remote-pid \([0-9]*\)$/\1/p' "$out/stop.err" | head -1)
 t0=$(date +%s.%N)
-[ -n "$pid" ] && kill -INT "$pid"
+[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
 for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 stopped=$(awk -v s="$t0" -v e="$(date +%s.%N)" 'BEGIN{printf "%.1f", e-s}')
 kept=$(( $(wc -l <"$out/stop.jsonl") - 1 ))
