@@ -233,7 +233,7 @@ final class RemoteBench {
     }
 
     private static boolean matches(BenchRow r, SweepPoint p) {
-        return r.config().equals(p.config()) && r.tiles().equals(p.tiles()) && r.pass() == p.pass()
+        return r.config().equals(p.config()) && Double.compare(r.density(), p.density()) == 0 && r.tiles().equals(p.tiles()) && r.pass() == p.pass()
                 && r.problem().seqQ() == p.problem().seqQ() && r.problem().seqKv() == p.problem().seqKv()
                 && r.problem().headDim() == p.problem().headDim() && r.problem().heads() == p.problem().heads()
                 && r.problem().batch() == p.problem().batch() && r.varied().equals(p.varied());
