@@ -65,7 +65,7 @@ public final class RemoteScreenshots {
             ((Button) find(dialog[0], "#target-add")).fire();
             ((Button) find(dialog[0], "#target-connect")).fire();
         });
-        waitFor(() -> find(dialog[0], "#target-trust").isVisible());
+        waitFor(() -> find(dialog[0], "#target-trust").getParent().isVisible());
         settle();
         capture(dialog[0], out.resolve("remote-host-key.png"));
         onFx(() -> ((Button) find(dialog[0], "#target-trust")).fire());
