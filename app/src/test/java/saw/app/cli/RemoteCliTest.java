@@ -242,6 +242,19 @@ class RemoteCliTest {
     }
 
     @Test
+    void aHostAliasOfTheSshConfigGivesHostPortUserAndKey() throws Exception {
+        trust();
+        Path config = dir.resolve("ssh_config");
+        Files.writeString(config, "Host lab-gpu\n  HostName 127.0.0.1\n  Port " + server.port() + "\n  User "
+                + System.getProperty("user.name") + "\n  IdentityFile " + server.userKey + "\n");
+        // no key of its own: the alias's IdentityFile is the only one offered
+        RemoteOptions.setupOverride = new saw.remote.SshSetup(config, knownHosts, List.of(), Optional.empty());
+        CliTest.Run r = saw("env", "--remote", "lab-gpu");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("gpus:"), r.out());
+    }
+
+    @Test
     void aWrongKeyIsOneLine() throws Exception {
         trust();
         Path other = dir.resolve("id_other");
