@@ -5,6 +5,9 @@
 # SAW_PACK_CHARTS=1 adds what `saw chart` needs (java.desktop, JFreeChart, JFreeSVG and the chart classes, run
 # headless): about 16 MB more, 68 MB in all.
 # Then on the GPU machine:  TARGET_DIR/saw env ; TARGET_DIR/run-matrix.sh ; TARGET_DIR/run-timing.sh
+# For remote runs from the desktop (`saw bench ... --remote HOST`, the window's remote targets) build it beside the
+# jar: bench/gpu-pack.sh app/target/gpupack  (saw uploads that folder; it needs a JDK's jlink, so it is built once
+# on a Linux x86-64 build machine and shipped with saw.jar, not by every user).
 set -euo pipefail
 target=${1:?usage: bench/gpu-pack.sh TARGET_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,9 +28,9 @@ modules=java.base,jdk.unsupported,java.logging${charts:+,java.desktop}
 jlink --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
   --compress=2 --output "$target/runtime"
 cp "$engine_jar" "$target/lib/"
-ls presets/target/saw-presets-*.jar app/target/saw-app-*.jar | grep -v -- '-tests\.jar$' | xargs -I{} cp {} "$target/lib/"
+ls presets/target/saw-presets-*.jar remote/target/saw-remote-*.jar app/target/saw-app-*.jar | grep -v -- '-tests\.jar$' | xargs -I{} cp {} "$target/lib/"
 # runtime dependencies of engine + app, minus JavaFX (and, unless SAW_PACK_CHARTS, the chart libraries)
-libs='picocli|jackson-[a-z]+|jcuda|jcuda-natives'${charts:+'|jfreechart|org\.jfree\.svg'}
+libs='picocli|jackson-[a-z]+|jcuda|jcuda-natives|jsch'${charts:+'|jfreechart|org\.jfree\.svg'}
 [[ -n $charts ]] && ls ui/target/saw-ui-*.jar | grep -v -- '-tests\.jar$' | xargs -I{} cp {} "$target/lib/"
 tr ':' '\n' <"$cp_file" | grep -E "/($libs)-[^/]*\.jar\$" \
   | grep -v -- '-natives-[0-9.]*-(windows|apple|linux-(arm|ppc))' | while read -r jar; do cp "$jar" "$target/lib/"; done
@@ -45,3 +48,6 @@ sed -i "s/GIT_COMMIT_AT_PACK/$commit/" "$target/saw"
 chmod +x "$target/saw"
 cp bench/gpu/*.sh bench/gpu-faults.sh "$target/"
 du -sh "$target"
+# `saw ... --remote` uploads this folder as one gzipped tar and refuses one over 64 MiB (saw.remote.Pack)
+packed=$(tar -czf - -C "$target" . | wc -c)
+echo "gpu-pack: $((packed >> 20)) MiB as the remote upload (limit 64 MiB)"

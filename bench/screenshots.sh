@@ -30,6 +30,11 @@ quiet() { grep -v -e 'Unsupported JavaFX configuration' -e 'PlatformImpl startup
 
 mkdir -p "$out"
 java -cp "$cp" saw.tests.Screenshots "$out" 2>&1 | quiet
+# the remote targets dialog and a remote sweep, against the test suite's in-process SSH server
+remote_cp=$(mktemp)
+mvn -q -B -DskipTests -pl tests -am package dependency:build-classpath -Dmdep.outputFile="$remote_cp" -Dmdep.includeScope=test >/dev/null
+java -cp "tests/target/test-classes:$(cat "$remote_cp")" saw.tests.RemoteScreenshots "$out" 2>&1 | quiet
+rm -f "$remote_cp"
 
 echo
 echo "Cold start to a usable window (java -jar app/target/saw.jar, fresh session folder each time):"

@@ -99,7 +99,7 @@ public final class Screenshots {
         Platform.exit();
     }
 
-    private static void capture(Window w, Path file) throws Exception {
+    static void capture(Window w, Path file) throws Exception {
         WritableImage[] img = new WritableImage[1];
         onFx(() -> img[0] = new Robot().getScreenCapture(null, w.getX(), w.getY(), w.getWidth(), w.getHeight(), false));
         BufferedImage b = SwingFXUtils.fromFXImage(img[0], null);
@@ -107,7 +107,7 @@ public final class Screenshots {
         System.out.println("wrote " + file + " (" + b.getWidth() + "x" + b.getHeight() + ")");
     }
 
-    private static void onFx(Runnable r) throws Exception {
+    static void onFx(Runnable r) throws Exception {
         CountDownLatch done = new CountDownLatch(1);
         Throwable[] failure = new Throwable[1];
         Platform.runLater(() -> {
@@ -127,7 +127,7 @@ public final class Screenshots {
         }
     }
 
-    private static void waitFor(BooleanSupplier condition) throws Exception {
+    static void waitFor(BooleanSupplier condition) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600);
         boolean[] ok = new boolean[1];
         while (System.nanoTime() < deadline) {
@@ -141,7 +141,7 @@ public final class Screenshots {
     }
 
     /** Lets a few frames render so the capture shows the finished state. */
-    private static void settle() throws Exception {
+    static void settle() throws Exception {
         for (int i = 0; i < 10; i++) {
             onFx(() -> {});
             Thread.sleep(60);

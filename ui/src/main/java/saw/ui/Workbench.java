@@ -217,11 +217,21 @@ public final class Workbench {
             }
         };
         probe.setOnSucceeded(e -> {
+            BackendChoice keep = run.backendProperty().get();
             run.backends().setAll(probe.getValue());
-            run.backendProperty().set(probe.getValue().get(0));
+            // probed again (the remote targets changed): the choice made stays, when it is still offered
+            run.backendProperty().set(probe.getValue().stream().filter(b -> keep != null && b.name().equals(keep.name()))
+                    .findFirst().orElse(probe.getValue().get(0)));
         });
         probe.setOnFailed(e -> messages.error("Could not look for backends: " + probe.getException()));
         submit(probe);
+    }
+
+    /** The remote targets dialog; the run panel's backend list is probed again when it closes. */
+    public Stage openRemoteTargets() {
+        Stage dialog = saw.ui.remote.TargetDialog.show(stage, saw.ui.remote.TargetsModel.user(workers), this::detectBackends);
+        windows.add(dialog);
+        return dialog;
     }
 
     /** Saves the session as closed cleanly and stops the worker threads. */
@@ -307,7 +317,10 @@ public final class Workbench {
                 }
             }
         });
-        MenuBar bar = new MenuBar(file, edit, view, presets);
+        Menu runMenu = new Menu("Run");
+        runMenu.setId("menu-run");
+        runMenu.getItems().add(item("Remote targets\u2026", "menu-remote-targets", null, this::openRemoteTargets));
+        MenuBar bar = new MenuBar(file, edit, view, presets, runMenu);
         bar.setId("menu-bar");
         return bar;
     }

@@ -126,6 +126,15 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--sinks", description = "time learned sink logits too (GPU only): random fp32 values, one per head")
     boolean sinks;
 
+    @Option(names = "--resume", description = "keep the rows already in --out (an interrupted sweep) and run the rest")
+    boolean resume;
+
+    @Option(names = "--first-row", paramLabel = "K", description = "start at row K of the sweep; the rows before it are not run (--resume sets it)")
+    int firstRow;
+
+    @Mixin
+    RemoteOptions remote;
+
     @Override
     public Integer call() throws ConfigException, IOException {
         if (nsa.given()) {
@@ -149,10 +158,22 @@ final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }
-        Path outFile = outputFile("--out", out);
-        Path csvFile = csv == null ? null : outputFile("--csv", csv);
-        Path layoutDir = exportFlex == null ? null : layoutFolder();
         PrintWriter err = spec.commandLine().getErr();
+        boolean toStdout = out.equals("-");
+        Path outFile = toStdout ? null : outputFile("--out", out);
+        Path csvFile = csv == null ? null : outputFile("--csv", csv);
+        int first = resume ? RemoteBench.resumeFrom(outFile, points, err) : firstRow;
+        if (first < 0 || first > points.size()) {
+            throw new BadInput("--first-row: " + first + " is not in 0.." + points.size());
+        }
+        if (first == points.size()) {
+            err.println("saw bench: all " + points.size() + " rows are already in " + outFile);
+            return SawCli.OK;
+        }
+        if (remote.active()) {
+            return new RemoteBench(spec, remote, points, first, resume, outFile, csvFile).run();
+        }
+        Path layoutDir = exportFlex == null ? null : layoutFolder();
         try (AttentionBackend backend = openBackend()) {
             if (sinks) {
                 if (!(backend instanceof GpuBackend)) {
@@ -163,13 +184,15 @@ final class BenchCommand implements Callable<Integer> {
             List<SweepPoint> planned = backend instanceof GpuBackend && blocks.isEmpty() && !noCache
                     ? tuned((GpuBackend) backend, points, sinks, err) : points;
             BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
-            try (ResultsWriter results = ResultsWriter.create(outFile, env);
-                 ResultsCsv table = csvFile == null ? null : ResultsCsv.create(csvFile)) {
-                err.println("saw bench: " + points.size() + " points on " + backend.name() + " (" + backend.device() + "), "
-                        + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + outFile);
+            try (ResultsWriter results = toStdout ? ResultsWriter.to(new StdoutRows(spec.commandLine().getOut()), env)
+                    : resume ? ResultsWriter.append(outFile) : ResultsWriter.create(outFile, env);
+                 ResultsCsv table = csvFile == null ? null : RemoteBench.csv(csvFile, outFile, resume)) {
+                err.println("saw bench: " + (points.size() - first) + " points" + (first > 0 ? " (from row " + first + ")" : "")
+                        + " on " + backend.name() + " (" + backend.device() + "), "
+                        + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + (toStdout ? "stdout" : outFile));
                 ProgressBar bar = new ProgressBar(err, System.console() != null);
                 SweepRunner.LayoutSink layouts = layoutDir == null ? (row, point, layout) -> "" : flexExport(layoutDir, outFile, err);
-                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(planned, new SweepRunner.Listener() {
+                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(planned, first, new SweepRunner.Listener() {
                     @Override
                     public void pointStarted(SweepPoint point, SweepRunner.Progress progress) {
                         bar.update(progress, point.label());
@@ -189,7 +212,7 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 }, () -> Thread.currentThread().isInterrupted());
                 bar.finish();
-                err.println(summary(outcome, outFile));
+                err.println(summary(outcome, toStdout ? "stdout" : String.valueOf(outFile)));
                 return exitCode(outcome);
             }
         }
@@ -198,8 +221,8 @@ final class BenchCommand implements Callable<Integer> {
     /** Exit status when every point of a sweep failed (a partly failed sweep exits 0 and says so in its last line). */
     static final int NO_POINT_RAN = 3;
 
-    static String summary(SweepRunner.Outcome outcome, Path outFile) {
-        String written = outcome.rows() + " rows (" + outcome.failed() + " failed) written to " + outFile;
+    static String summary(SweepRunner.Outcome outcome, String where) {
+        String written = outcome.rows() + " rows (" + outcome.failed() + " failed) written to " + where;
         if (outcome.failed() == 0) {
             return "saw bench: " + written + (outcome.cancelled() ? "; cancelled before the sweep's end" : "");
         }
@@ -288,7 +311,8 @@ final class BenchCommand implements Callable<Integer> {
                     point.problem().batch(), point.problem().heads(), new BlockSize(point.tiles().blockQ(), point.tiles().blockKv()),
                     point.mask());
             ConfigWriter.write(config, dir.resolve("layout-" + row + ".config.json"));
-            return results.getParent().relativize(file).toString();
+            Path base = results == null ? Path.of("").toAbsolutePath() : results.getParent();
+            return base.relativize(file).toString();
         };
     }
 
@@ -367,6 +391,35 @@ final class BenchCommand implements Callable<Integer> {
             return DType.parse(dtype);
         } catch (IllegalArgumentException e) {
             throw new BadInput("--dtype: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Standard output for {@code --out -} that fails loudly: a PrintWriter hides write errors, and a remote run whose
+     * connection dropped must stop at its next row instead of timing the rest of the sweep for nobody.
+     */
+    private static final class StdoutRows extends java.io.Writer {
+        private final PrintWriter out;
+
+        StdoutRows(PrintWriter out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(char[] buf, int off, int len) {
+            out.write(buf, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (out.checkError()) {
+                throw new IOException("standard output was closed (the connection that read the rows is gone)");
+            }
+        }
+
+        @Override
+        public void close() {
+            out.flush();
         }
     }
 

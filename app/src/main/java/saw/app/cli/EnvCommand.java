@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 import saw.engine.gpu.GpuBackend;
@@ -17,8 +18,14 @@ final class EnvCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    RemoteOptions remote;
+
     @Override
     public Integer call() {
+        if (remote.active()) {
+            return remote.runElsewhere(spec);
+        }
         PrintWriter out = spec.commandLine().getOut();
         try {
             return print(out);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -38,6 +39,9 @@ import saw.engine.tune.Tuner;
 final class TuneCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    RemoteOptions remote;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "SPEC",
             description = "a saw.mask/1 config file or preset:NAME (not needed with --clear)")
@@ -81,6 +85,9 @@ final class TuneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws ConfigException, IOException {
+        if (remote.active()) {
+            return remote.runElsewhere(spec);
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         TuneCache cache = new TuneCache(TuneCache.defaultFile(), w -> err.println("saw tune: warning: " + w));

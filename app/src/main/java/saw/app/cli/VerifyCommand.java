@@ -10,8 +10,10 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionKernels;
 import saw.engine.attention.AttentionOutputs;
@@ -107,8 +109,17 @@ final class VerifyCommand implements Callable<Integer> {
     @Mixin
     NsaArgs nsa;
 
+    @Spec
+    CommandSpec commandSpec;
+
+    @Mixin
+    RemoteOptions remote;
+
     @Override
     public Integer call() throws ConfigException {
+        if (remote.active()) {
+            return remote.runElsewhere(commandSpec);
+        }
         if (nsa.given()) {
             return verifyNsa();
         }

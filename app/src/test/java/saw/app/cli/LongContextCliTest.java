@@ -29,9 +29,9 @@ class LongContextCliTest {
         assertEquals(SawCli.OK, BenchCommand.exitCode(new SweepRunner.Outcome(3, 2, false)));
         assertEquals(BenchCommand.NO_POINT_RAN, BenchCommand.exitCode(new SweepRunner.Outcome(3, 3, false)));
         assertEquals(SawCli.OK, BenchCommand.exitCode(new SweepRunner.Outcome(0, 0, true)));
-        assertTrue(BenchCommand.summary(new SweepRunner.Outcome(3, 2, false), Path.of("r.json"))
+        assertTrue(BenchCommand.summary(new SweepRunner.Outcome(3, 2, false), "r.json")
                 .endsWith("2 of 3 points failed (their rows say why)"));
-        assertTrue(BenchCommand.summary(new SweepRunner.Outcome(3, 0, false), Path.of("r.json")).endsWith("3 rows (0 failed) written to r.json"));
+        assertTrue(BenchCommand.summary(new SweepRunner.Outcome(3, 0, false), "r.json").endsWith("3 rows (0 failed) written to r.json"));
     }
 
     @Test

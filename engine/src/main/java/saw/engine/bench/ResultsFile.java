@@ -76,6 +76,29 @@ public record ResultsFile(String source, BenchEnvironment environment, List<Benc
         return new ResultsFile(source, env, rows, truncation);
     }
 
+    /** One header line as it streams in (a remote run's stdout); {@code where} starts every message. */
+    public static BenchEnvironment parseHeader(String line, String where) throws BadResultsFile {
+        return header(object(line, where), where);
+    }
+
+    /** One row line as it streams in; {@code where} starts every message. */
+    public static BenchRow parseRow(String line, String where) throws BadResultsFile {
+        return ResultsJson.row(object(line, where), where);
+    }
+
+    private static JsonNode object(String line, String where) throws BadResultsFile {
+        JsonNode node;
+        try {
+            node = ResultsJson.MAPPER.readTree(line);
+        } catch (JsonProcessingException e) {
+            throw new BadResultsFile(where + ": not a JSON object (" + e.getOriginalMessage() + ")");
+        }
+        if (node == null || !node.isObject()) {
+            throw new BadResultsFile(where + ": not a JSON object");
+        }
+        return node;
+    }
+
     private static BenchEnvironment header(JsonNode node, String where) throws BadResultsFile {
         JsonNode schema = node.get("schema");
         if (schema == null || !schema.isTextual()) {

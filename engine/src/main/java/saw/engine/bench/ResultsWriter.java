@@ -35,6 +35,32 @@ public final class ResultsWriter implements Consumer<BenchRow>, AutoCloseable {
                 Files.newOutputStream(file, StandardOpenOption.APPEND), StandardCharsets.UTF_8)));
     }
 
+    /** Writes the header and then the rows to {@code out} (e.g. standard output); closing closes {@code out}. */
+    public static ResultsWriter to(Writer out, BenchEnvironment env) throws IOException {
+        ResultsWriter w = new ResultsWriter(out);
+        w.writeLine(ResultsJson.MAPPER.writeValueAsString(ResultsJson.header(env)));
+        return w;
+    }
+
+    /**
+     * Opens an existing results file to append rows after its last complete line; a last line cut short (a run
+     * killed while writing it) is cut off first, so the appended rows start on a line of their own.
+     */
+    public static ResultsWriter append(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        int end = bytes.length;
+        while (end > 0 && bytes[end - 1] != '\n') {
+            end--;
+        }
+        if (end < bytes.length) {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, StandardOpenOption.WRITE)) {
+                ch.truncate(end);
+            }
+        }
+        return new ResultsWriter(new BufferedWriter(new OutputStreamWriter(
+                Files.newOutputStream(file, StandardOpenOption.APPEND), StandardCharsets.UTF_8)));
+    }
+
     /** Appends one row and flushes it to the file. */
     public void write(BenchRow row) throws IOException {
         writeLine(line(row));

@@ -76,15 +76,27 @@ public final class SweepRunner {
     }
 
     public Outcome run(List<SweepPoint> points, Listener listener, BooleanSupplier cancelled) {
+        return run(points, 0, listener, cancelled);
+    }
+
+    /**
+     * Runs the points from index {@code first} on (a resumed sweep: the rows before it are already written); rows
+     * keep their index in the whole sweep, progress and the outcome count only the points run here.
+     */
+    public Outcome run(List<SweepPoint> points, int first, Listener listener, BooleanSupplier cancelled) {
+        if (first < 0 || first > points.size()) {
+            throw new IllegalArgumentException("first row " + first + " is not in 0.." + points.size());
+        }
         long start = System.nanoTime();
         int failed = 0;
+        int total = points.size() - first;
         CompiledPoint compiled = null;
-        for (int i = 0; i < points.size(); i++) {
+        for (int i = first; i < points.size(); i++) {
             if (cancelled.getAsBoolean()) {
-                return new Outcome(i, failed, true);
+                return new Outcome(i - first, failed, true);
             }
             SweepPoint p = points.get(i);
-            listener.pointStarted(p, new Progress(i, points.size(), System.nanoTime() - start));
+            listener.pointStarted(p, new Progress(i - first, total, System.nanoTime() - start));
             BenchRow row;
             try {
                 if (compiled == null || !compiled.matches(p)) {
@@ -98,14 +110,14 @@ public final class SweepRunner {
                 row = failedRow(i, p, current ? compiled.stats : null, current ? compiled.saved : "", "", describe(e));
             }
             if (row == null) {
-                return new Outcome(i, failed, true);
+                return new Outcome(i - first, failed, true);
             }
             if (!row.ok()) {
                 failed++;
             }
-            listener.rowFinished(row, new Progress(i + 1, points.size(), System.nanoTime() - start));
+            listener.rowFinished(row, new Progress(i + 1 - first, total, System.nanoTime() - start));
         }
-        return new Outcome(points.size(), failed, false);
+        return new Outcome(total, failed, false);
     }
 
     /** The row of one point, or null when cancelled part way. */

@@ -47,6 +47,7 @@ import saw.engine.guard.Estimate;
 import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.TileLayout;
+import saw.ui.remote.RemoteSweep;
 
 /**
  * The run panel's view-model: a sweep of the open config (one swept parameter, tile sizes, passes, shapes) on one
@@ -278,7 +279,7 @@ public final class RunModel {
         running.set(true);
         progress.set(0);
         status.set("Opening the " + choice.name() + " backend\u2026");
-        task = new Task<>() {
+        task = choice.remote() != null ? remoteSweep(choice, config, settings, points.size()) : new Task<>() {
             @Override
             protected SweepRunner.Outcome call() {
                 // running ends when this thread is done, after every row it posted (a cancelled task returns early)
@@ -321,6 +322,26 @@ public final class RunModel {
             fail("The sweep stopped: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
         });
         executor.execute(task);
+    }
+
+    /** The sweep on a remote target: rows arrive as the server finishes them; running ends with the task. */
+    private Task<SweepRunner.Outcome> remoteSweep(BackendChoice choice, MaskConfig config, SweepRunner.Settings settings, int points) {
+        Sweep planned;
+        try {
+            planned = sweep(config);
+        } catch (BadSweep e) {
+            throw new IllegalStateException(e.getMessage(), e); // checked above, when the points were made
+        }
+        Task<?>[] self = new Task<?>[1];
+        RemoteSweep t = new RemoteSweep(choice.remote(), planned, settings, points, row -> Platform.runLater(() -> rows.add(row)),
+                env -> Platform.runLater(() -> environment = env), () -> Platform.runLater(() -> {
+                    running.set(false);
+                    if (self[0].isCancelled()) {
+                        status.set("Cancelled; the run on " + choice.remote() + " was stopped; " + rows.size() + " finished rows kept.");
+                    }
+                }));
+        self[0] = t;
+        return t;
     }
 
     private void requestEstimate() {
