@@ -66,8 +66,27 @@ public final class GridPanel extends BorderPane {
         range.getStyleClass().add("muted");
         ToolBar tools = new ToolBar(fit, zoomIn, zoomOut, brush, extra, exportPng);
         setTop(tools);
-        setCenter(view);
-        HBox status = new HBox(12, new Legend(), spring, range);
+        Minimap minimap = new Minimap(view);
+        view.afterRedraw = minimap::redraw;
+        minimap.visibleProperty().bind(Bindings.createBooleanBinding(() -> {
+            TileGrid g = view.gridProperty().get();
+            VisibleRange r = view.visibleRangeProperty().get();
+            return g != null && (r.qFrom() > 0 || r.kvFrom() > 0 || r.qTo() < g.numQBlocks() || r.kvTo() < g.numKvBlocks());
+        }, view.gridProperty(), view.visibleRangeProperty()));
+        Button goTo = new Button("Go to pattern");
+        goTo.setId("go-to-pattern");
+        goTo.setTooltip(new Tooltip("Nothing attends in this view: centre it on the nearest PARTIAL or FULL tile"));
+        goTo.setOnAction(e -> view.goToPattern());
+        goTo.visibleProperty().bind(view.showsAttendedProperty().not());
+        javafx.scene.layout.StackPane centre = new javafx.scene.layout.StackPane(view, minimap, goTo);
+        javafx.scene.layout.StackPane.setAlignment(minimap, javafx.geometry.Pos.BOTTOM_RIGHT);
+        javafx.scene.layout.StackPane.setMargin(minimap, new javafx.geometry.Insets(8));
+        javafx.scene.layout.StackPane.setAlignment(goTo, javafx.geometry.Pos.TOP_CENTER);
+        javafx.scene.layout.StackPane.setMargin(goTo, new javafx.geometry.Insets(12));
+        centre.setMinSize(0, 0);
+        setCenter(centre);
+        Legend legend = new Legend(extra.selectedProperty(), brush.selectedProperty());
+        HBox status = new HBox(12, legend, spring, range);
         status.getStyleClass().add("status-bar");
         setBottom(status);
 

@@ -22,6 +22,25 @@ public final class Messages {
         current.set(new Message(true, text));
     }
 
+    /**
+     * An error that stops being true once {@code changes} changes (e.g. the mask or a field it is about): then it
+     * goes away by itself, unless another message replaced it.
+     */
+    public void error(String text, javafx.beans.Observable changes) {
+        Message m = new Message(true, text);
+        current.set(m);
+        javafx.beans.InvalidationListener clear = new javafx.beans.InvalidationListener() {
+            @Override
+            public void invalidated(javafx.beans.Observable o) {
+                o.removeListener(this);
+                if (current.get() == m) {
+                    current.set(null);
+                }
+            }
+        };
+        changes.addListener(clear);
+    }
+
     public void dismiss() {
         current.set(null);
     }

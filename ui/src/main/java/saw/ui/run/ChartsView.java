@@ -23,7 +23,12 @@ import saw.ui.model.Messages;
 public final class ChartsView extends BorderPane {
     private final ChartViewer viewer = new ChartViewer();
 
-    public ChartsView(ChartsModel model, FileAsker asker, Messages messages, java.util.function.Supplier<Path> folder) {
+    private final javafx.beans.value.ObservableBooleanValue dark;
+
+    /** @param dark whether the window is dark: the chart's background, text and grid lines follow */
+    public ChartsView(ChartsModel model, FileAsker asker, Messages messages, java.util.function.Supplier<Path> folder,
+                      javafx.beans.value.ObservableBooleanValue dark) {
+        this.dark = dark;
         setId("charts-panel");
         viewer.setId("chart-viewer");
         ComboBox<ChartKind> kind = new ComboBox<>();
@@ -72,11 +77,13 @@ public final class ChartsView extends BorderPane {
         StackPane.setAlignment(note, Pos.CENTER);
         setCenter(centre);
         model.chartProperty().addListener((o, a, c) -> show(c));
+        dark.addListener(o -> show(model.chartProperty().get()));
         show(model.chartProperty().get());
     }
 
     private void show(org.jfree.chart.JFreeChart c) {
         if (c != null) {
+            saw.ui.chart.ChartColours.apply(c, dark.get());
             viewer.setChart(c);
         }
         viewer.setVisible(c != null);
