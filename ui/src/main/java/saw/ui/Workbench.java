@@ -112,8 +112,8 @@ public final class Workbench {
                 Bindings.equal(theme, Theme.DARK))));
         centre.setId("centre-tabs");
         SplitPane body = new SplitPane(composerView, centre, inspector);
-        body.setDividerPositions(0.24, 0.78);
-        SplitPane.setResizableWithParent(composerView, false);
+        body.setDividerPositions(0.27, 0.78);
+        // the composer widens with the window (its fields and hints get the room); the inspector keeps its width
         SplitPane.setResizableWithParent(inspector, false);
 
         VBox top = new VBox(menus(), new SizesBar(composer, layout), messageBar());

@@ -117,6 +117,9 @@ final class NodeEditor extends VBox {
             f.addInt("offset", "offset", x.offset(), 0, false,
                     v -> set(path, "Set causal offset", () -> new Mask.Causal(v)));
             Button align = new Button("Align bottom-right (offset = seq_len_kv \u2212 seq_len_q)");
+            align.setMnemonicParsing(false);
+            align.setWrapText(true);
+            align.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
             align.setOnAction(e -> set(path, "Align causal bottom-right", () -> new Mask.Causal(d.seqKv() - d.seqQ())));
             f.addControl("align", "", align);
             f.addNote("j \u2264 i + offset");

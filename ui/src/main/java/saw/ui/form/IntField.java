@@ -50,7 +50,7 @@ public final class IntField extends HBox {
         if (sliderMax > 0) {
             slider = new Slider(0, sliderMax, Math.max(0, Math.min(sliderMax, value)));
             HBox.setHgrow(slider, Priority.ALWAYS);
-            slider.setMinWidth(80);
+            slider.setMinWidth(40);
             slider.valueProperty().addListener((o, a, b) -> {
                 if (slider.isValueChanging()) {
                     text.setText(Integer.toString((int) Math.round(b.doubleValue())));
@@ -79,6 +79,7 @@ public final class IntField extends HBox {
         }
         if (allowUnbounded) {
             unbounded = new CheckBox("unbounded");
+            unbounded.setMinWidth(USE_PREF_SIZE);
             unbounded.setSelected(value < 0);
             text.setDisable(value < 0);
             if (slider != null) {

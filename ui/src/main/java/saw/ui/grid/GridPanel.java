@@ -86,7 +86,9 @@ public final class GridPanel extends BorderPane {
         centre.setMinSize(0, 0);
         setCenter(centre);
         Legend legend = new Legend(extra.selectedProperty(), brush.selectedProperty());
-        HBox status = new HBox(12, legend, spring, range);
+        range.setMinWidth(Region.USE_PREF_SIZE);
+        // the in-view line goes under the legend when both do not fit on one line
+        javafx.scene.layout.FlowPane status = new javafx.scene.layout.FlowPane(16, 2, legend, range);
         status.getStyleClass().add("status-bar");
         setBottom(status);
 
@@ -122,7 +124,7 @@ public final class GridPanel extends BorderPane {
         }
         VisibleRange r = view.visibleRangeProperty().get();
         var lay = c.layout();
-        String text = String.format(Locale.ROOT, "In view: q-blocks %d-%d (tokens %d-%d), kv-blocks %d-%d (tokens %d-%d), %.3g px per tile",
+        String text = String.format(Locale.ROOT, "In view: q-blocks %d-%d (tokens %d-%d), kv-blocks %d-%d (tokens %d-%d), %.3g px/tile",
                 r.qFrom(), Math.max(r.qFrom(), r.qTo() - 1), lay.qStart(Math.min(r.qFrom(), lay.numQBlocks() - 1)),
                 r.qTo() == 0 ? 0 : lay.qEnd(r.qTo() - 1) - 1,
                 r.kvFrom(), Math.max(r.kvFrom(), r.kvTo() - 1), lay.kvStart(Math.min(r.kvFrom(), lay.numKvBlocks() - 1)),

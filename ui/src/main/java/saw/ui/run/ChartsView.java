@@ -68,7 +68,13 @@ public final class ChartsView extends BorderPane {
                 model.exportCsv(p, () -> messages.info("Wrote " + p), messages::error);
             }
         });
-        setTop(new ToolBar(new Label("x"), kind, new Label("y"), metric, log, run, add, clear, new Label("export"), png, svg, csv));
+        // a flow, not a ToolBar: at narrow widths the buttons wrap to a second line instead of hiding behind ">>"
+        javafx.scene.layout.FlowPane tools = new javafx.scene.layout.FlowPane(6, 4, new Label("x"), kind, new Label("y"),
+                metric, log, run, add, clear, new Label("export"), png, svg, csv);
+        tools.getStyleClass().add("chart-tools");
+        tools.setAlignment(Pos.CENTER_LEFT);
+        tools.getChildren().forEach(n -> ((javafx.scene.control.Control) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
+        setTop(tools);
         Label note = new Label();
         note.setId("chart-note");
         note.textProperty().bind(model.noteProperty());

@@ -86,9 +86,9 @@ public final class RunView extends BorderPane {
         form.addRow(r++, new Label("backend"), backend, backendNote);
         form.addRow(r++, new Label("batch, heads, kv heads"), new HBox(4, intField("run-batch", model.batchProperty()),
                 intField("run-heads", model.headsProperty()), intField("run-kv-heads", model.kvHeadsProperty()),
-                new Label("(0 = the config's)")));
+                fit(new Label("(0 = the config's)"))));
         form.addRow(r++, new Label("head dim, dtype"), new HBox(4, headDim, dtype));
-        form.addRow(r++, new Label("passes"), new HBox(8, fwd, bwd));
+        form.addRow(r++, new Label("passes"), new HBox(8, fit(fwd), fit(bwd)));
         form.addRow(r++, new Label("tile sizes"), tiles);
         form.addRow(r++, new Label("sweep"), swept, values);
         form.addRow(r++, new Label("warm-up, repetitions"), new HBox(4, intField("run-warmup", model.warmupProperty()),
@@ -132,12 +132,21 @@ public final class RunView extends BorderPane {
             }
         });
         estimate.setPadding(new Insets(0, 8, 4, 8));
-        HBox actions = new HBox(8, run, cancel, bar, status);
+        // Run and Cancel keep their words; the status wraps instead of losing its ETA
+        status.setWrapText(true);
+        status.setMinWidth(120);
+        HBox actions = new HBox(8, fit(run), fit(cancel), bar, status);
+        HBox.setHgrow(status, javafx.scene.layout.Priority.ALWAYS);
         actions.setAlignment(Pos.CENTER_LEFT);
         actions.setPadding(new Insets(0, 8, 8, 8));
 
         setTop(new VBox(form, estimate, actions));
         setCenter(table(model));
+    }
+
+    private static <T extends javafx.scene.control.Control> T fit(T c) {
+        c.setMinWidth(Region.USE_PREF_SIZE);
+        return c;
     }
 
     private static TextField intField(String id, IntegerProperty p) {
@@ -186,6 +195,10 @@ public final class RunView extends BorderPane {
 
     private static TableColumn<BenchRow, String> text(String name, Function<BenchRow, String> value) {
         TableColumn<BenchRow, String> c = new TableColumn<>(name);
+        // a header never shrinks below its words (the table scrolls sideways instead)
+        javafx.scene.text.Text words = new javafx.scene.text.Text(name);
+        words.setFont(javafx.scene.text.Font.font(null, javafx.scene.text.FontWeight.BOLD, 14));
+        c.setMinWidth(words.getLayoutBounds().getWidth() + 28);
         c.setCellValueFactory(cell -> new ReadOnlyStringWrapper(value.apply(cell.getValue())));
         c.setSortable(false);
         return c;
