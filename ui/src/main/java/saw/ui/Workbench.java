@@ -364,25 +364,57 @@ public final class Workbench {
         dismiss.setOnAction(e -> messages.dismiss());
         HBox.setHgrow(text, Priority.ALWAYS);
         text.setMaxWidth(Double.MAX_VALUE);
-        HBox bar = new HBox(8, text, dismiss);
+        HBox actions = new HBox(6);
+        actions.setAlignment(Pos.CENTER_LEFT);
+        HBox bar = new HBox(8, text, actions, dismiss);
         bar.setAlignment(Pos.CENTER_LEFT);
         bar.getStyleClass().add("message-bar");
         bar.setId("message-bar");
+        javafx.scene.control.Tooltip whole = new javafx.scene.control.Tooltip();
         Runnable show = () -> {
             Messages.Message m = messages.currentProperty().get();
             bar.setVisible(m != null);
             bar.setManaged(m != null);
             bar.getStyleClass().remove("error");
+            actions.getChildren().clear();
             if (m != null) {
-                text.setText(m.text());
+                text.setText(firstLines(m.text(), MESSAGE_LINES));
+                whole.setText(m.text());
+                text.setTooltip(text.getText().equals(m.text()) ? null : whole);
                 if (m.error()) {
                     bar.getStyleClass().add("error");
+                }
+                for (int i = 0; i < m.actions().size(); i++) {
+                    Messages.Action a = m.actions().get(i);
+                    Button b = new Button(a.label());
+                    b.setId("message-action-" + i);
+                    b.setMnemonicParsing(false);
+                    b.setMinWidth(Region.USE_PREF_SIZE);
+                    b.setOnAction(e -> {
+                        messages.dismiss();
+                        a.run().run();
+                    });
+                    actions.getChildren().add(b);
                 }
             }
         };
         messages.currentProperty().addListener(o -> show.run());
         show.run();
         return bar;
+    }
+
+    /** Lines of a message shown above the grid; the rest is in its tooltip (a long list must not push the grid away). */
+    static final int MESSAGE_LINES = 3;
+
+    /** The first {@code n} lines of {@code text}, and how many more there are. */
+    static String firstLines(String text, int n) {
+        String[] lines = text.split("\n");
+        if (lines.length <= n) {
+            return text;
+        }
+        int more = lines.length - n;
+        return String.join("\n", java.util.Arrays.copyOf(lines, n)) + "\n\u2026 and " + more
+                + (more == 1 ? " more line" : " more lines") + " (hover to see all)";
     }
 
     private HBox statusBar() {

@@ -168,17 +168,21 @@ final class NodeEditor extends VBox {
             f.addControl("clear", "", clear);
             rows(f, "cells", x.rows(), rows -> set(path, "Set painted cells", () -> new Mask.Painted(x.blockQ(), x.blockKv(), rows)));
         } else if (m instanceof Mask.And x) {
-            f.addNote(x.children().size() + " children. A pair attends when every child attends. Select it and pick "
+            f.addNote(count(x.children().size(), "child", "children") + ". A pair attends when every child attends. Select it and pick "
                     + "from the palette to add a child.");
         } else if (m instanceof Mask.Or x) {
-            f.addNote(x.children().size() + " children. A pair attends when some child attends.");
+            f.addNote(count(x.children().size(), "child", "children") + ". A pair attends when some child attends.");
         } else if (m instanceof Mask.Not) {
             f.addNote("A pair attends when the child does not.");
         } else if (m instanceof Mask.PerHead x) {
-            f.addNote(x.variants().size() + " variants: head h uses variant h mod " + x.variants().size()
+            f.addNote(count(x.variants().size(), "variant", "variants") + ": head h uses variant h mod " + x.variants().size()
                     + ". Pick the head shown on the grid above it.");
         }
         return f;
+    }
+
+    static String count(int n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
     }
 
     private interface BlockCommit {

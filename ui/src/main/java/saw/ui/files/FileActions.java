@@ -439,12 +439,46 @@ public final class FileActions {
     // ---- internals ----
 
     private void read(Path p) {
-        run(() -> ConfigReader.read(p), config -> {
+        // one of saw's own exports is recognised by its header and offered what makes sense, not read as a config
+        run(() -> {
+            ExportFile export = ExportFile.recognise(p);
+            return export != null ? export : ConfigReader.read(p);
+        }, result -> {
+            if (result instanceof ExportFile export) {
+                offerExport(p, export);
+                return;
+            }
+            MaskConfig config = (MaskConfig) result;
             composer.open(config);
             file.set(p);
             recent.set(SessionStore.withRecent(recent.get(), p));
             messages.info("Opened " + p);
         }, messages::error);
+    }
+
+    private void offerExport(Path p, ExportFile e) {
+        Path config = ExportFile.configBeside(p, e.formatName());
+        List<Messages.Action> actions = new java.util.ArrayList<>();
+        String offer;
+        if (config != null) {
+            actions.add(new Messages.Action("Open " + config.getFileName(), () -> open(config)));
+            offer = "open " + config.getFileName() + " beside it";
+        } else {
+            offer = "open the config it was exported from";
+        }
+        if (e.importable()) {
+            String name = p.getFileName().toString().replaceFirst("(?i)\\.json$", "");
+            actions.add(new Messages.Action("Import as block_list mask", () -> whenChangesAreSafe(() -> run(
+                    () -> e.importAsBlockList(p, name), imported -> {
+                        composer.open(imported);
+                        composer.history().markUnsaved();
+                        file.set(null);
+                        messages.info("Imported the tiles of " + p.getFileName() + " as a block_list mask (unsaved).");
+                    }, "Could not import " + p.getFileName() + ": "))));
+            offer += ", or import its layout as a block_list mask";
+        }
+        messages.offer(p.getFileName() + " is saw's " + e.formatName() + " export of a " + e.seqQ() + " x " + e.seqKv()
+                + " layout (tiles " + e.blockQ() + "x" + e.blockKv() + "), not a mask config: " + offer + ".", actions);
     }
 
     private void save(Runnable then) {
@@ -457,9 +491,17 @@ public final class FileActions {
 
     private void saveAs(Runnable then) {
         Path p = asker.saveAs("Save mask config", composer.composition().name() + ".json", "json", folder());
-        if (p != null) {
-            write(p, then);
+        if (p == null) {
+            return;
         }
+        MaskConfig c = composer.composition();
+        String stem = p.getFileName().toString().replaceFirst("(?i)\\.json$", "");
+        if (c.name().equals(Configs.starter().name()) && !stem.isBlank()) {
+            // a new mask takes its name from the file it is first saved to
+            composer.history().execute("Name it " + stem, new MaskConfig(stem, c.description(), c.seqLenQ(),
+                    c.seqLenKv(), c.batch(), c.heads(), c.block(), c.mask()));
+        }
+        write(p, then);
     }
 
     private void write(Path p, Runnable then) {

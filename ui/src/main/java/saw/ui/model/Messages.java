@@ -5,8 +5,19 @@ import javafx.beans.property.ReadOnlyObjectWrapper;
 
 /** The one message the window shows above the grid: what a file action did, or what went wrong and where. */
 public final class Messages {
-    /** A message; errors keep showing until dismissed or replaced. */
-    public record Message(boolean error, String text) {}
+    /** A message; errors keep showing until dismissed or replaced. Actions show as buttons beside it. */
+    public record Message(boolean error, String text, java.util.List<Action> actions) {
+        public Message(boolean error, String text) {
+            this(error, text, java.util.List.of());
+        }
+
+        public Message {
+            actions = java.util.List.copyOf(actions);
+        }
+    }
+
+    /** Something the user can do about a message, e.g. "Open causal.json". */
+    public record Action(String label, Runnable run) {}
 
     private final ReadOnlyObjectWrapper<Message> current = new ReadOnlyObjectWrapper<>(this, "current");
 
@@ -39,6 +50,11 @@ public final class Messages {
             }
         };
         changes.addListener(clear);
+    }
+
+    /** A message with actions offered beside it; choosing one dismisses the message. */
+    public void offer(String text, java.util.List<Action> actions) {
+        current.set(new Message(false, text, actions));
     }
 
     public void dismiss() {

@@ -47,7 +47,7 @@ public final class RunView extends BorderPane {
         backendNote.setWrapText(true);
         backendNote.setMaxWidth(520);
         backendNote.textProperty().bind(Bindings.createStringBinding(() -> model.backendProperty().get() == null
-                ? "" : model.backendProperty().get().description(), model.backendProperty()));
+                ? "" : RunModel.inWindowWords(model.backendProperty().get().description()), model.backendProperty()));
 
         ComboBox<Integer> headDim = new ComboBox<>();
         headDim.getItems().addAll(64, 128);
@@ -89,7 +89,21 @@ public final class RunView extends BorderPane {
                 fit(new Label("(0 = the config's)"))));
         form.addRow(r++, new Label("head dim, dtype"), new HBox(4, headDim, dtype));
         form.addRow(r++, new Label("passes"), new HBox(8, fit(fwd), fit(bwd)));
-        form.addRow(r++, new Label("tile sizes"), tiles);
+        Label tilesProblem = new Label();
+        tilesProblem.setId("run-tiles-error");
+        tilesProblem.getStyleClass().add("field-error");
+        tilesProblem.textProperty().bind(model.tilesProblemProperty());
+        tilesProblem.visibleProperty().bind(model.tilesProblemProperty().isNotEmpty());
+        tilesProblem.managedProperty().bind(tilesProblem.visibleProperty());
+        tilesProblem.setWrapText(true);
+        tilesProblem.setMaxWidth(520);
+        model.tilesProblemProperty().addListener((o, a, b) -> {
+            tiles.getStyleClass().remove("invalid");
+            if (!b.isEmpty()) {
+                tiles.getStyleClass().add("invalid");
+            }
+        });
+        form.addRow(r++, new Label("tile sizes"), tiles, tilesProblem);
         form.addRow(r++, new Label("sweep"), swept, values);
         form.addRow(r++, new Label("warm-up, repetitions"), new HBox(4, intField("run-warmup", model.warmupProperty()),
                 intField("run-reps", model.repsProperty())));
@@ -100,7 +114,8 @@ public final class RunView extends BorderPane {
         Button run = new Button("Run");
         run.setId("run-start");
         run.setDefaultButton(false);
-        run.disableProperty().bind(model.runningProperty().or(model.estimateFitsProperty().not()));
+        run.disableProperty().bind(model.runningProperty().or(model.estimateFitsProperty().not())
+                .or(model.tilesProblemProperty().isNotEmpty()));
         run.setOnAction(e -> model.run(composer.composition()));
         Button cancel = new Button("Cancel");
         cancel.setId("run-cancel");
@@ -132,6 +147,8 @@ public final class RunView extends BorderPane {
             }
         });
         estimate.setPadding(new Insets(0, 8, 4, 8));
+        // two lines kept whether or not there is an estimate, so Run does not jump as it comes and goes
+        estimate.setMinHeight(40);
         // Run and Cancel keep their words; the status wraps instead of losing its ETA
         status.setWrapText(true);
         status.setMinWidth(120);
