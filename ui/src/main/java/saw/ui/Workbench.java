@@ -107,7 +107,9 @@ public final class Workbench {
         ComposerView composerView = new ComposerView(composer);
         centre = new TabPane(tab("Grid", grid), lazyTab("Run", () -> {
             detectBackends();
-            return new RunView(run, composer);
+            RunView view = new RunView(run, composer);
+            view.setConfirm(dialogs::confirm);
+            return view;
         }), lazyTab("Charts", () -> new ChartsView(charts, dialogs, messages, files::folder,
                 Bindings.equal(theme, Theme.DARK))));
         centre.setId("centre-tabs");

@@ -29,6 +29,8 @@ import saw.ui.model.NodePath;
  */
 final class NodeEditor extends VBox {
     private final ComposerModel model;
+    /** The last bounded value of each field that has an "unbounded" box, by node path and key, across rebuilds. */
+    private final java.util.Map<String, Integer> boundedValues = new java.util.HashMap<>();
     private final Label title = new Label();
     private final Label nodeProblems = new Label();
     private Object shown;
@@ -125,9 +127,11 @@ final class NodeEditor extends VBox {
             f.addNote("j \u2264 i + offset");
         } else if (m instanceof Mask.SlidingWindow x) {
             f.addInt("left", "left", x.left(), d.seqKv(), true,
-                    v -> set(path, "Set window left", () -> new Mask.SlidingWindow(v, x.right())));
+                    v -> set(path, "Set window left", () -> new Mask.SlidingWindow(v, x.right())))
+                    .rememberBounded(boundedValues, path + "/left");
             f.addInt("right", "right", x.right(), d.seqKv(), true,
-                    v -> set(path, "Set window right", () -> new Mask.SlidingWindow(x.left(), v)));
+                    v -> set(path, "Set window right", () -> new Mask.SlidingWindow(x.left(), v)))
+                    .rememberBounded(boundedValues, path + "/right");
             f.addNote("i \u2212 left \u2264 j \u2264 i + right");
         } else if (m instanceof Mask.ChunkedCausal x) {
             f.addInt("chunk", "chunk", x.chunk(), longest, false,

@@ -97,6 +97,23 @@ public final class IntField extends HBox {
         }
     }
 
+    /**
+     * Keeps the last bounded value in {@code memory} under {@code key}, so that it outlives this field: editors are
+     * rebuilt after every edit, and unticking "unbounded" must bring back the value from before it was ticked.
+     */
+    public void rememberBounded(java.util.Map<String, Integer> memory, String key) {
+        this.memory = memory;
+        this.memoryKey = key;
+        if (committed >= 0) {
+            memory.put(key, committed);
+        } else if (memory.containsKey(key)) {
+            lastBounded = memory.get(key);
+        }
+    }
+
+    private java.util.Map<String, Integer> memory;
+    private String memoryKey;
+
     public TextField textField() {
         return text;
     }
@@ -133,6 +150,9 @@ public final class IntField extends HBox {
             committed = v;
             if (v >= 0) {
                 lastBounded = v;
+                if (memory != null) {
+                    memory.put(memoryKey, v);
+                }
             }
             row.showError(null);
         } else {

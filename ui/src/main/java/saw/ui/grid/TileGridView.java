@@ -379,8 +379,11 @@ public final class TileGridView extends Region {
     }
 
     private void onPressed(MouseEvent e) {
-        focusedAtPress = isFocused();
+        // the scene's focus owner, not isFocused(): a tooltip's popup may hold the window focus for a moment
+        focusedAtPress = getScene() != null && getScene().getFocusOwner() == this;
         requestFocus();
+        // the press is the grid's: passed on, the tab pane around it would take the focus back
+        e.consume();
         pressX = dragX = e.getX();
         pressY = dragY = e.getY();
         moved = false;

@@ -29,6 +29,13 @@ import saw.ui.model.ComposerModel;
  * Cancel with a progress bar and ETA; the results table filling as rows finish.
  */
 public final class RunView extends BorderPane {
+    private java.util.function.BiPredicate<String, String> confirm = (title, question) -> true;
+
+    /** Asks before a new run replaces the rows in the table (title, question); without it, runs replace them. */
+    public void setConfirm(java.util.function.BiPredicate<String, String> confirm) {
+        this.confirm = confirm;
+    }
+
     public RunView(RunModel model, ComposerModel composer) {
         getStyleClass().add("run-panel");
         setId("run-panel");
@@ -116,7 +123,13 @@ public final class RunView extends BorderPane {
         run.setDefaultButton(false);
         run.disableProperty().bind(model.runningProperty().or(model.estimateFitsProperty().not())
                 .or(model.tilesProblemProperty().isNotEmpty()));
-        run.setOnAction(e -> model.run(composer.composition()));
+        run.setOnAction(e -> {
+            int kept = model.rows().size();
+            if (kept == 0 || confirm.test("Run again", "A new run replaces the " + kept + (kept == 1 ? " row" : " rows")
+                    + " in the table (export them as CSV from the Charts tab first to keep them); run again?")) {
+                model.run(composer.composition());
+            }
+        });
         Button cancel = new Button("Cancel");
         cancel.setId("run-cancel");
         cancel.disableProperty().bind(model.runningProperty().not());
