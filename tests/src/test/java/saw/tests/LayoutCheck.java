@@ -68,8 +68,22 @@ final class LayoutCheck {
                 || n instanceof ProgressBar;
         if (atom && !inVirtualFlow) {
             atoms.add(n);
+            if (n instanceof TextInputControl t && t.getPromptText() == null && t.getText() != null
+                    && !t.getText().isEmpty() && t.getWidth() < 24) {
+                out.add(where + ": " + describe(n) + " is " + Math.round(t.getWidth()) + " px wide, too narrow to show \""
+                        + t.getText() + "\"");
+            }
+            if (n instanceof ComboBoxBase<?> c) {
+                // the chosen value's cell is checked like any label; the rest of a combo box is its own business
+                for (Node part : c.getChildrenUnmodifiable()) {
+                    if (part instanceof Labeled) {
+                        walk(part, where, out, new ArrayList<>(), false);
+                    }
+                }
+                return;
+            }
             if (!(n instanceof Labeled) || n instanceof ButtonBase) {
-                return; // the parts of a field, combo box or button are the control's own business
+                return; // the parts of a field or button are the control's own business
             }
         }
         // rows of tables, lists and trees scroll and are cut by design; their headers are checked

@@ -67,7 +67,11 @@ public final class Screenshots {
         });
         waitFor(() -> wb[0].layout().compiled() != null && !wb[0].layout().busyProperty().get()
                 && wb[0].layout().compiled().composition().equals(wb[0].composer().composition()));
-        onFx(() -> wb[0].grid().view().show(new saw.ui.grid.VisibleRange(2000, 2060, 1960, 2080)));
+        onFx(() -> {
+            wb[0].messages().dismiss();
+            wb[0].grid().view().show(new saw.ui.grid.VisibleRange(2000, 2060, 1960, 2080));
+        });
+        waitFor(() -> !wb[0].root().lookup("#formats-updating").isVisible());
         settle();
         capture(wb[0].stage(), out.resolve("workbench-dark.png"));
         onFx(() -> {

@@ -374,4 +374,30 @@ class WindowTruthTest extends WorkbenchFixture {
         assertEquals("mine", config().name());
         assertEquals("mine", saw.engine.config.ConfigReader.read(file).name());
     }
+
+    @Test
+    void aNewRunAsksBeforeItReplacesTheRowsInTheTable(FxRobot robot) {
+        openConfig(config("small", 256, new Mask.Causal(0)));
+        fxRun(() -> wb.showTab("Run"));
+        waitUntil("a backend is chosen", () -> wb.run().backendProperty().get() != null);
+        fxRun(() -> {
+            var run = wb.run();
+            run.backendProperty().set(run.backends().stream().filter(b -> b.name().equals("cpu")).findFirst().orElseThrow());
+            run.tilesProperty().set("64x64");
+            run.headsProperty().set(1);
+            run.warmupProperty().set(0);
+            run.repsProperty().set(1);
+            run.run(wb.composer().composition());
+        });
+        waitUntil("the run finishes", () -> !wb.run().runningProperty().get() && !wb.run().rows().isEmpty());
+        int rows = fx(() -> wb.run().rows().size());
+        asker.confirm = false;
+        asker.questions.clear();
+        robot.clickOn("#run-start");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(1, asker.questions.size(), "asked before the rows go");
+        assertTrue(asker.questions.get(0).contains(rows + (rows == 1 ? " row" : " rows")), asker.questions.get(0));
+        assertFalse(fx(() -> wb.run().runningProperty().get()), "declined: nothing runs");
+        assertEquals(rows, fx(() -> wb.run().rows().size()), "declined: the rows stay");
+    }
 }

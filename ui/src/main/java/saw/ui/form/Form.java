@@ -98,6 +98,7 @@ public final class Form extends GridPane {
             c.getItems().add(b);
         }
         c.setValue(value);
+        c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         return c;
     }
 

@@ -8,8 +8,6 @@ import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToolBar;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.BorderPane;
-import javafx.scene.layout.HBox;
-import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import saw.engine.mask.TileGrid;
 import java.util.HashSet;
@@ -60,8 +58,6 @@ public final class GridPanel extends BorderPane {
         extra.setId("show-extra");
         extra.setTooltip(new Tooltip("Outline the EMPTY tiles that the ejkernel intervals make a kernel compute"));
         exportPng.setId("export-png");
-        Region spring = new Region();
-        HBox.setHgrow(spring, Priority.ALWAYS);
         range.setId("visible-range");
         range.getStyleClass().add("muted");
         ToolBar tools = new ToolBar(fit, zoomIn, zoomOut, brush, extra, exportPng);
@@ -86,9 +82,10 @@ public final class GridPanel extends BorderPane {
         centre.setMinSize(0, 0);
         setCenter(centre);
         Legend legend = new Legend(extra.selectedProperty(), brush.selectedProperty());
-        range.setMinWidth(Region.USE_PREF_SIZE);
-        // the in-view line goes under the legend when both do not fit on one line
-        javafx.scene.layout.FlowPane status = new javafx.scene.layout.FlowPane(16, 2, legend, range);
+        // the in-view line goes under the legend and wraps when the panel is narrow
+        range.setWrapText(true);
+        range.setMinHeight(Region.USE_PREF_SIZE);
+        javafx.scene.layout.VBox status = new javafx.scene.layout.VBox(2, legend, range);
         status.getStyleClass().add("status-bar");
         setBottom(status);
 

@@ -69,6 +69,14 @@ final class Minimap extends Canvas {
         double y0 = overview.pixelY(v.gridY(0));
         double x1 = overview.pixelX(v.gridX(main.getWidth()));
         double y1 = overview.pixelY(v.gridY(main.getHeight()));
+        // a view far smaller than a map pixel still gets an outline one can see, centred where it is
+        double cx = (x0 + x1) / 2;
+        double cy = (y0 + y1) / 2;
+        double half = 4;
+        x0 = Math.min(x0, cx - half);
+        x1 = Math.max(x1, cx + half);
+        y0 = Math.min(y0, cy - half);
+        y1 = Math.max(y1, cy + half);
         double l = Math.max(0.5, Math.min(SIDE - 1.5, x0));
         double t = Math.max(0.5, Math.min(SIDE - 1.5, y0));
         double r = Math.max(l + 1, Math.min(SIDE - 0.5, x1));

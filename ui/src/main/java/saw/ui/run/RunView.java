@@ -52,7 +52,8 @@ public final class RunView extends BorderPane {
         backendNote.setId("run-backend-note");
         backendNote.getStyleClass().add("muted");
         backendNote.setWrapText(true);
-        backendNote.setMaxWidth(520);
+        backendNote.setMaxWidth(420);
+        backendNote.setMinWidth(160);
         backendNote.textProperty().bind(Bindings.createStringBinding(() -> model.backendProperty().get() == null
                 ? "" : RunModel.inWindowWords(model.backendProperty().get().description()), model.backendProperty()));
 
@@ -76,6 +77,7 @@ public final class RunView extends BorderPane {
         tiles.textProperty().bindBidirectional(model.tilesProperty());
         ComboBox<RunModel.Swept> swept = new ComboBox<>();
         swept.setId("run-swept");
+        swept.setMinWidth(Region.USE_PREF_SIZE);
         swept.valueProperty().bindBidirectional(model.sweptProperty());
         Runnable refreshSweepable = () -> {
             RunModel.Swept keep = swept.getValue();
@@ -183,6 +185,7 @@ public final class RunView extends BorderPane {
         TextField f = new TextField(Integer.toString(p.get()));
         f.setId(id);
         f.setPrefColumnCount(4);
+        f.setMinWidth(Region.USE_PREF_SIZE);
         p.addListener((o, a, b) -> {
             if (!f.getText().trim().equals(Integer.toString(b.intValue()))) {
                 f.setText(Integer.toString(b.intValue()));
