@@ -52,8 +52,7 @@ public final class RunView extends BorderPane {
         backendNote.setId("run-backend-note");
         backendNote.getStyleClass().add("muted");
         backendNote.setWrapText(true);
-        backendNote.setMaxWidth(420);
-        backendNote.setMinWidth(160);
+        backendNote.setMaxWidth(640);
         backendNote.textProperty().bind(Bindings.createStringBinding(() -> model.backendProperty().get() == null
                 ? "" : RunModel.inWindowWords(model.backendProperty().get().description()), model.backendProperty()));
 
@@ -89,10 +88,14 @@ public final class RunView extends BorderPane {
         TextField values = new TextField();
         values.setId("run-values");
         values.setPromptText("e.g. 256, 1024, 4096");
+        values.setPrefColumnCount(16);
+        values.setMinWidth(Region.USE_PREF_SIZE);
         values.textProperty().bindBidirectional(model.valuesProperty());
 
         int r = 0;
-        form.addRow(r++, new Label("backend"), backend, backendNote);
+        form.addRow(r++, new Label("backend"), backend);
+        // the backend's description gets a row of its own, under the choice, as wide as the form
+        form.add(backendNote, 1, r++, 2, 1);
         form.addRow(r++, new Label("batch, heads, kv heads"), new HBox(4, intField("run-batch", model.batchProperty()),
                 intField("run-heads", model.headsProperty()), intField("run-kv-heads", model.kvHeadsProperty()),
                 fit(new Label("(0 = the config's)"))));
