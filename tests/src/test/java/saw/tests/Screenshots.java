@@ -51,7 +51,8 @@ public final class Screenshots {
             var view = wb[0].grid().view();
             view.fit();
             int diag = view.gridProperty().get().numQBlocks() / 3;
-            tokens[0] = wb[0].openTile(new TileRef(diag, diag));
+            // a tile at the window's edge: PARTIAL, so both kinds of pair show
+            tokens[0] = wb[0].openTile(new TileRef(diag, diag + 2));
         });
         settle();
         capture(tokens[0], out.resolve("token-view.png"));

@@ -400,4 +400,22 @@ class WindowTruthTest extends WorkbenchFixture {
         assertFalse(fx(() -> wb.run().runningProperty().get()), "declined: nothing runs");
         assertEquals(rows, fx(() -> wb.run().rows().size()), "declined: the rows stay");
     }
+
+    @Test
+    void theLegendListsEveryMarkTheGridDraws(FxRobot robot) {
+        waitForCompiledCurrent();
+        java.util.function.Supplier<List<String>> shown = () -> fx(() -> robot.lookup("#legend").query()
+                .lookupAll(".label").stream().filter(javafx.scene.Node::isVisible).map(n -> ((Label) n).getText()).toList());
+        assertEquals(List.of("EMPTY", "PARTIAL", "FULL", "outside"), shown.get());
+        robot.clickOn("#show-extra");
+        waitUntil("the extra tiles' entry shows", () -> robot.lookup("#legend").query().lookupAll(".label").stream()
+                .anyMatch(n -> n.isVisible() && ((Label) n).getText().equals("extra (ejkernel)")));
+        int[] colours = fx(() -> wb.grid().view().classColors());
+        javafx.scene.paint.Color mark = fx(() -> (javafx.scene.paint.Color) ((javafx.scene.layout.Region) robot.lookup("#legend")
+                .query().lookup(".legend-swatch.mark")).getBorder().getStrokes().get(0).getTopStroke());
+        javafx.scene.paint.Color partial = javafx.scene.paint.Color.rgb((colours[1] >> 16) & 0xff, (colours[1] >> 8) & 0xff,
+                colours[1] & 0xff);
+        double hues = Math.abs(mark.getHue() - partial.getHue());
+        assertTrue(Math.min(hues, 360 - hues) > 60, "the extra-tile outline's hue is far from PARTIAL's: " + mark + " vs " + partial);
+    }
 }

@@ -52,7 +52,7 @@ public final class RunView extends BorderPane {
         backendNote.setId("run-backend-note");
         backendNote.getStyleClass().add("muted");
         backendNote.setWrapText(true);
-        backendNote.setMaxWidth(640);
+        backendNote.setMaxWidth(520);
         backendNote.textProperty().bind(Bindings.createStringBinding(() -> model.backendProperty().get() == null
                 ? "" : RunModel.inWindowWords(model.backendProperty().get().description()), model.backendProperty()));
 
@@ -89,7 +89,6 @@ public final class RunView extends BorderPane {
         values.setId("run-values");
         values.setPromptText("e.g. 256, 1024, 4096");
         values.setPrefColumnCount(16);
-        values.setMinWidth(Region.USE_PREF_SIZE);
         values.textProperty().bindBidirectional(model.valuesProperty());
 
         int r = 0;
@@ -116,7 +115,8 @@ public final class RunView extends BorderPane {
             }
         });
         form.addRow(r++, new Label("tile sizes"), tiles, tilesProblem);
-        form.addRow(r++, new Label("sweep"), swept, values);
+        form.addRow(r++, new Label("sweep"), swept);
+        form.addRow(r++, new Label("values"), values);
         form.addRow(r++, new Label("warm-up, repetitions"), new HBox(4, intField("run-warmup", model.warmupProperty()),
                 intField("run-reps", model.repsProperty())));
 
