@@ -102,6 +102,7 @@ class ComposeAndInspectTest extends WorkbenchFixture {
     @Test
     void clickingATileOpensItAtTokenLevelWithEveryPair(FxRobot robot) {
         waitForCompiledCurrent();
+        fxRun(() -> wb.grid().view().requestFocus());
         robot.clickOn(fx(() -> {
             var view = wb.grid().view();
             return view.localToScreen(view.tileCentre(new TileRef(9, 9)));

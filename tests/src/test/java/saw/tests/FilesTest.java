@@ -12,6 +12,7 @@ import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
 import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
 import saw.engine.config.ConfigException;
 import saw.engine.config.ConfigReader;
 import saw.engine.config.MaskConfig;
@@ -151,6 +152,9 @@ class FilesTest extends WorkbenchFixture {
             var views = robot.lookup("#preset-gallery .image-view").queryAllAs(javafx.scene.image.ImageView.class);
             return views.size() == Presets.all().size() && views.stream().allMatch(v -> v.getImage() != null);
         });
+        // the card is in the last row, below the fold of the gallery's scroll pane, where a user scrolls to it
+        fxRun(() -> robot.lookup("#preset-gallery").queryAs(javafx.scene.control.ScrollPane.class).setVvalue(1));
+        WaitForAsyncUtils.waitForFxEvents();
         robot.clickOn("#preset-nsa-block-list");
         waitUntil("the preset is open", () -> wb.composer().composition().equals(Presets.get("nsa-block-list")));
         waitForCompiledCurrent();

@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import javafx.application.Platform;
 import javafx.embed.swing.SwingFXUtils;
-import javafx.geometry.Point2D;
 import javafx.scene.image.WritableImage;
 import javafx.scene.robot.Robot;
 import javafx.stage.Stage;
@@ -47,24 +46,43 @@ public final class Screenshots {
         settle();
         capture(wb[0].stage(), out.resolve("workbench.png"));
 
+        Stage[] tokens = new Stage[1];
         onFx(() -> {
             var view = wb[0].grid().view();
             view.fit();
-            var grid = view.gridProperty().get();
-            int diag = grid.numQBlocks() / 3;
-            Point2D p = view.localToScreen(view.tileCentre(new TileRef(diag, diag)));
-            new Robot().mouseMove(p);
-            new Robot().mouseClick(javafx.scene.input.MouseButton.PRIMARY);
+            int diag = view.gridProperty().get().numQBlocks() / 3;
+            // a tile at the window's edge: PARTIAL, so both kinds of pair show
+            tokens[0] = wb[0].openTile(new TileRef(diag, diag + 2));
         });
-        waitFor(() -> Window.getWindows().size() > 1);
         settle();
-        Stage tokens = (Stage) Window.getWindows().stream().filter(w -> w != wb[0].stage()).findFirst().orElseThrow();
-        capture(tokens, out.resolve("token-view.png"));
-        onFx(tokens::close);
+        capture(tokens[0], out.resolve("token-view.png"));
+        onFx(tokens[0]::close);
 
-        onFx(() -> wb[0].stage().getScene().getRoot().lookupAll(".menu-bar").forEach(n -> ((javafx.scene.control.MenuBar) n)
-                .getMenus().stream().flatMap(m -> m.getItems().stream()).filter(i -> "menu-gallery".equals(i.getId()))
-                .findFirst().ifPresent(javafx.scene.control.MenuItem::fire)));
+        // the dark theme, a million tokens of causal window 256 with 6 sinks, zoomed in on the diagonal (minimap)
+        onFx(() -> {
+            wb[0].themeProperty().set(saw.ui.Theme.DARK);
+            wb[0].composer().open(new saw.engine.config.MaskConfig("window-256-sinks-6", "", 1 << 20, 1 << 20, 1, 1,
+                    new saw.engine.config.BlockSize(128, 128), saw.engine.mask.Mask.Or.of(saw.engine.mask.Mask.And.of(
+                            new saw.engine.mask.Mask.Causal(0), new saw.engine.mask.Mask.SlidingWindow(256, 0)),
+                            new saw.engine.mask.Mask.Sinks(6))));
+        });
+        waitFor(() -> wb[0].layout().compiled() != null && !wb[0].layout().busyProperty().get()
+                && wb[0].layout().compiled().composition().equals(wb[0].composer().composition()));
+        onFx(() -> {
+            wb[0].messages().dismiss();
+            wb[0].grid().view().show(new saw.ui.grid.VisibleRange(2000, 2060, 1960, 2080));
+        });
+        waitFor(() -> !wb[0].root().lookup("#formats-updating").isVisible());
+        settle();
+        capture(wb[0].stage(), out.resolve("workbench-dark.png"));
+        onFx(() -> {
+            wb[0].themeProperty().set(saw.ui.Theme.LIGHT);
+            wb[0].files().openPreset(Presets.get("bigbird"));
+        });
+        waitFor(() -> wb[0].layout().compiled() != null && !wb[0].layout().busyProperty().get()
+                && wb[0].layout().compiled().composition().equals(wb[0].composer().composition()));
+
+        onFx(() -> wb[0].openGallery());
         waitFor(() -> Window.getWindows().size() > 1 && Window.getWindows().stream()
                 .filter(w -> w != wb[0].stage()).allMatch(w -> w.getScene().getRoot().lookupAll(".image-view").stream()
                         .allMatch(v -> ((javafx.scene.image.ImageView) v).getImage() != null)));

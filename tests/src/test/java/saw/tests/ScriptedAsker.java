@@ -9,6 +9,9 @@ final class ScriptedAsker implements FileAsker {
     volatile Path save;
     volatile Unsaved unsaved = Unsaved.CANCEL;
     volatile int unsavedAsked;
+    volatile boolean confirm = true;
+    volatile int saveAsAsked;
+    final java.util.List<String> questions = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public Path open(String what, String extension, Path folder) {
@@ -17,6 +20,7 @@ final class ScriptedAsker implements FileAsker {
 
     @Override
     public Path saveAs(String what, String suggestedName, String extension, Path folder) {
+        saveAsAsked++;
         return save;
     }
 
@@ -24,5 +28,11 @@ final class ScriptedAsker implements FileAsker {
     public Unsaved unsavedChanges(String name) {
         unsavedAsked++;
         return unsaved;
+    }
+
+    @Override
+    public boolean confirm(String title, String question) {
+        questions.add(question);
+        return confirm;
     }
 }

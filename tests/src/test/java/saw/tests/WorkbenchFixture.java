@@ -38,10 +38,10 @@ abstract class WorkbenchFixture {
         stage.show();
     }
 
-    /** A headless screen large enough for the window at its usual size (Monocle's default is 1280x800). */
+    /** A headless screen large enough for the window at its usual size and at 1920x1080 (Monocle's default is 1280x800). */
     @BeforeAll
     static void screen() {
-        System.setProperty("headless.geometry", "1600x1200-32");
+        System.setProperty("headless.geometry", "1920x1200-32");
     }
 
     @AfterEach

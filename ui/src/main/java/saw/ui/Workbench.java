@@ -78,6 +78,8 @@ public final class Workbench {
     private final TabPane centre;
     private final BorderPane root = new BorderPane();
     private final List<Stage> windows = new ArrayList<>();
+    private final javafx.beans.property.ObjectProperty<Theme> theme =
+            new javafx.beans.property.SimpleObjectProperty<>(this, "theme", Theme.LIGHT);
     private boolean closing;
 
     /**
@@ -89,6 +91,8 @@ public final class Workbench {
         this.stage = stage;
         this.workers = Executors.newCachedThreadPool(daemonThreads());
         var lastSession = java.util.concurrent.CompletableFuture.supplyAsync(session::load, workers);
+        theme.set(Theme.named(session.loadTheme()));
+        theme.get().applyToApplication();
         this.composer = new ComposerModel(Configs.starter());
         java.util.concurrent.Executor work = this::submit;
         this.layout = new LayoutModel(composer.compositionProperty(), work);
@@ -104,15 +108,18 @@ public final class Workbench {
         ComposerView composerView = new ComposerView(composer);
         centre = new TabPane(tab("Grid", grid), lazyTab("Run", () -> {
             detectBackends();
-            return new RunView(run, composer);
-        }), lazyTab("Charts", () -> new ChartsView(charts, dialogs, messages, files::folder)),
+            RunView view = new RunView(run, composer);
+            view.setConfirm(dialogs::confirm);
+            return view;
+        }), lazyTab("Charts", () -> new ChartsView(charts, dialogs, messages, files::folder,
+                Bindings.equal(theme, Theme.DARK))),
                 lazyTab("Ring", () -> new saw.ui.ring.RingView(new saw.ui.ring.RingViewModel(layout, work))),
                 lazyTab("NSA", () -> new saw.ui.nsa.NsaView(nsa)));
         inspector.extraSections().getChildren().add(new saw.ui.nsa.NsaStatsPane(nsa));
         centre.setId("centre-tabs");
         SplitPane body = new SplitPane(composerView, centre, inspector);
-        body.setDividerPositions(0.24, 0.78);
-        SplitPane.setResizableWithParent(composerView, false);
+        body.setDividerPositions(0.27, 0.78);
+        // the composer widens with the window (its fields and hints get the room); the inspector keeps its width
         SplitPane.setResizableWithParent(inspector, false);
 
         VBox top = new VBox(menus(), new SizesBar(composer, layout), messageBar());
@@ -122,7 +129,7 @@ public final class Workbench {
         root.setBottom(statusBar());
         root.setId("workbench");
 
-        grid.view().setOnOpen(this::openTile);
+        grid.view().setOnOpen(t -> openTile(t));
         grid.view().setOnStroke(this::paint);
         grid.exportPngButton().setOnAction(e -> files.exportPng(grid.view().snapshot(null, null)));
         grid.brushButton().disableProperty().bind(Bindings.createBooleanBinding(() -> !composer.canPaint(),
@@ -135,7 +142,20 @@ public final class Workbench {
 
         var screen = javafx.stage.Screen.getPrimary().getVisualBounds();
         Scene scene = new Scene(root, Math.min(1360, screen.getWidth()), Math.min(860, screen.getHeight()));
-        scene.getStylesheets().add(STYLESHEET);
+        theme.get().style(scene);
+        theme.addListener((o, was, now) -> {
+            now.applyToApplication();
+            now.style(scene);
+            windows.removeIf(w -> !w.isShowing());
+            windows.forEach(w -> now.style(w.getScene()));
+            submit(() -> {
+                try {
+                    session.saveTheme(now.name().toLowerCase(java.util.Locale.ROOT));
+                } catch (java.io.IOException e) {
+                    System.err.println("saw: could not remember the theme in " + session.folder() + ": " + e.getMessage());
+                }
+            });
+        });
         scene.getAccelerators().put(new KeyCodeCombination(KeyCode.Y, KeyCombination.SHORTCUT_DOWN), composer::redo);
         scene.setOnKeyPressed(e -> {
             if (e.getTarget() instanceof javafx.scene.control.TextInputControl) {
@@ -155,7 +175,7 @@ public final class Workbench {
         stage.setOnCloseRequest(e -> {
             if (!closing) {
                 e.consume();
-                files.whenChangesAreSafe(this::closeWindow);
+                files.whenChangesAreSafeToClose(this::closeWindow);
             }
         });
         stage.setOnHidden(e -> close());
@@ -201,6 +221,11 @@ public final class Workbench {
 
     public ChartsModel charts() {
         return charts;
+    }
+
+    /** The look, chosen in View and remembered in the session folder. */
+    public javafx.beans.property.ObjectProperty<Theme> themeProperty() {
+        return theme;
     }
 
     /** Selects the tab "Grid", "Run" or "Charts". */
@@ -286,7 +311,7 @@ public final class Workbench {
                         () -> files.exportPng(grid.view().snapshot(null, null))),
                 new SeparatorMenuItem(),
                 item("Quit", "menu-quit", new KeyCodeCombination(KeyCode.Q, KeyCombination.SHORTCUT_DOWN),
-                        () -> files.whenChangesAreSafe(this::closeWindow)));
+                        () -> files.whenChangesAreSafeToClose(this::closeWindow)));
 
         Menu edit = new Menu("Edit");
         MenuItem undo = item("Undo", "undo", new KeyCodeCombination(KeyCode.Z, KeyCombination.SHORTCUT_DOWN), composer::undo);
@@ -304,7 +329,18 @@ public final class Workbench {
                 item("Zoom in", "menu-zoom-in", new KeyCodeCombination(KeyCode.EQUALS, KeyCombination.SHORTCUT_DOWN),
                         () -> grid.view().zoom(2)),
                 item("Zoom out", "menu-zoom-out", new KeyCodeCombination(KeyCode.MINUS, KeyCombination.SHORTCUT_DOWN),
-                        () -> grid.view().zoom(0.5)));
+                        () -> grid.view().zoom(0.5)),
+                new SeparatorMenuItem());
+        javafx.scene.control.ToggleGroup looks = new javafx.scene.control.ToggleGroup();
+        for (Theme t : Theme.values()) {
+            javafx.scene.control.RadioMenuItem look = new javafx.scene.control.RadioMenuItem(t.label() + " theme");
+            look.setId("menu-theme-" + t.name().toLowerCase(java.util.Locale.ROOT));
+            look.setToggleGroup(looks);
+            look.setSelected(theme.get() == t);
+            look.setOnAction(e -> theme.set(t));
+            theme.addListener((o, was, now) -> look.setSelected(now == t));
+            view.getItems().add(look);
+        }
 
         Menu presets = new Menu("Presets");
         presets.setId("menu-presets");
@@ -347,25 +383,57 @@ public final class Workbench {
         dismiss.setOnAction(e -> messages.dismiss());
         HBox.setHgrow(text, Priority.ALWAYS);
         text.setMaxWidth(Double.MAX_VALUE);
-        HBox bar = new HBox(8, text, dismiss);
+        HBox actions = new HBox(6);
+        actions.setAlignment(Pos.CENTER_LEFT);
+        HBox bar = new HBox(8, text, actions, dismiss);
         bar.setAlignment(Pos.CENTER_LEFT);
         bar.getStyleClass().add("message-bar");
         bar.setId("message-bar");
+        javafx.scene.control.Tooltip whole = new javafx.scene.control.Tooltip();
         Runnable show = () -> {
             Messages.Message m = messages.currentProperty().get();
             bar.setVisible(m != null);
             bar.setManaged(m != null);
             bar.getStyleClass().remove("error");
+            actions.getChildren().clear();
             if (m != null) {
-                text.setText(m.text());
+                text.setText(firstLines(m.text(), MESSAGE_LINES));
+                whole.setText(m.text());
+                text.setTooltip(text.getText().equals(m.text()) ? null : whole);
                 if (m.error()) {
                     bar.getStyleClass().add("error");
+                }
+                for (int i = 0; i < m.actions().size(); i++) {
+                    Messages.Action a = m.actions().get(i);
+                    Button b = new Button(a.label());
+                    b.setId("message-action-" + i);
+                    b.setMnemonicParsing(false);
+                    b.setMinWidth(Region.USE_PREF_SIZE);
+                    b.setOnAction(e -> {
+                        messages.dismiss();
+                        a.run().run();
+                    });
+                    actions.getChildren().add(b);
                 }
             }
         };
         messages.currentProperty().addListener(o -> show.run());
         show.run();
         return bar;
+    }
+
+    /** Lines of a message shown above the grid; the rest is in its tooltip (a long list must not push the grid away). */
+    static final int MESSAGE_LINES = 3;
+
+    /** The first {@code n} lines of {@code text}, and how many more there are. */
+    static String firstLines(String text, int n) {
+        String[] lines = text.split("\n");
+        if (lines.length <= n) {
+            return text;
+        }
+        int more = lines.length - n;
+        return String.join("\n", java.util.Arrays.copyOf(lines, n)) + "\n\u2026 and " + more
+                + (more == 1 ? " more line" : " more lines") + " (hover to see all)";
     }
 
     private HBox statusBar() {
@@ -403,12 +471,28 @@ public final class Workbench {
         }, slow, layout.failureProperty(), layout.compiledProperty()));
         Region spring = new Region();
         HBox.setHgrow(spring, Priority.ALWAYS);
-        HBox bar = new HBox(status, problems, spring);
+        Label writing = new Label();
+        writing.setId("write-status");
+        writing.textProperty().bind(files.writeTextProperty());
+        javafx.scene.control.ProgressBar writeBar = new javafx.scene.control.ProgressBar();
+        writeBar.setId("write-progress");
+        writeBar.progressProperty().bind(files.writeProgressProperty());
+        Button cancelWrite = new Button("Cancel writing");
+        cancelWrite.setId("write-cancel");
+        cancelWrite.setOnAction(e -> files.cancelWrite());
+        HBox write = new HBox(8, writing, writeBar, cancelWrite);
+        write.setAlignment(Pos.CENTER_LEFT);
+        write.visibleProperty().bind(files.writingProperty());
+        write.managedProperty().bind(files.writingProperty());
+        writing.setMinWidth(Region.USE_PREF_SIZE);
+        cancelWrite.setMinWidth(Region.USE_PREF_SIZE);
+        HBox bar = new HBox(status, problems, spring, write);
         bar.getStyleClass().add("status-bar");
         return bar;
     }
 
-    private void openGallery() {
+    /** Opens the preset gallery in its own window and returns it. */
+    public Stage openGallery() {
         Stage s = new Stage();
         s.initOwner(stage);
         s.setTitle("Presets");
@@ -416,19 +500,39 @@ public final class Workbench {
             s.close();
             files.openPreset(c);
         });
-        Scene scene = new Scene(gallery, 980, 720);
-        scene.getStylesheets().add(STYLESHEET);
+        Scene scene = new Scene(TokenView.closable(gallery, s, "gallery-close"), 980, 720);
+        theme.get().style(scene);
         s.setScene(scene);
         windows.add(s);
         s.show();
+        return s;
     }
 
-    private void openTile(TileRef t) {
+    /** Opens a tile at token level (or brings its open window to the front) and returns its window, or null. */
+    public Stage openTile(TileRef t) {
         TokenTile tile = layout.tokens(t.qBlock(), t.kvBlock());
-        if (tile != null) {
-            int[] c = grid.view().classColors();
-            windows.add(TokenView.open(stage, tile, c[2], c[0], List.of(STYLESHEET)));
+        if (tile == null) {
+            return null;
         }
+        // the same tile of the same layout comes to the front instead of opening again
+        Object key = java.util.List.of(layout.compiled(), layout.variantProperty().get(), t);
+        windows.removeIf(w -> !w.isShowing());
+        for (Stage w : windows) {
+            if (key.equals(w.getUserData())) {
+                w.toFront();
+                return w;
+            }
+        }
+        int[] c = grid.view().classColors();
+        Stage s = TokenView.open(stage, tile, c[2], c[0], List.of(STYLESHEET));
+        s.setUserData(key);
+        theme.get().style(s.getScene());
+        // each further tile window steps down and right, so it never hides the one before exactly
+        long open = windows.stream().filter(w -> w.getUserData() != null).count();
+        s.setX(s.getX() + 28 * (open % 8));
+        s.setY(s.getY() + 28 * (open % 8));
+        windows.add(s);
+        return s;
     }
 
     private void paint(List<TileRef> stroke) {

@@ -36,8 +36,8 @@ public final class ComposerView extends VBox {
     public ComposerView(ComposerModel model) {
         this.model = model;
         getStyleClass().addAll("side-panel", "composer");
-        setMinWidth(280);
-        setPrefWidth(330);
+        setMinWidth(300);
+        setPrefWidth(360);
 
         Label paletteTitle = new Label("Palette");
         paletteTitle.getStyleClass().add("section-title");
@@ -75,7 +75,10 @@ public final class ComposerView extends VBox {
         Button delete = new Button("Delete");
         delete.setId("delete-node");
         delete.setOnAction(e -> model.delete());
-        HBox treeTools = new HBox(4, group, ungroup, up, down, delete);
+        FlowPane treeTools = new FlowPane(4, 4, group, ungroup, up, down, delete);
+        for (javafx.scene.Node n : treeTools.getChildren()) {
+            ((javafx.scene.control.Control) n).setMinWidth(USE_PREF_SIZE);
+        }
 
         Label treeTitle = new Label("Mask");
         treeTitle.getStyleClass().add("section-title");

@@ -29,6 +29,8 @@ import saw.ui.model.NodePath;
  */
 final class NodeEditor extends VBox {
     private final ComposerModel model;
+    /** The last bounded value of each field that has an "unbounded" box, by node path and key, across rebuilds. */
+    private final java.util.Map<String, Integer> boundedValues = new java.util.HashMap<>();
     private final Label title = new Label();
     private final Label nodeProblems = new Label();
     private Object shown;
@@ -117,14 +119,19 @@ final class NodeEditor extends VBox {
             f.addInt("offset", "offset", x.offset(), 0, false,
                     v -> set(path, "Set causal offset", () -> new Mask.Causal(v)));
             Button align = new Button("Align bottom-right (offset = seq_len_kv \u2212 seq_len_q)");
+            align.setMnemonicParsing(false);
+            align.setWrapText(true);
+            align.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
             align.setOnAction(e -> set(path, "Align causal bottom-right", () -> new Mask.Causal(d.seqKv() - d.seqQ())));
             f.addControl("align", "", align);
             f.addNote("j \u2264 i + offset");
         } else if (m instanceof Mask.SlidingWindow x) {
             f.addInt("left", "left", x.left(), d.seqKv(), true,
-                    v -> set(path, "Set window left", () -> new Mask.SlidingWindow(v, x.right())));
+                    v -> set(path, "Set window left", () -> new Mask.SlidingWindow(v, x.right())))
+                    .rememberBounded(boundedValues, path + "/left");
             f.addInt("right", "right", x.right(), d.seqKv(), true,
-                    v -> set(path, "Set window right", () -> new Mask.SlidingWindow(x.left(), v)));
+                    v -> set(path, "Set window right", () -> new Mask.SlidingWindow(x.left(), v)))
+                    .rememberBounded(boundedValues, path + "/right");
             f.addNote("i \u2212 left \u2264 j \u2264 i + right");
         } else if (m instanceof Mask.ChunkedCausal x) {
             f.addInt("chunk", "chunk", x.chunk(), longest, false,
@@ -165,17 +172,21 @@ final class NodeEditor extends VBox {
             f.addControl("clear", "", clear);
             rows(f, "cells", x.rows(), rows -> set(path, "Set painted cells", () -> new Mask.Painted(x.blockQ(), x.blockKv(), rows)));
         } else if (m instanceof Mask.And x) {
-            f.addNote(x.children().size() + " children. A pair attends when every child attends. Select it and pick "
+            f.addNote(count(x.children().size(), "child", "children") + ". A pair attends when every child attends. Select it and pick "
                     + "from the palette to add a child.");
         } else if (m instanceof Mask.Or x) {
-            f.addNote(x.children().size() + " children. A pair attends when some child attends.");
+            f.addNote(count(x.children().size(), "child", "children") + ". A pair attends when some child attends.");
         } else if (m instanceof Mask.Not) {
             f.addNote("A pair attends when the child does not.");
         } else if (m instanceof Mask.PerHead x) {
-            f.addNote(x.variants().size() + " variants: head h uses variant h mod " + x.variants().size()
+            f.addNote(count(x.variants().size(), "variant", "variants") + ": head h uses variant h mod " + x.variants().size()
                     + ". Pick the head shown on the grid above it.");
         }
         return f;
+    }
+
+    static String count(int n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
     }
 
     private interface BlockCommit {

@@ -47,6 +47,8 @@ public final class PresetGallery extends ScrollPane {
             MaskConfig c = p.config();
             Label sizes = new Label(c.seqLenQ() + " x " + c.seqLenKv() + ", " + c.heads() + " heads, tiles " + c.block());
             sizes.getStyleClass().add("muted");
+            sizes.setWrapText(true);
+            sizes.setMaxWidth(THUMB + 60);
             Label description = new Label(c.description());
             description.setWrapText(true);
             description.setMaxWidth(THUMB + 60);

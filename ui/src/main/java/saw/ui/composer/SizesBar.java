@@ -113,25 +113,31 @@ public final class SizesBar extends HBox {
     private void commit() {
         int[] v = new int[4];
         TextField[] fields = {seqQ, seqKv, batch, heads};
+        String[] names = {"seq q", "kv", "batch", "heads"};
+        int[] max = {Dims.MAX_SEQ, Dims.MAX_SEQ, Integer.MAX_VALUE, Integer.MAX_VALUE};
+        // every field with a problem is named and marked; the others stay as they are
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        clear();
         for (int i = 0; i < 4; i++) {
-            try {
-                v[i] = Integer.parseInt(fields[i].getText().trim().replace("_", "").replace(",", ""));
-            } catch (NumberFormatException e) {
-                fail(fields[i], "'" + fields[i].getText().trim() + "' is not a whole number");
-                return;
+            Integer n = saw.ui.form.IntField.parse(fields[i].getText());
+            if (n == null) {
+                problems.add(names[i] + ": " + saw.ui.form.IntField.notAnInt(fields[i].getText()));
+            } else if (n < 1 || n > max[i]) {
+                problems.add(names[i] + ": " + n + " is not in 1.." + max[i]);
+            } else {
+                v[i] = n;
+                continue;
             }
+            fields[i].getStyleClass().add("invalid");
+        }
+        if (!problems.isEmpty()) {
+            error.setText(String.join("; ", problems));
+            return;
         }
         try {
-            Dims d = new Dims(v[0], v[1], v[2], v[3]);
-            clear();
-            model.setDims(d);
+            model.setDims(new Dims(v[0], v[1], v[2], v[3]));
         } catch (IllegalArgumentException e) {
-            clear();
             error.setText(e.getMessage());
-            boolean lengths = e.getMessage().startsWith("sequence");
-            for (TextField f : lengths ? new TextField[] {seqQ, seqKv} : new TextField[] {batch, heads}) {
-                f.getStyleClass().add("invalid");
-            }
         }
     }
 
@@ -141,11 +147,6 @@ public final class SizesBar extends HBox {
         if (q != null && kv != null && (q != model.composition().block().q() || kv != model.composition().block().kv())) {
             model.setBlocks(q, kv);
         }
-    }
-
-    private void fail(TextField f, String message) {
-        error.setText(message);
-        f.getStyleClass().add("invalid");
     }
 
     private void clear() {

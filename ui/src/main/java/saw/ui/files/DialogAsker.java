@@ -48,6 +48,16 @@ public final class DialogAsker implements FileAsker {
         return answer == save ? Unsaved.SAVE : answer == discard ? Unsaved.DISCARD : Unsaved.CANCEL;
     }
 
+    @Override
+    public boolean confirm(String title, String question) {
+        ButtonType go = new ButtonType("Continue", ButtonBar.ButtonData.OK_DONE);
+        Alert a = new Alert(Alert.AlertType.CONFIRMATION, question, go, ButtonType.CANCEL);
+        a.initOwner(owner);
+        a.setHeaderText(null);
+        a.setTitle(title);
+        return a.showAndWait().orElse(ButtonType.CANCEL) == go;
+    }
+
     private static FileChooser chooser(String title, Path folder) {
         FileChooser c = new FileChooser();
         c.setTitle(title);

@@ -25,4 +25,12 @@ public interface FileAsker {
 
     /** Whether to save unsaved changes to {@code name} before they would be lost. */
     Unsaved unsavedChanges(String name);
+
+    /**
+     * Whether to go ahead with something that takes long or much space; {@code question} is one sentence that says
+     * how much. Askers that cannot ask go ahead.
+     */
+    default boolean confirm(String title, String question) {
+        return true;
+    }
 }

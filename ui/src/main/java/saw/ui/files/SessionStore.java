@@ -104,6 +104,26 @@ public final class SessionStore {
         AtomicFiles.write(folder.resolve("session.json"), out -> out.write(bytes));
     }
 
+    /** The theme last chosen in the window ("light", "dark"), or "" when none was. Never throws. */
+    public String loadTheme() {
+        try {
+            Path p = folder.resolve("preferences.json");
+            return Files.isRegularFile(p) ? JSON.readTree(Files.readString(p, StandardCharsets.UTF_8)).path("theme").asText("") : "";
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** Remembers the theme chosen in the window ({@code preferences.json}, written atomically). */
+    public void saveTheme(String theme) throws IOException {
+        Files.createDirectories(folder);
+        ObjectNode n = JSON.createObjectNode();
+        n.put("schema", "saw.preferences/1");
+        n.put("theme", theme);
+        byte[] bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(n);
+        AtomicFiles.write(folder.resolve("preferences.json"), out -> out.write(bytes));
+    }
+
     /** Puts {@code file} first in a recent-files list, without duplicates, at most ten long. */
     public static List<Path> withRecent(List<Path> recent, Path file) {
         List<Path> out = new ArrayList<>();

@@ -24,6 +24,8 @@ public final class Form extends GridPane {
         setHgap(8);
         setVgap(2);
         ColumnConstraints labels = new ColumnConstraints();
+        // labels keep their full text; the controls beside them give way
+        labels.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         ColumnConstraints controls = new ColumnConstraints();
         controls.setHgrow(Priority.ALWAYS);
         controls.setFillWidth(true);
@@ -96,6 +98,7 @@ public final class Form extends GridPane {
             c.getItems().add(b);
         }
         c.setValue(value);
+        c.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         return c;
     }
 
@@ -118,6 +121,7 @@ public final class Form extends GridPane {
     private void add(String key, String label, Node control, Row row) {
         Label l = new Label(label);
         l.getStyleClass().add("field-label");
+        l.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         l.setLabelFor(control);
         add(l, 0, nextRow);
         add(control, 1, nextRow++);

@@ -22,11 +22,16 @@ public final class IntField extends HBox {
     private final IntFunction<String> commit;
     private final Form.Row row;
     private int committed;
+    /** The last value other than unbounded, which unticking "unbounded" brings back. */
+    private int lastBounded;
+    private final boolean allowUnbounded;
 
     IntField(Form.Row row, int value, int sliderMax, boolean allowUnbounded, IntFunction<String> commit) {
         this.row = row;
         this.commit = commit;
         this.committed = value;
+        this.allowUnbounded = allowUnbounded;
+        this.lastBounded = value >= 0 ? value : Math.max(0, sliderMax > 0 ? sliderMax / 8 : 0);
         setSpacing(4);
         setAlignment(Pos.CENTER_LEFT);
         text.setPrefColumnCount(8);
@@ -50,7 +55,7 @@ public final class IntField extends HBox {
         if (sliderMax > 0) {
             slider = new Slider(0, sliderMax, Math.max(0, Math.min(sliderMax, value)));
             HBox.setHgrow(slider, Priority.ALWAYS);
-            slider.setMinWidth(80);
+            slider.setMinWidth(40);
             slider.valueProperty().addListener((o, a, b) -> {
                 if (slider.isValueChanging()) {
                     text.setText(Integer.toString((int) Math.round(b.doubleValue())));
@@ -79,17 +84,35 @@ public final class IntField extends HBox {
         }
         if (allowUnbounded) {
             unbounded = new CheckBox("unbounded");
+            unbounded.setMinWidth(USE_PREF_SIZE);
             unbounded.setSelected(value < 0);
             text.setDisable(value < 0);
             if (slider != null) {
                 slider.setDisable(value < 0);
             }
-            unbounded.setOnAction(e -> submit(unbounded.isSelected() ? -1 : Math.max(0, sliderMax > 0 ? sliderMax / 8 : 0)));
+            unbounded.setOnAction(e -> submit(unbounded.isSelected() ? -1 : lastBounded));
             getChildren().add(unbounded);
         } else {
             unbounded = null;
         }
     }
+
+    /**
+     * Keeps the last bounded value in {@code memory} under {@code key}, so that it outlives this field: editors are
+     * rebuilt after every edit, and unticking "unbounded" must bring back the value from before it was ticked.
+     */
+    public void rememberBounded(java.util.Map<String, Integer> memory, String key) {
+        this.memory = memory;
+        this.memoryKey = key;
+        if (committed >= 0) {
+            memory.put(key, committed);
+        } else if (memory.containsKey(key)) {
+            lastBounded = memory.get(key);
+        }
+    }
+
+    private java.util.Map<String, Integer> memory;
+    private String memoryKey;
 
     public TextField textField() {
         return text;
@@ -103,9 +126,17 @@ public final class IntField extends HBox {
     }
 
     private void commitText() {
+        if (text.isDisabled()) {
+            return;
+        }
         Integer v = parse(text.getText());
         if (v == null) {
-            row.showError("'" + text.getText().trim() + "' is not a whole number");
+            row.showError(notAnInt(text.getText()));
+            return;
+        }
+        if (v < 0 && allowUnbounded) {
+            // -1 means unbounded in a config; in the window that is the box, so a typed negative is a mistake
+            row.showError(v + " is below 0; tick \"unbounded\" for no limit");
             return;
         }
         if (v != committed || row.hasError()) {
@@ -117,14 +148,38 @@ public final class IntField extends HBox {
         String error = commit.apply(v);
         if (error == null) {
             committed = v;
+            if (v >= 0) {
+                lastBounded = v;
+                if (memory != null) {
+                    memory.put(memoryKey, v);
+                }
+            }
             row.showError(null);
         } else {
             row.showError(error);
         }
         text.setText(Integer.toString(v));
+        if (unbounded != null) {
+            unbounded.setSelected(committed < 0);
+            text.setDisable(committed < 0);
+            if (slider != null) {
+                slider.setDisable(committed < 0);
+            }
+        }
     }
 
-    static Integer parse(String s) {
+    /** Why {@code s} is not an int: not a whole number at all, or one outside the int range. */
+    public static String notAnInt(String s) {
+        String t = s.trim();
+        try {
+            new java.math.BigInteger(t.replace("_", "").replace(",", ""));
+            return "'" + t + "' is out of range (whole numbers from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")";
+        } catch (NumberFormatException e) {
+            return "'" + t + "' is not a whole number";
+        }
+    }
+
+    public static Integer parse(String s) {
         try {
             return Integer.valueOf(s.trim().replace("_", "").replace(",", ""));
         } catch (NumberFormatException e) {

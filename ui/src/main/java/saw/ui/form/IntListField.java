@@ -46,7 +46,7 @@ public final class IntListField extends VBox {
             public Integer fromString(String s) {
                 Integer v = IntField.parse(s);
                 if (v == null) {
-                    row.showError("'" + s.trim() + "' is not a whole number");
+                    row.showError(IntField.notAnInt(s));
                 }
                 return v;
             }

@@ -8,8 +8,6 @@ import javafx.scene.control.ToggleButton;
 import javafx.scene.control.ToolBar;
 import javafx.scene.control.Tooltip;
 import javafx.scene.layout.BorderPane;
-import javafx.scene.layout.HBox;
-import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import saw.engine.mask.TileGrid;
 import java.util.HashSet;
@@ -60,14 +58,34 @@ public final class GridPanel extends BorderPane {
         extra.setId("show-extra");
         extra.setTooltip(new Tooltip("Outline the EMPTY tiles that the ejkernel intervals make a kernel compute"));
         exportPng.setId("export-png");
-        Region spring = new Region();
-        HBox.setHgrow(spring, Priority.ALWAYS);
         range.setId("visible-range");
         range.getStyleClass().add("muted");
         ToolBar tools = new ToolBar(fit, zoomIn, zoomOut, brush, extra, exportPng);
         setTop(tools);
-        setCenter(view);
-        HBox status = new HBox(12, new Legend(), spring, range);
+        Minimap minimap = new Minimap(view);
+        view.afterRedraw = minimap::redraw;
+        minimap.visibleProperty().bind(Bindings.createBooleanBinding(() -> {
+            TileGrid g = view.gridProperty().get();
+            VisibleRange r = view.visibleRangeProperty().get();
+            return g != null && (r.qFrom() > 0 || r.kvFrom() > 0 || r.qTo() < g.numQBlocks() || r.kvTo() < g.numKvBlocks());
+        }, view.gridProperty(), view.visibleRangeProperty()));
+        Button goTo = new Button("Go to pattern");
+        goTo.setId("go-to-pattern");
+        goTo.setTooltip(new Tooltip("Nothing attends in this view: centre it on the nearest PARTIAL or FULL tile"));
+        goTo.setOnAction(e -> view.goToPattern());
+        goTo.visibleProperty().bind(view.showsAttendedProperty().not());
+        javafx.scene.layout.StackPane centre = new javafx.scene.layout.StackPane(view, minimap, goTo);
+        javafx.scene.layout.StackPane.setAlignment(minimap, javafx.geometry.Pos.BOTTOM_RIGHT);
+        javafx.scene.layout.StackPane.setMargin(minimap, new javafx.geometry.Insets(8));
+        javafx.scene.layout.StackPane.setAlignment(goTo, javafx.geometry.Pos.TOP_CENTER);
+        javafx.scene.layout.StackPane.setMargin(goTo, new javafx.geometry.Insets(12));
+        centre.setMinSize(0, 0);
+        setCenter(centre);
+        Legend legend = new Legend(extra.selectedProperty(), brush.selectedProperty());
+        // the in-view line goes under the legend and wraps when the panel is narrow
+        range.setWrapText(true);
+        range.setMinHeight(Region.USE_PREF_SIZE);
+        javafx.scene.layout.VBox status = new javafx.scene.layout.VBox(2, legend, range);
         status.getStyleClass().add("status-bar");
         setBottom(status);
 
@@ -103,7 +121,7 @@ public final class GridPanel extends BorderPane {
         }
         VisibleRange r = view.visibleRangeProperty().get();
         var lay = c.layout();
-        String text = String.format(Locale.ROOT, "In view: q-blocks %d-%d (tokens %d-%d), kv-blocks %d-%d (tokens %d-%d), %.3g px per tile",
+        String text = String.format(Locale.ROOT, "In view: q-blocks %d-%d (tokens %d-%d), kv-blocks %d-%d (tokens %d-%d), %.3g px/tile",
                 r.qFrom(), Math.max(r.qFrom(), r.qTo() - 1), lay.qStart(Math.min(r.qFrom(), lay.numQBlocks() - 1)),
                 r.qTo() == 0 ? 0 : lay.qEnd(r.qTo() - 1) - 1,
                 r.kvFrom(), Math.max(r.kvFrom(), r.kvTo() - 1), lay.kvStart(Math.min(r.kvFrom(), lay.numKvBlocks() - 1)),

@@ -1,32 +1,37 @@
 package saw.ui.grid;
 
+import java.util.Arrays;
+import saw.engine.mask.TileClass;
 import saw.engine.mask.TileGrid;
 
 /**
- * Draws the visible part of a tile grid into ARGB pixels. Each pixel shows the tiles under it blended by class: at
- * high zoom that is one tile, at low zoom the share of each class among the tiles the pixel covers. Columns are
- * counted exactly from the grid's runs; rows are sampled (at most {@link #ROW_SAMPLES} per pixel), so the work is
- * bounded by the pixel count and the runs in view, not by the grid size: the same at 1K and 1M tokens.
+ * Draws the visible part of a tile grid into ARGB pixels. Each pixel shows the strongest class among all the tiles
+ * under it (FULL over PARTIAL over EMPTY), in its full colour: zoomed out, a single attended tile still shows, so a
+ * thin window or a sinks column never fades into the background. Every q-block row under a pixel is looked at, but
+ * only through its runs of non-EMPTY tiles, each marked on the pixel columns it touches in constant work (a
+ * difference array per class): the cost is the runs in view plus the pixels, which at 16M tokens with a window and
+ * sinks is a few runs per row.
  */
 public final class GridRaster {
-    /** q-block rows looked at per pixel row when a pixel covers more rows than this. */
-    static final int ROW_SAMPLES = 4;
+    private static final int PARTIAL = TileClass.PARTIAL.ordinal();
+    private static final int FULL = TileClass.FULL.ordinal();
 
     private final int[] colLo;
     private final int[] colHi;
-    private final int[][] acc;
-    /** Per class, a difference array over columns of how many sampled rows cover the whole column with that class. */
-    private final int[][] cover;
+    /** Per class (PARTIAL, FULL), a difference array over columns of the runs that touch each column. */
+    private final int[] partialCover;
+    private final int[] fullCover;
     private final int width;
     private final int height;
+    private boolean attended;
 
     public GridRaster(int width, int height) {
         this.width = width;
         this.height = height;
         this.colLo = new int[width];
         this.colHi = new int[width];
-        this.acc = new int[3][width];
-        this.cover = new int[3][width + 1];
+        this.partialCover = new int[width + 1];
+        this.fullCover = new int[width + 1];
     }
 
     public int width() {
@@ -35,6 +40,11 @@ public final class GridRaster {
 
     public int height() {
         return height;
+    }
+
+    /** Whether the last {@link #render} drew any PARTIAL or FULL tile. */
+    public boolean drewAttended() {
+        return attended;
     }
 
     /**
@@ -46,6 +56,7 @@ public final class GridRaster {
         int nq = grid.numQBlocks();
         int nkv = grid.numKvBlocks();
         int background = colors[3];
+        attended = false;
         int firstCol = -1;
         int lastCol = -1;
         for (int c = 0; c < width; c++) {
@@ -67,7 +78,7 @@ public final class GridRaster {
             int lo = rowLo[0];
             int hi = rowHi[0];
             if (lo >= hi || firstCol < 0) {
-                java.util.Arrays.fill(out, base, base + width, background);
+                Arrays.fill(out, base, base + width, background);
                 prevLo = -1;
                 continue;
             }
@@ -77,75 +88,46 @@ public final class GridRaster {
             }
             prevLo = lo;
             prevHi = hi;
-            for (int k = 0; k < 3; k++) {
-                java.util.Arrays.fill(acc[k], firstCol, lastCol + 1, 0);
-                java.util.Arrays.fill(cover[k], firstCol, lastCol + 2, 0);
+            Arrays.fill(partialCover, firstCol, lastCol + 2, 0);
+            Arrays.fill(fullCover, firstCol, lastCol + 2, 0);
+            for (int qb = lo; qb < hi; qb++) {
+                markRow(grid, qb, firstCol, lastCol);
             }
-            int samples = Math.min(ROW_SAMPLES, hi - lo);
-            for (int s = 0; s < samples; s++) {
-                accumulateRow(grid, lo + (int) ((long) s * (hi - lo) / samples), firstCol, lastCol);
-            }
-            for (int k = 0; k < 3; k++) {
-                int[] a = acc[k];
-                int[] d = cover[k];
-                int covered = 0;
-                for (int c = firstCol; c <= lastCol; c++) {
-                    covered += d[c];
-                    if (covered != 0) {
-                        a[c] += covered * (colHi[c] - colLo[c]);
-                    }
+            Arrays.fill(out, base, base + firstCol, background);
+            Arrays.fill(out, base + lastCol + 1, base + width, background);
+            int partial = 0;
+            int full = 0;
+            for (int c = firstCol; c <= lastCol; c++) {
+                partial += partialCover[c];
+                full += fullCover[c];
+                out[base + c] = full > 0 ? colors[2] : partial > 0 ? colors[1] : colors[0];
+                if ((partial | full) != 0) {
+                    attended = true;
                 }
-            }
-            for (int c = 0; c < width; c++) {
-                out[base + c] = c < firstCol || c > lastCol ? background : blend(c, colors);
             }
         }
     }
 
-    /**
-     * Adds, per pixel column, how many tiles of each class row {@code qb} has under it: columns a run covers whole
-     * go into the difference arrays (constant work per run), the one or two it covers in part are added directly.
-     */
-    private void accumulateRow(TileGrid grid, int qb, int firstCol, int lastCol) {
+    /** Marks, per class, the pixel columns that each non-EMPTY run of row {@code qb} touches. */
+    private void markRow(TileGrid grid, int qb, int firstCol, int lastCol) {
         int runs = grid.runCount(qb);
         int from = colLo[firstCol];
         int to = colHi[lastCol];
-        if (runs > 8 * (lastCol - firstCol + 1)) {
-            for (int c = firstCol; c <= lastCol; c++) {
-                acc[grid.classAt(qb, (colLo[c] + colHi[c] - 1) >>> 1).ordinal()][c] += colHi[c] - colLo[c];
-            }
-            return;
-        }
         for (int run = firstRunAt(grid, qb, runs, from); run < runs; run++) {
             int rs = grid.runStart(qb, run);
             if (rs >= to) {
                 break;
             }
-            int re = grid.runEnd(qb, run);
             int k = grid.runClass(qb, run).ordinal();
+            if (k != PARTIAL && k != FULL) {
+                continue;
+            }
             int c0 = firstColumnEndingAfter(rs, firstCol, lastCol);
-            int c1 = lastColumnStartingBefore(re, firstCol, lastCol);
-            if (c0 > c1) {
-                continue;
-            }
-            if (c0 == c1 && (colLo[c0] < rs || colHi[c0] > re)) {
-                acc[k][c0] += Math.min(colHi[c0], re) - Math.max(colLo[c0], rs);
-                continue;
-            }
-            // columns are contiguous, so only the first can start before rs and only the last end after re
-            int full0 = c0;
-            int full1 = c1;
-            if (colLo[c0] < rs) {
-                acc[k][c0] += colHi[c0] - rs;
-                full0++;
-            }
-            if (colHi[c1] > re) {
-                acc[k][c1] += re - colLo[c1];
-                full1--;
-            }
-            if (full0 <= full1) {
-                cover[k][full0]++;
-                cover[k][full1 + 1]--;
+            int c1 = lastColumnStartingBefore(grid.runEnd(qb, run), firstCol, lastCol);
+            if (c0 <= c1) {
+                int[] d = k == FULL ? fullCover : partialCover;
+                d[c0]++;
+                d[c1 + 1]--;
             }
         }
     }
@@ -192,29 +174,6 @@ public final class GridRaster {
             }
         }
         return lo;
-    }
-
-    private int blend(int c, int[] colors) {
-        int n0 = acc[0][c];
-        int n1 = acc[1][c];
-        int n2 = acc[2][c];
-        if ((n1 | n2) == 0) {
-            return n0 == 0 ? colors[3] : colors[0];
-        }
-        if ((n0 | n2) == 0) {
-            return colors[1];
-        }
-        if ((n0 | n1) == 0) {
-            return colors[2];
-        }
-        double total = (double) n0 + n1 + n2;
-        int r = (int) ((n0 * (double) ((colors[0] >> 16) & 0xff) + n1 * (double) ((colors[1] >> 16) & 0xff)
-                + n2 * (double) ((colors[2] >> 16) & 0xff)) / total + 0.5);
-        int g = (int) ((n0 * (double) ((colors[0] >> 8) & 0xff) + n1 * (double) ((colors[1] >> 8) & 0xff)
-                + n2 * (double) ((colors[2] >> 8) & 0xff)) / total + 0.5);
-        int b = (int) ((n0 * (double) (colors[0] & 0xff) + n1 * (double) (colors[1] & 0xff)
-                + n2 * (double) (colors[2] & 0xff)) / total + 0.5);
-        return 0xff000000 | (r << 16) | (g << 8) | b;
     }
 
     /**

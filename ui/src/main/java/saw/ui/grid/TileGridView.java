@@ -48,6 +48,8 @@ public final class TileGridView extends Region {
     private final ReadOnlyObjectWrapper<VisibleRange> visibleRange = new ReadOnlyObjectWrapper<>(this, "visibleRange",
             new VisibleRange(0, 0, 0, 0));
     private final ReadOnlyObjectWrapper<TileRef> hovered = new ReadOnlyObjectWrapper<>(this, "hovered");
+    private final javafx.beans.property.ReadOnlyBooleanWrapper showsAttended =
+            new javafx.beans.property.ReadOnlyBooleanWrapper(this, "showsAttended", true);
     private final BooleanProperty brush = new SimpleBooleanProperty(this, "brush");
     private final ObjectProperty<Set<TileRef>> marked = new SimpleObjectProperty<>(this, "marked", Set.of());
     private final Tooltip tooltip = new Tooltip();
@@ -60,7 +62,7 @@ public final class TileGridView extends Region {
     private final StyleableObjectProperty<Color> fullColor = colour("fullColor", Color.web("#0072b2"), FULL_CSS);
     private final StyleableObjectProperty<Color> outsideColor = colour("outsideColor", Color.web("#d0d0d0"), OUTSIDE_CSS);
     private final StyleableObjectProperty<Color> lineColor = colour("lineColor", Color.web("#ffffff80"), LINE_CSS);
-    private final StyleableObjectProperty<Color> markColor = colour("markColor", Color.web("#d55e00"), MARK_CSS);
+    private final StyleableObjectProperty<Color> markColor = colour("markColor", Color.web("#cc79a7"), MARK_CSS);
 
     private GridRaster raster;
     private WritableImage image;
@@ -73,7 +75,11 @@ public final class TileGridView extends Region {
     private double dragX;
     private double dragY;
     private boolean moved;
+    /** Whether the grid had the focus when the button went down: the click that gives it focus opens nothing. */
+    private boolean focusedAtPress;
     private final Set<TileRef> stroke = new LinkedHashSet<>();
+    /** Runs after each redraw (the minimap follows the view and its colours). */
+    Runnable afterRedraw = () -> {};
 
     public TileGridView() {
         getStyleClass().add("tile-grid");
@@ -113,6 +119,11 @@ public final class TileGridView extends Region {
     /** The tiles in view, clipped to the grid. */
     public ReadOnlyObjectProperty<VisibleRange> visibleRangeProperty() {
         return visibleRange.getReadOnlyProperty();
+    }
+
+    /** Whether the view shows any PARTIAL or FULL tile (false: the pattern is elsewhere, or there is none). */
+    public javafx.beans.property.ReadOnlyBooleanProperty showsAttendedProperty() {
+        return showsAttended.getReadOnlyProperty();
     }
 
     /** The tile under the pointer, or null. */
@@ -173,6 +184,56 @@ public final class TileGridView extends Region {
         }
         Viewport v = Viewport.fit(r.qTo() - r.qFrom(), r.kvTo() - r.kvFrom(), getWidth(), getHeight());
         setViewport(new Viewport(v.x0() + r.kvFrom(), v.y0() + r.qFrom(), v.scale()));
+    }
+
+    /** Centres the view on grid position (kv, q) in tiles, keeping the zoom. */
+    public void centreOn(double kv, double q) {
+        Viewport v = viewport.get();
+        setViewport(new Viewport(kv - getWidth() / 2 / v.scale(), q - getHeight() / 2 / v.scale(), v.scale()));
+    }
+
+    /**
+     * Centres the view, at its zoom, on the attended (PARTIAL or FULL) tile nearest the view's centre; does nothing
+     * when the grid has none. Returns the tile, or null.
+     */
+    public TileRef goToPattern() {
+        TileGrid g = grid.get();
+        if (g == null) {
+            return null;
+        }
+        Viewport v = viewport.get();
+        TileRef t = nearestAttended(g, v.gridY(getHeight() / 2), v.gridX(getWidth() / 2));
+        if (t != null) {
+            centreOn(t.kvBlock() + 0.5, t.qBlock() + 0.5);
+        }
+        return t;
+    }
+
+    /** The attended tile nearest grid point (q, kv), by Euclidean distance between tile centres; null if none. */
+    static TileRef nearestAttended(TileGrid g, double q, double kv) {
+        TileRef best = null;
+        double bestD = Double.POSITIVE_INFINITY;
+        for (int qb = 0; qb < g.numQBlocks(); qb++) {
+            double dq = qb + 0.5 - q;
+            if (dq * dq >= bestD) {
+                continue;
+            }
+            int runs = g.runCount(qb);
+            for (int run = 0; run < runs; run++) {
+                if (g.runClass(qb, run) == saw.engine.mask.TileClass.EMPTY) {
+                    continue;
+                }
+                // the run's tile whose centre is nearest kv
+                int k = (int) Math.max(g.runStart(qb, run), Math.min(g.runEnd(qb, run) - 1, Math.floor(kv)));
+                double dk = k + 0.5 - kv;
+                double d = dq * dq + dk * dk;
+                if (d < bestD) {
+                    bestD = d;
+                    best = new TileRef(qb, k);
+                }
+            }
+        }
+        return best;
     }
 
     /** The tile under a point of this view, or null outside the grid. */
@@ -240,6 +301,7 @@ public final class TileGridView extends Region {
         if (g == null) {
             gc.setFill(outsideColor.get());
             gc.fillRect(0, 0, w, h);
+            showsAttended.set(true);
             return;
         }
         if (autoFit) {
@@ -253,12 +315,14 @@ public final class TileGridView extends Region {
             pixels = new int[w * h];
         }
         raster.render(g, v, classColors(), pixels);
+        showsAttended.set(raster.drewAttended());
         image.getPixelWriter().setPixels(0, 0, w, h, PixelFormat.getIntArgbPreInstance(), IntBuffer.wrap(pixels), w);
         gc.drawImage(image, 0, 0);
         drawLines(gc, v, g, w, h);
         drawTiles(gc, v, marked.get(), markColor.get(), false);
         drawTiles(gc, v, stroke, markColor.get(), true);
         lastRenderMs = (System.nanoTime() - t0) / 1e6;
+        afterRedraw.run();
     }
 
     private void drawLines(GraphicsContext gc, Viewport v, TileGrid g, int w, int h) {
@@ -315,7 +379,11 @@ public final class TileGridView extends Region {
     }
 
     private void onPressed(MouseEvent e) {
+        // the scene's focus owner, not isFocused(): a tooltip's popup may hold the window focus for a moment
+        focusedAtPress = getScene() != null && getScene().getFocusOwner() == this;
         requestFocus();
+        // the press is the grid's: passed on, the tab pane around it would take the focus back
+        e.consume();
         pressX = dragX = e.getX();
         pressY = dragY = e.getY();
         moved = false;
@@ -349,7 +417,7 @@ public final class TileGridView extends Region {
             }
             return;
         }
-        if (!moved && e.getButton() == MouseButton.PRIMARY) {
+        if (!moved && focusedAtPress && e.getButton() == MouseButton.PRIMARY) {
             TileRef t = tileAt(e.getX(), e.getY());
             if (t != null) {
                 onOpen.accept(t);
@@ -411,7 +479,7 @@ public final class TileGridView extends Region {
     private static final CssMetaData<TileGridView, Color> FULL_CSS = meta("-saw-full-color", Color.web("#0072b2"), v -> v.fullColor);
     private static final CssMetaData<TileGridView, Color> OUTSIDE_CSS = meta("-saw-outside-color", Color.web("#d0d0d0"), v -> v.outsideColor);
     private static final CssMetaData<TileGridView, Color> LINE_CSS = meta("-saw-line-color", Color.web("#ffffff80"), v -> v.lineColor);
-    private static final CssMetaData<TileGridView, Color> MARK_CSS = meta("-saw-mark-color", Color.web("#d55e00"), v -> v.markColor);
+    private static final CssMetaData<TileGridView, Color> MARK_CSS = meta("-saw-mark-color", Color.web("#cc79a7"), v -> v.markColor);
     private static final List<CssMetaData<? extends Styleable, ?>> CSS;
 
     static {

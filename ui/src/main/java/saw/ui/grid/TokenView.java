@@ -58,16 +58,39 @@ public final class TokenView extends BorderPane {
         setPadding(new Insets(10));
     }
 
-    /** Opens the view in its own window, owned by {@code owner}. */
+    /**
+     * Opens the view in its own window, owned by {@code owner}, with a Close button and Escape to close (a window
+     * manager may draw no title bar, as under Xvfb).
+     */
     public static Stage open(Window owner, TokenTile tile, int attendArgb, int skipArgb, java.util.List<String> stylesheets) {
         Stage s = new Stage();
         s.initOwner(owner);
         TileInfo t = tile.info();
         s.setTitle("Tile q-block " + t.qBlock() + " x kv-block " + t.kvBlock() + " at token level");
-        Scene scene = new Scene(new TokenView(tile, attendArgb, skipArgb));
+        Scene scene = new Scene(closable(new TokenView(tile, attendArgb, skipArgb), s, "token-view-close"));
         scene.getStylesheets().addAll(stylesheets);
         s.setScene(scene);
         s.show();
         return s;
+    }
+
+    /** {@code content} above a bar with a Close button; Escape in the window closes it too. */
+    public static javafx.scene.Parent closable(javafx.scene.Node content, Stage window, String closeId) {
+        javafx.scene.control.Button close = new javafx.scene.control.Button("Close");
+        close.setId(closeId);
+        close.setCancelButton(true);
+        close.setOnAction(e -> window.close());
+        HBox bar = new HBox(close);
+        bar.setAlignment(javafx.geometry.Pos.CENTER_RIGHT);
+        bar.getStyleClass().add("status-bar");
+        BorderPane root = new BorderPane(content);
+        root.setBottom(bar);
+        root.addEventFilter(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+            if (e.getCode() == javafx.scene.input.KeyCode.ESCAPE) {
+                window.close();
+                e.consume();
+            }
+        });
+        return root;
     }
 }

@@ -46,7 +46,21 @@ public final class InspectorView extends VBox {
         layout.variantProperty().addListener(o -> refresh());
         GridPane formatRows = grid();
         formatRows.setId("formats");
-        extra.getChildren().addAll(title("Export formats"), formatRows);
+        Label updating = new Label("updating for the new layout\u2026");
+        updating.setId("formats-updating");
+        updating.getStyleClass().add("muted");
+        extra.getChildren().addAll(title("Export formats"), updating, formatRows);
+        // the sizes belong to the layout they were measured on: until the new layout's arrive, say so and grey them
+        Runnable stale = () -> {
+            FormatsModel.Report r = formats.reportProperty().get();
+            boolean old = r == null || r.of() != layout.compiled();
+            updating.setVisible(old);
+            updating.setManaged(old);
+            formatRows.setOpacity(old ? 0.35 : 1);
+        };
+        formats.reportProperty().addListener(o -> stale.run());
+        layout.compiledProperty().addListener(o -> stale.run());
+        stale.run();
         formats.reportProperty().addListener((o, old, r) -> {
             formatRows.getChildren().clear();
             int row = 0;

@@ -116,6 +116,11 @@ public final class CommandStack<S> {
         markSaved(state.get());
     }
 
+    /** The state last saved (or opened), or null when what is on disk is unknown (restored unsaved work). */
+    public S saved() {
+        return saved;
+    }
+
     /** Records that what is on disk is not the current state (restored from an autosave of unsaved work). */
     public void markUnsaved() {
         saved = null;

@@ -7,7 +7,6 @@ import javafx.scene.control.CheckBox;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
 import javafx.scene.control.ToggleButton;
-import javafx.scene.control.ToolBar;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.StackPane;
 import org.jfree.chart.fx.ChartViewer;
@@ -23,7 +22,12 @@ import saw.ui.model.Messages;
 public final class ChartsView extends BorderPane {
     private final ChartViewer viewer = new ChartViewer();
 
-    public ChartsView(ChartsModel model, FileAsker asker, Messages messages, java.util.function.Supplier<Path> folder) {
+    private final javafx.beans.value.ObservableBooleanValue dark;
+
+    /** @param dark whether the window is dark: the chart's background, text and grid lines follow */
+    public ChartsView(ChartsModel model, FileAsker asker, Messages messages, java.util.function.Supplier<Path> folder,
+                      javafx.beans.value.ObservableBooleanValue dark) {
+        this.dark = dark;
         setId("charts-panel");
         viewer.setId("chart-viewer");
         ComboBox<ChartKind> kind = new ComboBox<>();
@@ -63,7 +67,13 @@ public final class ChartsView extends BorderPane {
                 model.exportCsv(p, () -> messages.info("Wrote " + p), messages::error);
             }
         });
-        setTop(new ToolBar(new Label("x"), kind, new Label("y"), metric, log, run, add, clear, new Label("export"), png, svg, csv));
+        // a flow, not a ToolBar: at narrow widths the buttons wrap to a second line instead of hiding behind ">>"
+        javafx.scene.layout.FlowPane tools = new javafx.scene.layout.FlowPane(6, 4, new Label("x"), kind, new Label("y"),
+                metric, log, run, add, clear, new Label("export"), png, svg, csv);
+        tools.getStyleClass().add("chart-tools");
+        tools.setAlignment(Pos.CENTER_LEFT);
+        tools.getChildren().forEach(n -> ((javafx.scene.control.Control) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
+        setTop(tools);
         Label note = new Label();
         note.setId("chart-note");
         note.textProperty().bind(model.noteProperty());
@@ -72,11 +82,13 @@ public final class ChartsView extends BorderPane {
         StackPane.setAlignment(note, Pos.CENTER);
         setCenter(centre);
         model.chartProperty().addListener((o, a, c) -> show(c));
+        dark.addListener(o -> show(model.chartProperty().get()));
         show(model.chartProperty().get());
     }
 
     private void show(org.jfree.chart.JFreeChart c) {
         if (c != null) {
+            saw.ui.chart.ChartColours.apply(c, dark.get());
             viewer.setChart(c);
         }
         viewer.setVisible(c != null);

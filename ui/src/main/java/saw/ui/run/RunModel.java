@@ -92,6 +92,7 @@ public final class RunModel {
     private final ReadOnlyObjectWrapper<Estimate> estimate = new ReadOnlyObjectWrapper<>(this, "estimate");
     private final ReadOnlyStringWrapper estimateText = new ReadOnlyStringWrapper(this, "estimateText", "");
     private final ReadOnlyBooleanWrapper estimateFits = new ReadOnlyBooleanWrapper(this, "estimateFits", true);
+    private final ReadOnlyStringWrapper tilesProblem = new ReadOnlyStringWrapper(this, "tilesProblem", "");
     private boolean estimating;
     private boolean estimatePending;
     private BenchEnvironment environment;
@@ -107,6 +108,18 @@ public final class RunModel {
                 backward, tiles, swept, values)) {
             setting.addListener(o -> requestEstimate());
         }
+        // a refusal is about the settings as they were: any change makes it stale, so it goes
+        for (Observable setting : List.of(config, backend, batch, heads, kvHeads, headDim, dtype, forward,
+                backward, tiles, swept, values, warmup, reps)) {
+            setting.addListener(o -> {
+                if (failed.get() && !running.get()) {
+                    failed.set(false);
+                    status.set("");
+                }
+            });
+        }
+        tiles.addListener(o -> tilesProblem.set(tilesProblem(tiles.get())));
+        tilesProblem.set(tilesProblem(tiles.get()));
     }
 
     /** The config a sweep would run (the view binds it to the composition); the estimate follows it. */
@@ -507,7 +520,49 @@ public final class RunModel {
 
     private void fail(String message) {
         failed.set(true);
-        status.set(message);
+        status.set(inWindowWords(message));
+    }
+
+    /** Every entry of the tile sizes that is not QxKV with powers of two in 16..512, in one sentence; "" when none. */
+    public ReadOnlyStringProperty tilesProblemProperty() {
+        return tilesProblem.getReadOnlyProperty();
+    }
+
+    static String tilesProblem(String text) {
+        List<String> bad = new ArrayList<>();
+        int good = 0;
+        for (String t : text.split("[,;\\s]+")) {
+            if (t.isBlank()) {
+                continue;
+            }
+            try {
+                KernelTiles k = KernelTiles.parse(t);
+                if (saw.engine.mask.MaskChecks.isValidBlock(k.blockQ()) && saw.engine.mask.MaskChecks.isValidBlock(k.blockKv())) {
+                    good++;
+                    continue;
+                }
+            } catch (IllegalArgumentException e) {
+                // listed below with the others
+            }
+            bad.add("'" + t + "'");
+        }
+        if (!bad.isEmpty()) {
+            return "tile sizes: " + String.join(", ", bad) + (bad.size() == 1 ? " is" : " are")
+                    + " not QxKV with powers of two in 16..512 (e.g. 128x64)";
+        }
+        return good == 0 ? "tile sizes: give at least one, e.g. 128x64" : "";
+    }
+
+    /**
+     * The engine's sentences name the CLI's flags; in the window the same settings are fields with other names.
+     */
+    static String inWindowWords(String message) {
+        return message.replace("use --backend cpu on this machine", "choose the cpu backend")
+                .replace("use --backend cpu", "choose the cpu backend")
+                .replace("--batch, --heads and --kv-heads", "batch, heads and kv heads")
+                .replace("--warmup", "warm-up").replace("--reps", "repetitions").replace("--block", "tile size")
+                .replace("--density", "density").replace("--head-dim", "head dim").replace("--seq", "sequence length")
+                .replace("--vary", "sweep");
     }
 
     private static String eta(SweepRunner.Progress p) {

@@ -29,6 +29,13 @@ import saw.ui.model.ComposerModel;
  * Cancel with a progress bar and ETA; the results table filling as rows finish.
  */
 public final class RunView extends BorderPane {
+    private java.util.function.BiPredicate<String, String> confirm = (title, question) -> true;
+
+    /** Asks before a new run replaces the rows in the table (title, question); without it, runs replace them. */
+    public void setConfirm(java.util.function.BiPredicate<String, String> confirm) {
+        this.confirm = confirm;
+    }
+
     public RunView(RunModel model, ComposerModel composer) {
         getStyleClass().add("run-panel");
         setId("run-panel");
@@ -47,7 +54,7 @@ public final class RunView extends BorderPane {
         backendNote.setWrapText(true);
         backendNote.setMaxWidth(520);
         backendNote.textProperty().bind(Bindings.createStringBinding(() -> model.backendProperty().get() == null
-                ? "" : model.backendProperty().get().description(), model.backendProperty()));
+                ? "" : RunModel.inWindowWords(model.backendProperty().get().description()), model.backendProperty()));
 
         ComboBox<Integer> headDim = new ComboBox<>();
         headDim.getItems().addAll(64, 128, 256);
@@ -69,6 +76,7 @@ public final class RunView extends BorderPane {
         tiles.textProperty().bindBidirectional(model.tilesProperty());
         ComboBox<RunModel.Swept> swept = new ComboBox<>();
         swept.setId("run-swept");
+        swept.setMinWidth(Region.USE_PREF_SIZE);
         swept.valueProperty().bindBidirectional(model.sweptProperty());
         Runnable refreshSweepable = () -> {
             RunModel.Swept keep = swept.getValue();
@@ -80,17 +88,35 @@ public final class RunView extends BorderPane {
         TextField values = new TextField();
         values.setId("run-values");
         values.setPromptText("e.g. 256, 1024, 4096");
+        values.setPrefColumnCount(16);
         values.textProperty().bindBidirectional(model.valuesProperty());
 
         int r = 0;
-        form.addRow(r++, new Label("backend"), backend, backendNote);
+        form.addRow(r++, new Label("backend"), backend);
+        // the backend's description gets a row of its own, under the choice, as wide as the form
+        form.add(backendNote, 1, r++, 2, 1);
         form.addRow(r++, new Label("batch, heads, kv heads"), new HBox(4, intField("run-batch", model.batchProperty()),
                 intField("run-heads", model.headsProperty()), intField("run-kv-heads", model.kvHeadsProperty()),
-                new Label("(0 = the config's)")));
+                fit(new Label("(0 = the config's)"))));
         form.addRow(r++, new Label("head dim, dtype"), new HBox(4, headDim, dtype));
-        form.addRow(r++, new Label("passes"), new HBox(8, fwd, bwd));
-        form.addRow(r++, new Label("tile sizes"), tiles);
-        form.addRow(r++, new Label("sweep"), swept, values);
+        form.addRow(r++, new Label("passes"), new HBox(8, fit(fwd), fit(bwd)));
+        Label tilesProblem = new Label();
+        tilesProblem.setId("run-tiles-error");
+        tilesProblem.getStyleClass().add("field-error");
+        tilesProblem.textProperty().bind(model.tilesProblemProperty());
+        tilesProblem.visibleProperty().bind(model.tilesProblemProperty().isNotEmpty());
+        tilesProblem.managedProperty().bind(tilesProblem.visibleProperty());
+        tilesProblem.setWrapText(true);
+        tilesProblem.setMaxWidth(520);
+        model.tilesProblemProperty().addListener((o, a, b) -> {
+            tiles.getStyleClass().remove("invalid");
+            if (!b.isEmpty()) {
+                tiles.getStyleClass().add("invalid");
+            }
+        });
+        form.addRow(r++, new Label("tile sizes"), tiles, tilesProblem);
+        form.addRow(r++, new Label("sweep"), swept);
+        form.addRow(r++, new Label("values"), values);
         form.addRow(r++, new Label("warm-up, repetitions"), new HBox(4, intField("run-warmup", model.warmupProperty()),
                 intField("run-reps", model.repsProperty())));
         form.addRow(r++, new Label("recommended tile"), tuneRow(model));
@@ -101,8 +127,15 @@ public final class RunView extends BorderPane {
         Button run = new Button("Run");
         run.setId("run-start");
         run.setDefaultButton(false);
-        run.disableProperty().bind(model.runningProperty().or(model.estimateFitsProperty().not()));
-        run.setOnAction(e -> model.run(composer.composition()));
+        run.disableProperty().bind(model.runningProperty().or(model.estimateFitsProperty().not())
+                .or(model.tilesProblemProperty().isNotEmpty()));
+        run.setOnAction(e -> {
+            int kept = model.rows().size();
+            if (kept == 0 || confirm.test("Run again", "A new run replaces the " + kept + (kept == 1 ? " row" : " rows")
+                    + " in the table (export them as CSV from the Charts tab first to keep them); run again?")) {
+                model.run(composer.composition());
+            }
+        });
         Button cancel = new Button("Cancel");
         cancel.setId("run-cancel");
         cancel.disableProperty().bind(model.runningProperty().not());
@@ -133,7 +166,13 @@ public final class RunView extends BorderPane {
             }
         });
         estimate.setPadding(new Insets(0, 8, 4, 8));
-        HBox actions = new HBox(8, run, cancel, bar, status);
+        // two lines kept whether or not there is an estimate, so Run does not jump as it comes and goes
+        estimate.setMinHeight(40);
+        // Run and Cancel keep their words; the status wraps instead of losing its ETA
+        status.setWrapText(true);
+        status.setMinWidth(120);
+        HBox actions = new HBox(8, fit(run), fit(cancel), bar, status);
+        HBox.setHgrow(status, javafx.scene.layout.Priority.ALWAYS);
         actions.setAlignment(Pos.CENTER_LEFT);
         actions.setPadding(new Insets(0, 8, 8, 8));
 
@@ -141,10 +180,16 @@ public final class RunView extends BorderPane {
         setCenter(table(model));
     }
 
+    private static <T extends javafx.scene.control.Control> T fit(T c) {
+        c.setMinWidth(Region.USE_PREF_SIZE);
+        return c;
+    }
+
     private static TextField intField(String id, IntegerProperty p) {
         TextField f = new TextField(Integer.toString(p.get()));
         f.setId(id);
         f.setPrefColumnCount(4);
+        f.setMinWidth(Region.USE_PREF_SIZE);
         p.addListener((o, a, b) -> {
             if (!f.getText().trim().equals(Integer.toString(b.intValue()))) {
                 f.setText(Integer.toString(b.intValue()));
@@ -187,6 +232,10 @@ public final class RunView extends BorderPane {
 
     private static TableColumn<BenchRow, String> text(String name, Function<BenchRow, String> value) {
         TableColumn<BenchRow, String> c = new TableColumn<>(name);
+        // a header never shrinks below its words (the table scrolls sideways instead)
+        javafx.scene.text.Text words = new javafx.scene.text.Text(name);
+        words.setFont(javafx.scene.text.Font.font(null, javafx.scene.text.FontWeight.BOLD, 14));
+        c.setMinWidth(words.getLayoutBounds().getWidth() + 28);
         c.setCellValueFactory(cell -> new ReadOnlyStringWrapper(value.apply(cell.getValue())));
         c.setSortable(false);
         return c;

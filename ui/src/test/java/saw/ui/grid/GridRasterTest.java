@@ -12,7 +12,7 @@ import saw.engine.mask.TileClass;
 import saw.engine.mask.TileGrid;
 
 class GridRasterTest {
-    /** One channel per class, so a blended pixel can be read back as the share of each class. */
+    /** One colour per class and one for outside the grid. */
     private static final int[] COLORS = {0xffff0000, 0xff00ff00, 0xff0000ff, 0xff808080};
 
     private static Mask randomMask(SplittableRandom rnd, int seq) {
@@ -26,22 +26,24 @@ class GridRasterTest {
     }
 
     @Test
-    void pixelsBlendTheExactClassSharesOfTheTilesUnderThem() {
-        long seed = new SplittableRandom().nextLong();
+    void aPixelShowsTheStrongestClassOfAnyTileUnderItInFullColour() {
+        long seed = Long.getLong("saw.test.seed", new SplittableRandom().nextLong());
         SplittableRandom rnd = new SplittableRandom(seed);
         for (int round = 0; round < 60; round++) {
             int seq = 64 + rnd.nextInt(4000);
             TileGrid grid = BoundMask.bind(randomMask(rnd, seq), Dims.square(seq)).compile(16, 16).grid(0);
             int w = 20 + rnd.nextInt(60);
             int h = 20 + rnd.nextInt(60);
-            double scale = rnd.nextBoolean() ? 0.25 + rnd.nextDouble() * 0.75 : 1 + rnd.nextDouble() * 11;
+            double scale = rnd.nextBoolean() ? 0.05 + rnd.nextDouble() * 0.95 : 1 + rnd.nextDouble() * 11;
             Viewport v = new Viewport(rnd.nextDouble() * grid.numKvBlocks() / 2 - 10, rnd.nextDouble() * grid.numQBlocks() / 2 - 10, scale);
             int[] out = new int[w * h];
-            new GridRaster(w, h).render(grid, v, COLORS, out);
+            GridRaster raster = new GridRaster(w, h);
+            raster.render(grid, v, COLORS, out);
             int[] lo = new int[1];
             int[] hi = new int[1];
             int[] rlo = new int[1];
             int[] rhi = new int[1];
+            boolean anyAttended = false;
             for (int y = 0; y < h; y++) {
                 GridRaster.blockRange(v.y0(), scale, y, grid.numQBlocks(), rlo, rhi, 0);
                 for (int x = 0; x < w; x++) {
@@ -52,19 +54,46 @@ class GridRasterTest {
                         assertEquals(COLORS[3], px, where);
                         continue;
                     }
-                    long[] n = new long[3];
+                    int strongest = 0;
                     for (int q = rlo[0]; q < rhi[0]; q++) {
                         for (int k = lo[0]; k < hi[0]; k++) {
-                            n[grid.classAt(q, k).ordinal()]++;
+                            strongest = Math.max(strongest, grid.classAt(q, k).ordinal());
                         }
                     }
-                    double total = n[0] + n[1] + n[2];
-                    assertEquals(255 * n[0] / total, (px >> 16) & 0xff, 0.51, where + " empty share");
-                    assertEquals(255 * n[1] / total, (px >> 8) & 0xff, 0.51, where + " partial share");
-                    assertEquals(255 * n[2] / total, px & 0xff, 0.51, where + " full share");
+                    anyAttended |= strongest > 0;
+                    assertEquals(COLORS[strongest], px, where + " strongest class " + TileClass.values()[strongest]);
+                }
+            }
+            assertEquals(anyAttended, raster.drewAttended(), "seed " + seed + " round " + round);
+        }
+    }
+
+    @Test
+    void aWindowAndSinksAtSixteenMillionTokensStayVisibleWhenFitted() {
+        int seq = 1 << 24;
+        Mask m = Mask.Or.of(Mask.And.of(new Mask.Causal(0), new Mask.SlidingWindow(256, 0)), new Mask.Sinks(6));
+        TileGrid grid = BoundMask.bind(m, Dims.square(seq)).compile(128, 128).grid(0);
+        int w = 700;
+        int h = 700;
+        Viewport v = Viewport.fit(grid.numQBlocks(), grid.numKvBlocks(), w, h);
+        int[] out = new int[w * h];
+        new GridRaster(w, h).render(grid, v, COLORS, out);
+        int diagonal = 0;
+        int sinks = 0;
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                if (out[y * w + x] == COLORS[TileClass.EMPTY.ordinal()] || out[y * w + x] == COLORS[3]) {
+                    continue;
+                }
+                if (Math.abs(x - y) <= 2) {
+                    diagonal++;
+                } else if (x < w / 50) {
+                    sinks++;
                 }
             }
         }
+        assertTrue(diagonal > h * 9 / 10, "the window's diagonal shows along the grid: " + diagonal + " px");
+        assertTrue(sinks > h * 9 / 10, "the sinks column shows down the grid: " + sinks + " px");
     }
 
     @Test
@@ -93,7 +122,7 @@ class GridRasterTest {
     }
 
     @Test
-    void aMillionTokenGridRendersFromSampledRowsWithTheRightColoursFarFromEdges() {
+    void aMillionTokenGridRendersWithTheRightColoursFarFromEdges() {
         int seq = 1 << 20;
         TileGrid grid = BoundMask.bind(new Mask.Causal(0), Dims.square(seq)).compile(16, 16).grid(0);
         int w = 400;
