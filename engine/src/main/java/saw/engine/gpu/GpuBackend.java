@@ -274,7 +274,7 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
     }
 
     /** The layout tables on the device. */
-    private static final class Tables implements AutoCloseable {
+    static final class Tables implements AutoCloseable {
         final DeviceBuffer rowOrder;
         final DeviceBuffer colOrder;
         final DeviceBuffer variantOf;
