@@ -84,7 +84,52 @@ public final class TileLists {
      */
     public static TileLists of(AttentionProblem problem, TileLayout layout) {
         requireMatching(problem, layout);
-        return new Builder(problem, layout).build();
+        return new Builder(problem, layout, identity(layout.numQBlocks()), identity(layout.numKvBlocks())).build();
+    }
+
+    /**
+     * The tables of a gathered part of {@code layout}: local q-block r is the layout's q-block {@code qBlocks[r]} and
+     * local kv-block c its kv-block {@code kvBlocks[c]} (both ascending), with the tokens of those blocks laid end to
+     * end. Bit tiles come from the mask at the original positions. Ring attention uses this: a device holds some
+     * chunks of the sequence in one contiguous tensor. {@code local}'s lengths are the gathered token counts.
+     *
+     * @throws IllegalArgumentException when the blocks are not ascending and in range (so that the layout's ragged
+     *     last block, if taken, comes last), or the lengths or shapes do not match
+     */
+    public static TileLists gathered(AttentionProblem local, TileLayout layout, int[] qBlocks, int[] kvBlocks) {
+        Dims d = layout.dims();
+        if (local.batch() != d.batch() || local.heads() != d.heads()) {
+            throw new IllegalArgumentException("the layout has batch " + d.batch() + ", heads " + d.heads()
+                    + " but the problem has batch " + local.batch() + ", heads " + local.heads());
+        }
+        checkGathered("q", qBlocks, layout.numQBlocks(), layout.blockQ(), d.seqQ(), local.seqQ());
+        checkGathered("kv", kvBlocks, layout.numKvBlocks(), layout.blockKv(), d.seqKv(), local.seqKv());
+        if (layout.blockQ() % 32 != 0 || layout.blockKv() % 32 != 0) {
+            throw new IllegalArgumentException("block " + layout.blockQ() + "x" + layout.blockKv()
+                    + " is not supported by the block-sparse kernels: both sides must be multiples of 32");
+        }
+        return new Builder(local, layout, qBlocks.clone(), kvBlocks.clone()).build();
+    }
+
+    private static void checkGathered(String side, int[] blocks, int count, int block, int seq, int localSeq) {
+        long tokens = 0;
+        for (int i = 0; i < blocks.length; i++) {
+            if (blocks[i] < 0 || blocks[i] >= count || (i > 0 && blocks[i] <= blocks[i - 1])) {
+                throw new IllegalArgumentException(side + "-blocks must be ascending in 0.." + (count - 1) + "; got "
+                        + Arrays.toString(blocks));
+            }
+            tokens += Math.min(seq, (long) (blocks[i] + 1) * block) - (long) blocks[i] * block;
+        }
+        if (blocks.length == 0 || tokens != localSeq) {
+            throw new IllegalArgumentException("the gathered " + side + "-blocks hold " + tokens + " tokens, the problem has "
+                    + localSeq);
+        }
+    }
+
+    private static int[] identity(int n) {
+        int[] a = new int[n];
+        Arrays.setAll(a, i -> i);
+        return a;
     }
 
     /** Throws when the layout was not compiled for the problem's sizes. */
@@ -213,14 +258,26 @@ public final class TileLists {
         private final Map<Key, Integer> tiles = new HashMap<>();
         private int[] tileWords = new int[1024];
 
-        Builder(AttentionProblem problem, TileLayout layout) {
+        /** Local block to the layout's block (the identity unless gathered), and the layout's kv-block to local (-1: absent). */
+        private final int[] qMap;
+        private final int[] kvMap;
+        private final int[] kvLocal;
+
+        Builder(AttentionProblem problem, TileLayout layout, int[] qMap, int[] kvMap) {
             this.problem = problem;
             this.layout = layout;
             this.mask = layout.mask();
             this.bq = layout.blockQ();
             this.bkv = layout.blockKv();
-            this.nq = layout.numQBlocks();
-            this.nkv = layout.numKvBlocks();
+            this.qMap = qMap;
+            this.kvMap = kvMap;
+            this.kvLocal = new int[layout.numKvBlocks()];
+            Arrays.fill(kvLocal, -1);
+            for (int c = 0; c < kvMap.length; c++) {
+                kvLocal[kvMap[c]] = c;
+            }
+            this.nq = qMap.length;
+            this.nkv = kvMap.length;
             this.sq = problem.seqQ();
             this.skv = problem.seqKv();
             this.variants = layout.variantCount();
@@ -246,11 +303,15 @@ public final class TileLists {
                 TileGrid grid = layout.grid(v);
                 byte[] c = new byte[nq * nkv];
                 for (int r = 0; r < nq; r++) {
-                    for (int run = 0; run < grid.runCount(r); run++) {
-                        TileClass tc = grid.runClass(r, run);
-                        for (int kb = grid.runStart(r, run); kb < grid.runEnd(r, run); kb++) {
-                            c[r * nkv + kb] = (byte) classOf(tc, r, kb);
-                            total += tc == TileClass.EMPTY ? 0 : 1;
+                    int gr = qMap[r];
+                    for (int run = 0; run < grid.runCount(gr); run++) {
+                        TileClass tc = grid.runClass(gr, run);
+                        for (int gkb = grid.runStart(gr, run); gkb < grid.runEnd(gr, run); gkb++) {
+                            int kb = kvLocal[gkb];
+                            if (kb >= 0) {
+                                c[r * nkv + kb] = (byte) classOf(tc, r, kb);
+                                total += tc == TileClass.EMPTY ? 0 : 1;
+                            }
                         }
                     }
                 }
@@ -351,10 +412,10 @@ public final class TileLists {
         private int tileIndex(int v, int r, int kb) {
             int wordsRow = bkv / 32;
             int[] w = new int[bq * wordsRow];
-            int q0 = r * bq;
-            int k0 = kb * bkv;
-            int q1 = Math.min(sq, q0 + bq);
-            int k1 = Math.min(skv, k0 + bkv);
+            int q0 = qMap[r] * bq;
+            int k0 = kvMap[kb] * bkv;
+            int q1 = Math.min(layout.dims().seqQ(), q0 + bq);
+            int k1 = Math.min(layout.dims().seqKv(), k0 + bkv);
             for (int i = q0; i < q1; i++) {
                 int base = (i - q0) * wordsRow;
                 for (int j = k0; j < k1; j++) {

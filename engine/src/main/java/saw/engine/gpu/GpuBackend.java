@@ -19,8 +19,9 @@ import saw.engine.guard.SizeGuard;
 import saw.engine.mask.TileLayout;
 
 /**
- * saw's CUDA kernels through JCuda on GPU 0: block-sparse forward and backward for bf16/fp16, head dims 64 and
- * 128, tiles q{64,128} x kv{32,64,128}. Not thread-safe; each call makes the context current on its thread.
+ * saw's CUDA kernels through JCuda on one GPU (GPU 0 unless opened on another): block-sparse forward and backward
+ * for bf16/fp16, head dims 64 and 128, tiles q{64,128} x kv{32,64,128}. Not thread-safe; each call makes the context
+ * current on its thread.
  */
 public final class GpuBackend implements AttentionBackend, AttentionKernels {
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
@@ -103,14 +104,28 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
      * @throws GpuException with {@link #detect()}'s sentence when the GPU backend cannot run here
      */
     public static GpuBackend open() {
+        return open(0);
+    }
+
+    /**
+     * Opens GPU {@code ordinal} (0-based, as {@link GpuStatus#devices()} lists them) and loads the kernels.
+     *
+     * @throws GpuException with {@link #detect()}'s sentence when the GPU backend cannot run here, or when there is no
+     *     such GPU
+     */
+    public static GpuBackend open(int ordinal) {
         GpuStatus status = detect();
         if (!status.usable()) {
             throw new GpuException(status.message());
         }
+        if (ordinal < 0 || ordinal >= status.devices().size()) {
+            throw new GpuException("there is no GPU " + ordinal + " here; this machine has " + status.devices().size()
+                    + " (" + String.join("; ", status.devices()) + ")");
+        }
         ForwardKernel fwd = ForwardKernel.configured();
         BackwardKernel bwd = BackwardKernel.configured();
-        CudaDevice cuda = new CudaDevice(0);
-        DeviceProbe.Device d = new JCudaProbe().device(0);
+        CudaDevice cuda = new CudaDevice(ordinal);
+        DeviceProbe.Device d = new JCudaProbe().device(ordinal);
         return new GpuBackend(cuda, d.name(), d.major(), fwd, bwd);
     }
 
