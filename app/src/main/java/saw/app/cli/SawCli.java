@@ -33,6 +33,8 @@ public final class SawCli implements Runnable {
         cl.addSubcommand(new BenchCommand());
         cl.addSubcommand(new ChartCommand());
         cl.addSubcommand(new DumpCommand());
+        cl.addSubcommand(new RingCommand());
+        cl.addSubcommand(new RingRunCommand());
         cl.setParameterExceptionHandler(CliErrors::badUsage);
         cl.setExecutionExceptionHandler(CliErrors::failed);
         return cl;

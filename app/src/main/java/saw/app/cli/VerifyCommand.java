@@ -165,7 +165,7 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     /** A preset, or a path to an existing file or one ending in .json; anything else is a one-line mask. */
-    private static boolean isConfig(String spec) {
+    static boolean isConfig(String spec) {
         if (spec.startsWith(SpecLoader.PRESET_PREFIX) || spec.endsWith(".json")) {
             return true;
         }

@@ -2,9 +2,9 @@ package saw.engine.cpu;
 
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
-import saw.engine.attention.AttentionKernels;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.PartialAttention;
 import saw.engine.attention.Pass;
 import saw.engine.attention.TileLists;
 import saw.engine.guard.SizeGuard;
@@ -14,7 +14,7 @@ import saw.engine.mask.TileLayout;
  * The multithreaded fp32 block-sparse CPU implementation, so charts and tests work without a GPU. Timing uses the
  * wall clock around one pass on the common fork-join pool.
  */
-public final class CpuBackend implements AttentionBackend, AttentionKernels {
+public final class CpuBackend implements AttentionBackend, PartialAttention {
     @Override
     public String name() {
         return "cpu";
@@ -47,6 +47,21 @@ public final class CpuBackend implements AttentionBackend, AttentionKernels {
         BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
         Tensors x = new Tensors(in);
         kernel.forward(x.q, x.k, x.v, x.o, x.lse);
+        kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv);
+        return AttentionOutputs.withGradients(x.o, x.lse, x.dq, x.dk, x.dv);
+    }
+
+    @Override
+    public AttentionOutputs backward(AttentionInputs in, TileLayout layout, AttentionOutputs whole) {
+        if (!in.hasGradient()) {
+            throw new IllegalArgumentException("the backward pass needs inputs with dO");
+        }
+        AttentionProblem p = in.problem();
+        SizeGuard.cpuRun(p, layout, Pass.BWD).orThrow();
+        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
+        Tensors x = new Tensors(in);
+        whole.get(AttentionOutputs.Output.O).get(x.o);
+        whole.get(AttentionOutputs.Output.LSE).get(x.lse);
         kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv);
         return AttentionOutputs.withGradients(x.o, x.lse, x.dq, x.dk, x.dv);
     }

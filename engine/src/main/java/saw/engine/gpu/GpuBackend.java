@@ -6,12 +6,12 @@ import java.util.Locale;
 import jcuda.driver.CUevent;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
-import saw.engine.attention.AttentionKernels;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.HalfFloats;
 import saw.engine.attention.KernelTiles;
+import saw.engine.attention.PartialAttention;
 import saw.engine.attention.Pass;
 import saw.engine.attention.TileLists;
 import saw.engine.guard.Estimate;
@@ -23,7 +23,7 @@ import saw.engine.mask.TileLayout;
  * for bf16/fp16, head dims 64 and 128, tiles q{64,128} x kv{32,64,128}. Not thread-safe; each call makes the context
  * current on its thread.
  */
-public final class GpuBackend implements AttentionBackend, AttentionKernels {
+public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
     static final int MIN_MAJOR = 8;
     private static final long ROTATION_BYTES = 256L << 20;
@@ -246,6 +246,47 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
         }
     }
 
+    /** The backward of a part of a ring: O and LSE come from the merged forward, not from this layout. */
+    @Override
+    public AttentionOutputs backward(AttentionInputs in, TileLayout layout, AttentionOutputs whole) {
+        if (!in.hasGradient()) {
+            throw new IllegalArgumentException("the backward pass needs inputs with dO");
+        }
+        AttentionProblem p = in.problem();
+        Plan plan = plan(p, layout);
+        cuda.makeCurrent();
+        SizeGuard.gpuRun(p, layout, Pass.BWD, 1, cuda.freeBytes()).orThrow();
+        cuda.syncEachLaunch(true);
+        int qn = (int) AttentionInputs.qSize(p);
+        int kvn = (int) AttentionInputs.kvSize(p);
+        int rows = p.batch() * p.heads() * p.seqQ();
+        java.nio.FloatBuffer lseIn = whole.get(AttentionOutputs.Output.LSE);
+        int[] lseBits = new int[rows];
+        for (int i = 0; i < rows; i++) {
+            lseBits[i] = Float.floatToRawIntBits(lseIn.get(i));
+        }
+        try (Tables t = new Tables(cuda, plan.lists);
+             DeviceBuffer q = upload("Q", p.dtype(), in.q());
+             DeviceBuffer k = upload("K", p.dtype(), in.k());
+             DeviceBuffer v = upload("V", p.dtype(), in.v());
+             DeviceBuffer o = upload("O", p.dtype(), whole.get(AttentionOutputs.Output.O));
+             DeviceBuffer lse = cuda.upload("LSE", lseBits);
+             DeviceBuffer dO = upload("dO", p.dtype(), in.dO());
+             DeviceBuffer dsum = cuda.buffer("Dsum", 4L * rows);
+             DeviceBuffer dqAcc = cuda.buffer("dQ accumulator", 4L * qn);
+             DeviceBuffer dq = cuda.buffer("dQ", 2L * qn);
+             DeviceBuffer dk = cuda.buffer("dK", 2L * kvn);
+             DeviceBuffer dv = cuda.buffer("dV", 2L * kvn)) {
+            dq.fill16("dQ", NAN16);
+            dk.fill16("dK", NAN16);
+            dv.fill16("dV", NAN16);
+            launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
+            return AttentionOutputs.withGradients(copy(whole.get(AttentionOutputs.Output.O)),
+                    copy(lseIn), decode(p.dtype(), dq.readShorts("dQ", qn)),
+                    decode(p.dtype(), dk.readShorts("dK", kvn)), decode(p.dtype(), dv.readShorts("dV", kvn)));
+        }
+    }
+
     @Override
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
         Plan plan = plan(problem, layout);
@@ -366,6 +407,12 @@ public final class GpuBackend implements AttentionBackend, AttentionKernels {
             bits[i] = HalfFloats.encode(type, values.get(i));
         }
         return cuda.upload(what, bits);
+    }
+
+    private static float[] copy(java.nio.FloatBuffer b) {
+        float[] a = new float[b.remaining()];
+        b.duplicate().get(a);
+        return a;
     }
 
     private static float[] decode(DType type, short[] bits) {
