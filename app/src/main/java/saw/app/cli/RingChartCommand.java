@@ -53,7 +53,7 @@ final class RingChartCommand implements Callable<Integer> {
                 JsonNode row;
                 try {
                     row = json.readTree(lines.get(i));
-                } catch (IOException e) {
+                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                     if (i == lines.size() - 1) {
                         continue; // a last line cut short by a killed run
                     }
