@@ -142,6 +142,20 @@ public final class RingGpus implements AutoCloseable {
         }
     }
 
+    /**
+     * Where NCCL is and its version ("NCCL 2.27.3 (libnccl.so.2, on the loader path, NCCL_NVLS_ENABLE=0)"), or the
+     * sentence saying it was not found or could not be loaded; never throws.
+     */
+    public static String ncclStatus() {
+        try {
+            return Nccl.load(NcclLocator.system()).describe();
+        } catch (GpuException e) {
+            return e.getMessage();
+        } catch (RuntimeException | LinkageError e) {
+            return "NCCL could not be queried: " + e.getMessage();
+        }
+    }
+
     /** "2 devices on GPUs 0: NVIDIA H200, 1: NVIDIA H200". */
     public String description() {
         return description;
