@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,5 +36,27 @@ class NcclLoadTest {
         GpuException e = assertThrows(GpuException.class, () -> Nccl.load(locator));
         assertTrue(e.getMessage().startsWith("NCCL at " + fake + " (from SAW_NCCL_LIB) could not be loaded: "), e.getMessage());
         assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+    }
+
+    @Test
+    void aRealNcclReportsItsVersionAndItsErrorsAsSentences() {
+        Nccl nccl;
+        try {
+            nccl = Nccl.load(NcclLocator.system());
+        } catch (GpuException e) {
+            Assumptions.assumeTrue(false, "no NCCL here: " + e.getMessage());
+            return;
+        }
+        assertTrue(nccl.describe().matches("NCCL \\d+\\.\\d+\\.\\d+ \\(.*libnccl\\.so\\.2, .*, NCCL_NVLS_ENABLE=0\\)"),
+                nccl.describe());
+        if (GpuBackend.detect().usable()) {
+            for (com.sun.jna.Pointer comm : nccl.initAll(new int[] {0})) {
+                nccl.destroyQuietly(comm);
+            }
+        } else {
+            GpuException e = assertThrows(GpuException.class, () -> nccl.initAll(new int[] {0}));
+            assertTrue(e.getMessage().matches("creating NCCL communicators for GPUs \\[0\\] failed: NCCL error \\d+ \\(.+\\)"),
+                    e.getMessage());
+        }
     }
 }
