@@ -4,4 +4,4 @@
 #include "random_fill.cu"
 #include "attention_fwd_wgmma.cu"
 #include "attention_bwd_wgmma.cu"
-#include "ring_merge.cu"
+#include "ring_combine.cu"

@@ -27,9 +27,9 @@ import saw.engine.gpu.RingProgram.Transfer;
  * interconnect. The order of work is {@link RingProgram}'s: the next step's shard travels while this step computes,
  * empty steps are skipped by both sides.
  *
- * <p>Each device keeps its running output in fp32 and merges every step's partial output into it by log-sum-exp
- * (ring_merge_*); the final O is rounded to the element type once. The backward pass starts from the merged O and
- * LSE, accumulates dQ across steps in the kernel's fp32 accumulator and dK/dV in the travelling fp32 accumulators.
+ * <p>Each step's kernel writes its partial O and LSE to a buffer of its own; after the ring a device combines them by
+ * log-sum-exp in one pass (ring_combine_*). The backward pass starts from the combined O and LSE, accumulates dQ
+ * across steps in the kernel's fp32 accumulator and dK/dV in the travelling fp32 accumulators.
  */
 public final class RingGpus implements AutoCloseable {
     /** How K/V moves between GPUs. */
@@ -48,8 +48,6 @@ public final class RingGpus implements AutoCloseable {
             throw new IllegalArgumentException("transport '" + s + "' is not one of auto, nccl, p2p");
         }
     }
-
-    private static final int NEG_INF32 = 0xff800000;
 
     private final List<CudaDevice> gpus;
     private final List<RingDevice> devices;
@@ -212,7 +210,7 @@ public final class RingGpus implements AutoCloseable {
 
     /**
      * One timed run: the slowest device's time (in all, forward ring, backward ring), each device's time and each
-     * device's busy time in its steps (forward kernel and merge, backward kernel; CUDA events around them).
+     * device's busy time in its steps (forward and backward kernels; CUDA events around them).
      */
     public record Rep(double wallMs, double fwdWallMs, double bwdWallMs, double[] deviceMs, double[] deviceKernelMs) {
         public Rep {
@@ -286,7 +284,10 @@ public final class RingGpus implements AutoCloseable {
         }
     }
 
-    /** One device's buffers. Slots: K/V [2] of the largest shard; accumulators [3] (two travelling, home). */
+    /**
+     * One device's buffers. Slots: K/V [2] of the largest shard; accumulators [3] (two travelling, home). {@code part}
+     * maps a step to its partial-output buffer (-1 for a skipped step).
+     */
     private static final class Buffers {
         DeviceBuffer q;
         DeviceBuffer k;
@@ -294,9 +295,11 @@ public final class RingGpus implements AutoCloseable {
         DeviceBuffer dO;
         DeviceBuffer o;
         DeviceBuffer lse;
-        DeviceBuffer oStep;
-        DeviceBuffer lseStep;
-        DeviceBuffer oAcc;
+        /** Per computed step (in step order), its partial O and LSE; and device tables of their addresses. */
+        final List<DeviceBuffer> oPart = new ArrayList<>();
+        final List<DeviceBuffer> lsePart = new ArrayList<>();
+        DeviceBuffer oParts;
+        DeviceBuffer lseParts;
         final DeviceBuffer[] kSlot = new DeviceBuffer[2];
         final DeviceBuffer[] vSlot = new DeviceBuffer[2];
         DeviceBuffer dsum;
@@ -308,6 +311,7 @@ public final class RingGpus implements AutoCloseable {
         final DeviceBuffer[] dvAcc = new DeviceBuffer[3];
         DeviceBuffer dk;
         DeviceBuffer dv;
+        int[] part;
     }
 
     /** Everything a ring run needs on the devices, made once and run as often as asked. */
@@ -415,7 +419,11 @@ public final class RingGpus implements AutoCloseable {
             long kvn = kvElems(d);
             long slot = maxKvElems();
             long rows = rows(d);
-            long fwd = 2 * (qn + 2 * kvn) + 2 * qn + 4 * rows + 2 * qn + 4 * rows + 4 * qn + 2 * 2 * 2 * slot;
+            long parts = 0;
+            for (int s = 0; s < n; s++) {
+                parts += shards.works(d, s) ? 1 : 0;
+            }
+            long fwd = 2 * (qn + 2 * kvn) + 2 * qn + 4 * rows + parts * (2 * qn + 4 * rows) + 2 * 2 * 2 * slot;
             long bwd = backward ? 2 * qn + 4 * rows + 4 * qn + 2 * qn + 2 * 2 * slot + 3 * 2 * 4 * slot + 2 * 2 * kvn : 0;
             return fwd + bwd;
         }
@@ -456,9 +464,25 @@ public final class RingGpus implements AutoCloseable {
             b.v = make(c, "V" + on, 2 * kvn);
             b.o = make(c, "O" + on, 2 * qn);
             b.lse = make(c, "LSE" + on, 4 * rows);
-            b.oStep = make(c, "a step's O" + on, 2 * qn);
-            b.lseStep = make(c, "a step's LSE" + on, 4 * rows);
-            b.oAcc = make(c, "the O accumulator" + on, 4 * qn);
+            b.part = new int[n];
+            long[] oAddr = new long[n];
+            long[] lseAddr = new long[n];
+            int parts = 0;
+            for (int s = 0; s < n; s++) {
+                b.part[s] = shards.works(d, s) ? parts++ : -1;
+                if (b.part[s] >= 0) {
+                    b.oPart.add(make(c, "step " + s + "'s O" + on, 2 * qn));
+                    b.lsePart.add(make(c, "step " + s + "'s LSE" + on, 4 * rows));
+                    oAddr[b.part[s]] = RingDevice.address(b.oPart.get(b.part[s]).ptr);
+                    lseAddr[b.part[s]] = RingDevice.address(b.lsePart.get(b.part[s]).ptr);
+                }
+            }
+            b.oParts = make(c, "the step O table" + on, 8L * Math.max(1, parts));
+            b.lseParts = make(c, "the step LSE table" + on, 8L * Math.max(1, parts));
+            if (parts > 0) {
+                b.oParts.copyIn(jcuda.Pointer.to(oAddr), 8L * parts);
+                b.lseParts.copyIn(jcuda.Pointer.to(lseAddr), 8L * parts);
+            }
             for (int i = 0; i < 2; i++) {
                 b.kSlot[i] = make(c, "K slot " + i + on, 2 * slot);
                 b.vSlot[i] = make(c, "V slot " + i + on, 2 * slot);
@@ -523,8 +547,6 @@ public final class RingGpus implements AutoCloseable {
                 RingDevice dev = devices.get(d);
                 dev.cuda.makeCurrent();
                 dev.record(start[d], dev.compute);
-                dev.fill32(buf[d].oAcc, 0, dev.compute);
-                dev.fill32(buf[d].lse, NEG_INF32, dev.compute);
                 ownShardToSlot0(d);
             }
             RingMachine.play(forward, this);
@@ -532,8 +554,8 @@ public final class RingGpus implements AutoCloseable {
                 RingDevice dev = devices.get(d);
                 dev.cuda.makeCurrent();
                 computeWaitsComm(d);
-                long qn = qElems(d);
-                dev.cuda.launchOn(dev.compute, convert(qn), buf[d].oAcc, buf[d].o, qn, 1f);
+                dev.cuda.launchOn(dev.compute, combine(d), buf[d].oParts, buf[d].lseParts, buf[d].oPart.size(), buf[d].o,
+                        buf[d].lse, rows(d));
                 dev.record(mid[d], dev.compute);
             }
             if (!backward) {
@@ -588,11 +610,12 @@ public final class RingGpus implements AutoCloseable {
                     / KernelCatalog.ELEMENTWISE_THREADS, KernelCatalog.ELEMENTWISE_THREADS, 0);
         }
 
-        private LaunchShape merge(int d) {
+        /** One warp per row, as the backward's preprocess. */
+        private LaunchShape combine(int d) {
             AttentionProblem p = shards.global();
             long rows = rows(d);
             int perBlock = KernelCatalog.PRE_THREADS / 32;
-            return new LaunchShape("ring_merge_" + p.dtype().label() + "_d" + p.headDim(), (rows + perBlock - 1) / perBlock,
+            return new LaunchShape("ring_combine_" + p.dtype().label() + "_d" + p.headDim(), (rows + perBlock - 1) / perBlock,
                     KernelCatalog.PRE_THREADS, 0);
         }
 
@@ -723,11 +746,12 @@ public final class RingGpus implements AutoCloseable {
             GpuBackend.Tables t = sp.tables;
             Buffers b = buf[d];
             if (!inBackward) {
+                int part = b.part[c.step()];
                 dev.record(stepStart[d][c.step()], dev.compute);
-                dev.cuda.launchOn(dev.compute, sp.fwd, b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.oStep, b.lseStep,
-                        t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits, p.heads(), p.kvHeads(),
-                        p.seqQ(), p.seqKv(), sp.lists.numQBlocks(), (float) p.scale(), (float) p.softcap());
-                dev.cuda.launchOn(dev.compute, merge(d), b.oStep, b.lseStep, b.oAcc, b.lse, rows(d));
+                dev.cuda.launchOn(dev.compute, sp.fwd, b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.oPart.get(part),
+                        b.lsePart.get(part), t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits,
+                        p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numQBlocks(), (float) p.scale(),
+                        (float) p.softcap());
                 dev.record(stepEnd[d][c.step()], dev.compute);
             } else {
                 dev.record(bwdStepStart[d][c.step()], dev.compute);
