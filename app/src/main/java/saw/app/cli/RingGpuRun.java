@@ -46,7 +46,8 @@ final class RingGpuRun {
      * backward ring alone and forward + backward, from runs of both) and the median time of each device.
      */
     record Measured(int devices, String scheme, double maxErrorVsSingle, boolean ok, int skipped, double[] fwdMs,
-                    double[] bwdMs, double[] fwdBwdMs, double[] deviceFwdMs, double[] deviceFwdBwdMs) {
+                    double[] bwdMs, double[] fwdBwdMs, double[] deviceFwdMs, double[] deviceFwdBwdMs, Busy fwdBusy,
+                    Busy fwdBwdBusy) {
         double fwd() {
             return median(fwdMs);
         }
@@ -57,6 +58,24 @@ final class RingGpuRun {
 
         double fwdBwd() {
             return median(fwdBwdMs);
+        }
+    }
+
+    /** Per device, the median time in its step kernels and its communication stream's time in exchanges. */
+    record Busy(double[] kernelMs, double[] commMs) {
+        static Busy of(List<RingGpus.Rep> reps, int n) {
+            double[] k = new double[n];
+            double[] c = new double[n];
+            for (int d = 0; d < n; d++) {
+                final int dev = d;
+                k[d] = median(reps.stream().mapToDouble(r -> r.deviceKernelMs()[dev]).toArray());
+                c[d] = median(reps.stream().mapToDouble(r -> r.deviceCommMs()[dev]).toArray());
+            }
+            return new Busy(k, c);
+        }
+
+        static Busy none(int n) {
+            return new Busy(new double[n], new double[n]);
         }
     }
 
@@ -190,17 +209,19 @@ final class RingGpuRun {
         }
         double[] none = new double[0];
         if (s.repeat() == 0) {
-            return new Measured(n, plan.scheme().label(), worst, ok, skipped, none, none, none, new double[n], new double[n]);
+            return new Measured(n, plan.scheme().label(), worst, ok, skipped, none, none, none, new double[n], new double[n],
+                    Busy.none(n), Busy.none(n));
         }
         List<RingGpus.Rep> f = ring.time(shards, false, s.seed(), WARMUP, s.repeat());
         double[] fwd = f.stream().mapToDouble(RingGpus.Rep::wallMs).toArray();
         if (!backward) {
-            return new Measured(n, plan.scheme().label(), worst, ok, skipped, fwd, none, none, perDevice(f, n), new double[n]);
+            return new Measured(n, plan.scheme().label(), worst, ok, skipped, fwd, none, none, perDevice(f, n), new double[n],
+                    Busy.of(f, n), Busy.none(n));
         }
         List<RingGpus.Rep> b = ring.time(shards, true, s.seed(), WARMUP, s.repeat());
         return new Measured(n, plan.scheme().label(), worst, ok, skipped, fwd,
                 b.stream().mapToDouble(RingGpus.Rep::bwdWallMs).toArray(), b.stream().mapToDouble(RingGpus.Rep::wallMs).toArray(),
-                perDevice(f, n), perDevice(b, n));
+                perDevice(f, n), perDevice(b, n), Busy.of(f, n), Busy.of(b, n));
     }
 
     private static double[] perDevice(List<RingGpus.Rep> reps, int n) {
@@ -222,8 +243,10 @@ final class RingGpuRun {
             out.printf(Locale.ROOT, "  fwd+bwd %8.3f ms %6.1f TFLOP/s/GPU eff %5.1f%%", m.fwdBwd(),
                     Work.tflops(flops / n, m.fwdBwd()), 100 * (fwdRef + bwdRef) / (n * m.fwdBwd()));
         }
-        out.printf(Locale.ROOT, "  %s  per-device fwd ms %s%s%n", m.ok() ? "ok" : "FAIL", ms(m.deviceFwdMs()),
-                backward ? " fwd+bwd ms " + ms(m.deviceFwdBwdMs()) : "");
+        out.printf(Locale.ROOT, "  %s  per-device fwd ms %s (kernels %s, comm %s)%s%n", m.ok() ? "ok" : "FAIL",
+                ms(m.deviceFwdMs()), ms(m.fwdBusy().kernelMs()), ms(m.fwdBusy().commMs()), backward ? " fwd+bwd ms "
+                + ms(m.deviceFwdBwdMs()) + " (kernels " + ms(m.fwdBwdBusy().kernelMs()) + ", comm "
+                + ms(m.fwdBwdBusy().commMs()) + ")" : "");
         out.flush();
     }
 
@@ -248,6 +271,8 @@ final class RingGpuRun {
         fwd.put("single_gpu_ms", fwdRef);
         fwd.put("efficiency", fwdRef / (n * m.fwd()));
         fwd.put("device_ms", m.deviceFwdMs());
+        fwd.put("device_kernel_ms", m.fwdBusy().kernelMs());
+        fwd.put("device_comm_ms", m.fwdBusy().commMs());
         results.write(row(index++, backend, ring.kernels(shards, false), Pass.FWD, fwdWork, m.fwdMs()), fwd);
         if (backward) {
             Map<String, Object> bwd = extra(ring, m);
@@ -257,6 +282,8 @@ final class RingGpuRun {
             bwd.put("fwd_bwd_ms", m.fwdBwd());
             bwd.put("fwd_bwd_efficiency", (fwdRef + bwdRef) / (n * m.fwdBwd()));
             bwd.put("device_fwd_bwd_ms", m.deviceFwdBwdMs());
+            bwd.put("device_fwd_bwd_kernel_ms", m.fwdBwdBusy().kernelMs());
+            bwd.put("device_fwd_bwd_comm_ms", m.fwdBwdBusy().commMs());
             results.write(row(index++, backend, ring.kernels(shards, true), Pass.BWD, bwdWork, m.bwdMs()), bwd);
         }
         return index;

@@ -209,13 +209,22 @@ public final class RingGpus implements AutoCloseable {
     }
 
     /**
-     * One timed run: the slowest device's time (in all, forward ring, backward ring), each device's time and each
-     * device's busy time in its steps (forward and backward kernels; CUDA events around them).
+     * One timed run: the slowest device's time (in all, forward ring, backward ring), each device's time, each
+     * device's busy time in its steps (forward and backward kernels; CUDA events around them) and the time its
+     * communication stream spent in exchanges (from the moment it could start one, the rendezvous with the peer
+     * included, to its end): communication that overlaps compute shows in the last but not in the wall time.
      */
-    public record Rep(double wallMs, double fwdWallMs, double bwdWallMs, double[] deviceMs, double[] deviceKernelMs) {
+    public record Rep(double wallMs, double fwdWallMs, double bwdWallMs, double[] deviceMs, double[] deviceKernelMs,
+                      double[] deviceCommMs) {
         public Rep {
             deviceMs = deviceMs.clone();
             deviceKernelMs = deviceKernelMs.clone();
+            deviceCommMs = deviceCommMs.clone();
+        }
+
+        @Override
+        public double[] deviceCommMs() {
+            return deviceCommMs.clone();
         }
 
         @Override
@@ -324,6 +333,7 @@ public final class RingGpus implements AutoCloseable {
         private final Buffers[] buf;
         private final List<DeviceBuffer> all = new ArrayList<>();
         private final Map<Integer, CUevent[]> arrivals = new HashMap<>();
+        private final Map<Integer, CUevent[]> departures = new HashMap<>();
         private final CUevent[] start;
         private final CUevent[] mid;
         private final CUevent[] end;
@@ -639,6 +649,7 @@ public final class RingGpus implements AutoCloseable {
             double bwdWall = 0;
             double[] deviceMs = new double[n];
             double[] kernelMs = new double[n];
+            double[] commMs = new double[n];
             for (int d = 0; d < n; d++) {
                 RingDevice dev = devices.get(d);
                 dev.cuda.makeCurrent();
@@ -653,11 +664,19 @@ public final class RingGpus implements AutoCloseable {
                         }
                     }
                 }
+                for (Map.Entry<Integer, CUevent[]> e : departures.entrySet()) {
+                    boolean backwardExchange = e.getKey() < 0;
+                    CUevent from = e.getValue()[d];
+                    CUevent to = arrivals.get(e.getKey())[d];
+                    if (from != null && to != null && (backward || !backwardExchange)) {
+                        commMs[d] += dev.elapsedMs(from, to);
+                    }
+                }
                 wall = Math.max(wall, deviceMs[d]);
                 fwdWall = Math.max(fwdWall, f);
                 bwdWall = Math.max(bwdWall, b);
             }
-            return new Rep(wall, fwdWall, bwdWall, deviceMs, kernelMs);
+            return new Rep(wall, fwdWall, bwdWall, deviceMs, kernelMs, commMs);
         }
 
         AttentionOutputs read(int d, boolean backward) {
@@ -709,13 +728,27 @@ public final class RingGpus implements AutoCloseable {
                     moves.add(new RingTransport.Move(t.from(), t.to(), from.dvAcc[t.fromSlot()].ptr, to.dvAcc[t.toSlot()].ptr, bytes));
                 }
             }
+            for (int d = 0; d < n; d++) {
+                if (e.involves(d)) {
+                    RingDevice dev = devices.get(d);
+                    dev.cuda.makeCurrent();
+                    CUevent[] ev = events(departures, e.id());
+                    if (ev[d] == null) {
+                        ev[d] = dev.timingEvent();
+                    }
+                    dev.record(ev[d], dev.comm);
+                }
+            }
             transport.group(moves);
         }
 
-        private CUevent[] arrivalEvents(int id) {
-            Map<Integer, CUevent[]> table = arrivals;
+        private CUevent[] events(Map<Integer, CUevent[]> table, int id) {
             int key = inBackward ? -1 - id : id;
             return table.computeIfAbsent(key, k -> new CUevent[n]);
+        }
+
+        private CUevent[] arrivalEvents(int id) {
+            return events(arrivals, id);
         }
 
         @Override
@@ -724,7 +757,7 @@ public final class RingGpus implements AutoCloseable {
             dev.cuda.makeCurrent();
             CUevent[] ev = arrivalEvents(exchangeId);
             if (ev[d] == null) {
-                ev[d] = dev.syncEvent();
+                ev[d] = dev.timingEvent();
             }
             dev.record(ev[d], dev.comm);
         }
@@ -787,9 +820,11 @@ public final class RingGpus implements AutoCloseable {
                         }
                     }
                 }
-                for (CUevent[] ev : arrivals.values()) {
-                    if (ev[d] != null) {
-                        dev.destroy(ev[d]);
+                for (Map<Integer, CUevent[]> table : List.of(arrivals, departures)) {
+                    for (CUevent[] ev : table.values()) {
+                        if (ev[d] != null) {
+                            dev.destroy(ev[d]);
+                        }
                     }
                 }
             }
