@@ -80,3 +80,15 @@ extern "C" __global__ void ring_add_bf16(const __nv_bfloat16* x, float* acc, lon
 extern "C" __global__ void ring_add_fp16(const __half* x, float* acc, long long n) {
     saw::ring_add(x, acc, n);
 }
+
+// Holds a stream for ns nanoseconds (one thread, polling the global timer), so that the host can queue a whole timed
+// ring run behind it: the run is then timed from the end of the delay, not from when the host began its launches.
+extern "C" __global__ void ring_delay(long long ns) {
+    long long start;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    long long now = start;
+    while (now - start < ns) {
+        __nanosleep(2000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    }
+}

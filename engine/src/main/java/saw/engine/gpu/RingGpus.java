@@ -49,6 +49,9 @@ public final class RingGpus implements AutoCloseable {
         }
     }
 
+    /** How long a timed run holds each compute stream before its clock starts: longer than issuing a ring run takes. */
+    static final long HOLD_NS = 2_000_000L;
+
     private final List<CudaDevice> gpus;
     private final List<RingDevice> devices;
     private final RingTransport transport;
@@ -198,7 +201,7 @@ public final class RingGpus implements AutoCloseable {
                 }
                 p.upload(d, in);
             }
-            p.enqueue(backward);
+            p.enqueue(backward, false);
             p.synchronize();
             List<AttentionOutputs> out = new ArrayList<>();
             for (int d = 0; d < shards.devices(); d++) {
@@ -251,7 +254,7 @@ public final class RingGpus implements AutoCloseable {
             p.synchronize();
             List<Rep> out = new ArrayList<>();
             for (int r = 0; r < warmup + reps; r++) {
-                p.enqueue(backward);
+                p.enqueue(backward, true);
                 p.synchronize();
                 if (r >= warmup) {
                     out.add(p.rep(backward));
@@ -550,12 +553,19 @@ public final class RingGpus implements AutoCloseable {
             dev.cuda.launchOn(dev.compute, KernelCatalog.fill(t, elems), b, elems, seed);
         }
 
-        /** Issues one whole run (forward, then backward when asked) on every device's streams. */
-        void enqueue(boolean backward) {
+        /**
+         * Issues one whole run (forward, then backward when asked) on every device's streams; a timed run first holds
+         * each compute stream for {@link #HOLD_NS} so that the host has queued the run before its clock starts (the
+         * ring issues tens of calls per step; a GPU waiting for them would be timed idle).
+         */
+        void enqueue(boolean backward, boolean timed) {
             inBackward = false;
             for (int d = 0; d < n; d++) {
                 RingDevice dev = devices.get(d);
                 dev.cuda.makeCurrent();
+                if (timed) {
+                    dev.cuda.launchOn(dev.compute, new LaunchShape("ring_delay", 1, 32, 0), HOLD_NS);
+                }
                 dev.record(start[d], dev.compute);
                 ownShardToSlot0(d);
             }
