@@ -4,12 +4,15 @@
 Runs on a CUDA machine with torch (FlexAttention, cuDNN SDPA). Three subcommands:
 
   run    For every row of saw.bench/1 results files (made by `saw bench ... --export-flex DIR`), load the exported
-         flex layout through BlockMask.from_kv_blocks, check it against torch's own create_block_mask for the same
-         mask, time compiled flex_attention forward and backward on the same shapes with random bf16/fp16 inputs,
-         and for plain causal rows also cuDNN SDPA. Writes saw.bench/1 rows (backend "flexattention" or
-         "sdpa-cudnn") so `saw chart` overlays them with saw's own.
+         flex layout through BlockMask.from_kv_blocks with sawmask.torch's closed-form mask_mod, check it against
+         torch's own create_block_mask for the same mask, time flex_attention forward and backward on the same
+         shapes with random bf16/fp16 inputs, compiled by default and with mode="max-autotune-no-cudagraphs"
+         (--modes, --autotune-filter), and for dense causal / full rows also cuDNN SDPA. Writes saw.bench/1 rows
+         (backend "flexattention", "flexattention-max-autotune" or "sdpa-cudnn", each with the mask_mod's source
+         text) so `saw chart` overlays them with saw's own.
   check  Compare FlexAttention's outputs with saw's on one seeded input set dumped by `saw dump` (.npy files).
-  table  Print saw against FlexAttention (and cuDNN) side by side from results files: TFLOP/s and their ratio.
+  table  Print saw against FlexAttention (each mode) and cuDNN from results files, worst saw/Flex ratio first, with
+         the worst and median ratios for fwd and fwd+bwd; --markdown writes the same for docs/benchmarks.md.
 
 Timing follows docs/bench-format.md: warm-up runs, then timed runs each between two CUDA events; median, p10 and
 p90 with linear interpolation (numpy's default). A backward time is the backward alone (retain_graph), as saw's.
@@ -21,6 +24,7 @@ import json
 import math
 import os
 import platform
+import re
 import sys
 import traceback
 
@@ -28,6 +32,8 @@ SCHEMA = "saw.bench/1"
 M64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 UNBOUNDED = 1 << 30
+MODES = {"default": None, "max-autotune": "max-autotune-no-cudagraphs"}
+FLEX_BACKENDS = ("flexattention", "flexattention-max-autotune")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -98,7 +104,10 @@ def result_row(base, backend, kernel, samples, warmup, status="ok", extra=None):
 
 
 def header_for(saw_header, torch, command):
-    props = torch.cuda.get_device_properties(0)
+    if not torch.cuda.is_available():  # a CPU smoke run (--device cpu): the header says so
+        props = type("CPU", (), {"name": "CPU", "major": 0, "minor": 0, "total_memory": 0})()
+    else:
+        props = torch.cuda.get_device_properties(0)
     return {
         "schema": SCHEMA,
         "gpu": props.name,
@@ -133,191 +142,46 @@ def driver_version():
 # saw.mask/1 masks as FlexAttention mask_mods
 
 
-def mix64(z):
-    """SplitMix64's output function on unsigned 64-bit integers."""
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-    return z ^ (z >> 31)
+def sawmask_torch():
+    """sawmask.torch, from the installed package or from python/ beside this script."""
+    try:
+        import sawmask.torch as st
+    except ImportError:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+        import sawmask.torch as st
+    return st
 
 
-def random_block_row(seed, row, per_row, nkv):
-    """The kv-blocks q-block `row` attends under random_blocks (docs/formats.md; saw.engine.mask.RandomBlockDraw)."""
-    target = min(per_row, nkv)
-    if target >= nkv:
-        return list(range(nkv))
-    state = mix64((seed & M64) ^ mix64(row + 1))
-    drawn = set()
-    while len(drawn) < target:
-        state = (state + GOLDEN) & M64
-        drawn.add(mix64(state) % nkv)
-    return sorted(drawn)
-
-
-def segment_ids(spec, seq_q, seq_kv):
-    """(q ids, kv ids) of a documents mask for batch entry 0; -1 is padding."""
-    if "per_batch" in spec:
-        entries = spec["per_batch"]
-        if len(entries) != 1:
-            raise NotImplementedError("documents with per_batch of more than one entry")
-        spec = entries[0]
-    if "lengths" in spec:
-        def ids(n):
-            out, doc = [], 0
-            for length in spec["lengths"]:
-                out.extend([doc] * length)
-                doc += 1
-            out = out[:n]
-            return out + [-1] * (n - len(out))
-        return ids(seq_q), ids(seq_kv)
-    if "segment_ids" in spec:
-        return spec["segment_ids"], spec["segment_ids"]
-    return spec["q_segment_ids"], spec["kv_segment_ids"]
-
-
-def block_table(torch, rows, nq, nkv, device):
-    t = torch.zeros((nq, nkv), dtype=torch.bool)
-    for r, kvs in enumerate(rows[:nq]):
-        for kv in kvs:
-            if 0 <= kv < nkv:
-                t[r, kv] = True
-    return t.to(device)
-
-
-def canonical_parts(mask):
-    """The and-ed primitives of a mask if it fits the one template below, else None."""
-    parts = mask["and"] if set(mask) == {"and"} else [mask]
-    kinds = [next(iter(p)) for p in parts if isinstance(p, dict) and len(p) == 1]
-    if len(kinds) != len(parts):
-        return None
-    allowed = {"full", "causal", "sliding_window", "documents", "random_blocks", "block_list"}
-    if not set(kinds) <= allowed or kinds.count("documents") > 1 or kinds.count("random_blocks") + kinds.count("block_list") > 1:
-        return None
-    return parts
+_MASK_MODS = {}
 
 
 def mask_mod_for(torch, config, device):
-    """A mask_mod with saw's token semantics for a saw.mask/1 config.
+    """The closed-form mask_mod a FlexAttention user writes for this saw.mask/1 config (sawmask.torch.mask_mod:
+    q_idx >= kv_idx for causal, a document-id lookup only for documents, ...); its program text is `.source`.
 
-    Masks that are an `and` of full, causal, sliding_window, documents and one block-level primitive all map to one
-    template whose parameters are tensors, so torch.compile builds it once per shape instead of once per mask. Other
-    masks get a direct translation (compiled per mask structure)."""
-    sq, skv = config["seq_len_q"], config["seq_len_kv"]
-    mask = config["mask"]
-    parts = canonical_parts(mask)
-    if parts is not None:
-        lo, hi = UNBOUNDED, UNBOUNDED  # kv >= q - lo and kv <= q + hi
-        q_doc = torch.zeros(sq, dtype=torch.int32)
-        kv_doc = torch.zeros(skv, dtype=torch.int32)
-        table = torch.ones((1, 1), dtype=torch.bool)
-        bq, bkv = UNBOUNDED, UNBOUNDED
-        for p in parts:
-            kind, spec = next(iter(p.items()))
-            if kind == "causal":
-                hi = min(hi, spec.get("offset", 0))
-            elif kind == "sliding_window":
-                if spec.get("left", -1) >= 0:
-                    lo = min(lo, spec["left"])
-                if spec.get("right", -1) >= 0:
-                    hi = min(hi, spec["right"])
-            elif kind == "documents":
-                qi, ki = segment_ids(spec, sq, skv)
-                q_doc = torch.tensor(qi, dtype=torch.int32)
-                kv_doc = torch.tensor(ki, dtype=torch.int32)
-            elif kind in ("random_blocks", "block_list"):
-                bq, bkv = spec["block"]
-                nq, nkv = -(-sq // bq), -(-skv // bkv)
-                if kind == "random_blocks":
-                    rows = [random_block_row(spec.get("seed", 0), r, spec["per_row"], nkv) for r in range(nq)]
-                else:
-                    rows = spec["rows"]
-                table = block_table(torch, rows, nq, nkv, "cpu")
-        t = {
-            "lo": torch.tensor(lo, dtype=torch.int32, device=device),
-            "hi": torch.tensor(hi, dtype=torch.int32, device=device),
-            "q_doc": q_doc.to(device), "kv_doc": kv_doc.to(device), "table": table.to(device),
-            "bq": torch.tensor(bq, dtype=torch.int32, device=device),
-            "bkv": torch.tensor(bkv, dtype=torch.int32, device=device),
-        }
-
-        def template(b, h, q_idx, kv_idx):
-            band = (q_idx - kv_idx <= t["lo"]) & (kv_idx - q_idx <= t["hi"])
-            same_doc = (t["q_doc"][q_idx] == t["kv_doc"][kv_idx]) & (t["q_doc"][q_idx] >= 0)
-            blocks = t["table"][q_idx // t["bq"], kv_idx // t["bkv"]]
-            return band & same_doc & blocks
-
-        return template
-    return translate(torch, mask, sq, skv, device)
-
-
-def translate(torch, mask, sq, skv, device):
-    """A direct mask_mod for any saw mask but `painted` (whose cell encoding is saw's own)."""
-    kind, spec = next(iter(mask.items()))
-    if kind == "full":
-        return lambda b, h, q, kv: q >= 0
-    if kind == "causal":
-        off = spec.get("offset", 0)
-        return lambda b, h, q, kv: kv <= q + off
-    if kind == "sliding_window":
-        left, right = spec.get("left", -1), spec.get("right", -1)
-        return lambda b, h, q, kv: ((left < 0) | (kv >= q - left)) & ((right < 0) | (kv <= q + right))
-    if kind == "chunked_causal":
-        c = spec["chunk"]
-        return lambda b, h, q, kv: (q // c == kv // c) & (kv <= q)
-    if kind == "prefix_lm":
-        p = spec["prefix"]
-        return lambda b, h, q, kv: (kv < p) | (kv <= q)
-    if kind == "sinks":
-        n = spec["count"]
-        return lambda b, h, q, kv: kv < n
-    if kind == "dilated":
-        s = spec["stride"]
-        return lambda b, h, q, kv: torch.remainder(q - kv, s) == 0
-    if kind == "global_tokens":
-        n = max(sq, skv)
-        g = torch.zeros(n, dtype=torch.bool)
-        indices = spec["indices"] if "indices" in spec else list(range(spec["count"]))
-        g[[i for i in indices if i < n]] = True
-        g = g.to(device)
-        return lambda b, h, q, kv: g[q] | g[kv]
-    if kind == "documents":
-        qi, ki = segment_ids(spec, sq, skv)
-        qd = torch.tensor(qi, dtype=torch.int32, device=device)
-        kd = torch.tensor(ki, dtype=torch.int32, device=device)
-        return lambda b, h, q, kv: (qd[q] == kd[kv]) & (qd[q] >= 0)
-    if kind in ("random_blocks", "block_list"):
-        bq, bkv = spec["block"]
-        nq, nkv = -(-sq // bq), -(-skv // bkv)
-        rows = ([random_block_row(spec.get("seed", 0), r, spec["per_row"], nkv) for r in range(nq)]
-                if kind == "random_blocks" else spec["rows"])
-        table = block_table(torch, rows, nq, nkv, device)
-        return lambda b, h, q, kv: table[q // bq, kv // bkv]
-    if kind in ("and", "or"):
-        mods = [translate(torch, m, sq, skv, device) for m in spec]
-
-        def combined(b, h, q, kv):
-            out = mods[0](b, h, q, kv)
-            for m in mods[1:]:
-                out = (out & m(b, h, q, kv)) if kind == "and" else (out | m(b, h, q, kv))
-            return out
-        return combined
-    if kind == "not":
-        inner = translate(torch, spec, sq, skv, device)
-        return lambda b, h, q, kv: ~inner(b, h, q, kv)
-    if kind == "per_head":
-        mods = [translate(torch, m, sq, skv, device) for m in spec]
-
-        def per_head(b, h, q, kv):
-            out = mods[0](b, h, q, kv)
-            for i, m in enumerate(mods[1:], start=1):
-                out = torch.where(h % len(mods) == i, m(b, h, q, kv), out)
-            return out
-        return per_head
-    raise NotImplementedError(f"no FlexAttention mask_mod for saw mask '{kind}'")
+    torch.compile specialises on the mask_mod function, so masks with the same program over tables of the same
+    shape (random blocks at each density) reuse the first such function, its tables overwritten in place: one
+    compile per program and shape instead of one per row."""
+    mod = sawmask_torch().mask_mod(config, device=device)
+    body = "\n".join(l for l in mod.source.splitlines() if not l.startswith("# FlexAttention mask_mod made"))
+    key = (body, tuple((k, tuple(t.shape), str(t.dtype)) for k, t in mod.tensors.items()))
+    if key in _MASK_MODS:
+        first = _MASK_MODS[key]
+        for k, t in mod.tensors.items():
+            first.tensors[k].copy_(t)
+        return first
+    _MASK_MODS[key] = mod
+    return mod
 
 
 def is_plain_causal(config):
+    """"causal" or "full" when cuDNN SDPA can run the mask densely (is_causal=True or no mask), else None."""
     m = config["mask"]
-    return set(m) == {"causal"} and m["causal"].get("offset", 0) == 0 and config["seq_len_q"] == config["seq_len_kv"]
+    if set(m) == {"full"}:
+        return "full"
+    if set(m) == {"causal"} and m["causal"].get("offset", 0) == 0 and config["seq_len_q"] == config["seq_len_kv"]:
+        return "causal"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -385,6 +249,16 @@ def time_ms(torch, fn, warmup, reps, before=None):
         if before:
             before()
         fn()
+    if not torch.cuda.is_available():  # CPU smoke runs: wall time
+        import time
+        samples = []
+        for _ in range(reps):
+            if before:
+                before()
+            t0 = time.perf_counter()
+            fn()
+            samples.append((time.perf_counter() - t0) * 1e3)
+        return samples
     torch.cuda.synchronize()
     samples = []
     for _ in range(reps):
@@ -438,18 +312,26 @@ def cmd_run(args):
     import torch.nn.functional as F
     from torch.nn.attention import flex_attention as flex_mod
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    if not torch.cuda.is_available():
-        raise SystemExit("compare_flex.py run: no CUDA device")
-    device = "cuda"
-    flex_compiled = torch.compile(flex_mod.flex_attention, dynamic=False)
+    device = args.device
+    if device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("compare_flex.py run: no CUDA device (--device cpu runs a slow smoke test of this script)")
+    modes = [m for m in args.modes.split(",") if m]
+    compiled = {m: torch.compile(flex_mod.flex_attention, dynamic=False, **({} if m == "default" else {"mode": MODES[m]}))
+                for m in modes}
     os.makedirs(args.out_dir, exist_ok=True)
     cache = {}  # layout path -> (block mask, export check, plain causal)
     checks = {}  # (config, tile) -> export check: head dims share layouts, so each is checked once
     for path in args.results:
         header, rows = read_results(path)
         out = os.path.join(args.out_dir, "flex-" + os.path.basename(path))
-        sink = open(out, "w", encoding="utf-8")
-        sink.write(json.dumps(header_for(header, torch, sys.argv[1:])) + "\n")
+        done = set()
+        if args.resume and os.path.exists(out):
+            done = {(r.get("row"), r.get("backend"), r.get("pass"), r.get("tile")) for r in read_results(out)[1]
+                    if r.get("status") == "ok"}  # failed rows are tried again
+            sink = open(out, "a", encoding="utf-8")
+        else:
+            sink = open(out, "w", encoding="utf-8")
+            sink.write(json.dumps(header_for(header, torch, sys.argv[1:])) + "\n")
         out_rows = []
 
         def emit(r):  # flushed per row, like saw's own files: an interrupted run keeps what finished
@@ -460,7 +342,10 @@ def cmd_run(args):
         for row in rows:
             if row.get("status") != "ok" or (args.tile and row.get("tile") not in args.tile):
                 continue
-            label = f"{row['config']} {row.get('varied') or ''} S={row['seq_q']} D={row['head_dim']} {row['tile']} {row['pass']}"
+            density = f"d={row['density']:g} " if isinstance(row.get("density"), (int, float)) else ""
+            label = f"{row['config']} {row.get('varied') or ''}{density}S={row['seq_q']} D={row['head_dim']} {row['tile']} {row['pass']}"
+            if args.filter and not re.search(args.filter, label):
+                continue
             if not row.get("layout"):
                 print(f"skip {label}: no layout file (run saw bench with --export-flex)", file=sys.stderr)
                 continue
@@ -490,17 +375,23 @@ def cmd_run(args):
             gqa = row["heads"] != row["kv_heads"]
             scale = row.get("scale") or 1.0 / math.sqrt(row["head_dim"])
             q, k, v, do = inputs(torch, row, device, args.seed, row["pass"] == "bwd")
-            try:
-                attend = lambda q_, k_, v_: flex_compiled(q_, k_, v_, block_mask=bm, scale=scale, enable_gqa=gqa)
-                samples = timed_pass(torch, attend, q, k, v, do, row["pass"], args.warmup, args.reps)
-                r = result_row(row, "flexattention", "flex_attention (compiled)", samples, args.warmup,
-                               extra={"export_check": check})
-            except Exception as e:
-                r = result_row(row, "flexattention", "flex_attention (compiled)", [], args.warmup,
-                               status=f"failed: {one_line(e)}", extra={"export_check": check})
-            emit(r)
-            print(f"{label}: flex {fmt(r.get('useful_tflops'))} TFLOP/s (export {check})", file=sys.stderr)
-            if causal and not args.no_sdpa:
+            for mode in modes:
+                if mode != "default" and args.autotune_filter and not re.search(args.autotune_filter, label):
+                    continue  # max-autotune compiles take long: a representative subset, named in the header
+                backend = "flexattention" if mode == "default" else "flexattention-" + mode
+                if (row.get("row"), backend, row["pass"], row.get("tile")) in done:
+                    continue
+                kernel = f"flex_attention (torch.compile{'' if mode == 'default' else ', mode=' + MODES[mode]})"
+                extra = {"export_check": check, "mask_mod_source": getattr(bm.mask_mod, "source", None), "flex_mode": mode}
+                try:
+                    attend = lambda q_, k_, v_, fn=compiled[mode]: fn(q_, k_, v_, block_mask=bm, scale=scale, enable_gqa=gqa)
+                    samples = timed_pass(torch, attend, q, k, v, do, row["pass"], args.warmup, args.reps)
+                    r = result_row(row, backend, kernel, samples, args.warmup, extra=extra)
+                except Exception as e:
+                    r = result_row(row, backend, kernel, [], args.warmup, status=f"failed: {one_line(e)}", extra=extra)
+                emit(r)
+                print(f"{label}: {backend} {fmt(r.get('useful_tflops'))} TFLOP/s (export {check})", file=sys.stderr)
+            if causal and not args.no_sdpa and (row.get("row"), "sdpa-cudnn", row["pass"], row.get("tile")) not in done:
                 kk, vv = (k, v) if not gqa else (k.repeat_interleave(row["heads"] // row["kv_heads"], 1),
                                                  v.repeat_interleave(row["heads"] // row["kv_heads"], 1))
                 if gqa and row["pass"] == "bwd":
@@ -508,12 +399,12 @@ def cmd_run(args):
 
                 def sdpa(q_, k_, v_):
                     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                        return F.scaled_dot_product_attention(q_, kk, vv, is_causal=True, scale=scale)
+                        return F.scaled_dot_product_attention(q_, kk, vv, is_causal=causal == "causal", scale=scale)
                 try:
                     samples = timed_pass(torch, sdpa, q, kk, vv, do, row["pass"], args.warmup, args.reps)
-                    r = result_row(row, "sdpa-cudnn", "sdpa-cudnn (dense causal)", samples, args.warmup)
+                    r = result_row(row, "sdpa-cudnn", f"sdpa-cudnn (dense {causal})", samples, args.warmup)
                 except Exception as e:
-                    r = result_row(row, "sdpa-cudnn", "sdpa-cudnn (dense causal)", [], args.warmup, status=f"failed: {one_line(e)}")
+                    r = result_row(row, "sdpa-cudnn", f"sdpa-cudnn (dense {causal})", [], args.warmup, status=f"failed: {one_line(e)}")
                 emit(r)
                 print(f"{label}: cudnn {fmt(r.get('useful_tflops'))} TFLOP/s", file=sys.stderr)
             del q, k, v, do
@@ -588,6 +479,9 @@ def rel_err(torch, a, b):
 
 
 def cmd_table(args):
+    """saw against FlexAttention (each compile mode) and cuDNN: rows sorted worst saw/Flex ratio first, then the
+    worst and median ratio per mode for fwd and fwd+bwd; --markdown also writes them as a table for the docs."""
+    import numpy as np
     rows = []
     for path in args.results:
         rows.extend(read_results(path)[1])
@@ -597,21 +491,50 @@ def cmd_table(args):
     for r in rows:
         if r.get("status") == "ok":
             by.setdefault(key(r), {}).setdefault(r["backend"], {})[r["pass"]] = r
-    print(f"{'config':<28} {'S':>6} {'D':>4} {'tile':>8} {'pass':>8}  {'saw':>8} {'flex':>8} {'saw/flex':>8} {'cudnn':>8}")
-    for k in sorted(by, key=lambda k: (k[3], k[4], k[0], k[1], k[2] or 0, k[5])):
-        impls = by[k]
-        saw = next((impls[b] for b in impls if b not in ("flexattention", "sdpa-cudnn")), None)
-        if saw is None or "flexattention" not in impls:
+    lines = []
+    ratios = {(b, p): [] for b in FLEX_BACKENDS for p in ("fwd", "fwd+bwd")}
+    for k, impls in by.items():
+        saw = next((impls[b] for b in impls if b not in FLEX_BACKENDS + ("sdpa-cudnn",)), None)
+        if saw is None or not any(b in impls for b in FLEX_BACKENDS):
             continue
         name = k[0] + (f" {100 * k[2]:.0f}%" if k[2] is not None else "") + (" " + k[1] if k[1] != "{}" else "")
         for p in ("fwd", "bwd", "fwd+bwd"):
-            s = tflops(saw, p)
-            f = tflops(impls["flexattention"], p)
+            s_ = tflops(saw, p)
+            flex = [tflops(impls.get(b, {}), p) for b in FLEX_BACKENDS]
             c = tflops(impls.get("sdpa-cudnn", {}), p)
-            if s is None and f is None:
+            if s_ is None:
                 continue
-            ratio = f"{s / f:.2f}" if s and f else "-"
-            print(f"{name[:28]:<28} {k[3]:>6} {k[4]:>4} {k[5]:>8} {p:>8}  {fmt(s)} {fmt(f)} {ratio:>8} {fmt(c)}")
+            rs = [s_ / f if s_ and f else None for f in flex]
+            for b, r in zip(FLEX_BACKENDS, rs):
+                if r is not None and p in ("fwd", "fwd+bwd"):
+                    ratios[(b, p)].append(r)
+            worst = min([r for r in rs if r is not None], default=float("inf"))
+            lines.append((worst, name, k[3], k[4], k[5], p, s_, flex, rs, c))
+    lines.sort(key=lambda x: (x[0], x[1]))
+    head = f"{'config':<34} {'S':>6} {'D':>4} {'tile':>8} {'pass':>8}  {'saw':>8} {'flex':>8} {'flex-at':>8} {'saw/fl':>7} {'saw/at':>7} {'cudnn':>8}"
+    print(head)
+    for worst, name, S, D, tile, p, s_, flex, rs, c in lines:
+        r = [f"{x:7.2f}" if x else f"{'-':>7}" for x in rs]
+        print(f"{name[:34]:<34} {S:>6} {D:>4} {tile:>8} {p:>8}  {fmt(s_)} {fmt(flex[0])} {fmt(flex[1])} {r[0]} {r[1]} {fmt(c)}")
+    summary = []
+    for (b, p), rs in ratios.items():
+        if rs:
+            summary.append(f"saw/{b} {p}: worst {min(rs):.2f}, median {float(np.median(rs)):.2f} over {len(rs)} rows")
+    print("\n".join(summary))
+    if args.markdown:
+        md = ["Useful TFLOP/s (fwd+bwd: both passes' FLOPs over both medians); Flex = `torch.compile(flex_attention)`, "
+              "Flex-AT = `torch.compile(flex_attention, mode=\"max-autotune-no-cudagraphs\")` (a subset of rows), both "
+              "with sawmask.torch's closed-form mask_mods; saw/Flex above 1 means saw is faster; worst saw/Flex ratio "
+              "first.", "",
+              "| mask | S | D | tile | pass | saw | Flex | Flex-AT | saw/Flex | saw/Flex-AT | cuDNN |",
+              "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+        cell = lambda x, f="{:.1f}": f.format(x) if x else "-"
+        for worst, name, S, D, tile, p, s_, flex, rs, c in lines:
+            md.append(f"| {name} | {S} | {D} | {tile} | {p} | {cell(s_)} | {cell(flex[0])} | {cell(flex[1])} | "
+                      f"{cell(rs[0], '{:.2f}')} | {cell(rs[1], '{:.2f}')} | {cell(c)} |")
+        md += [""] + [f"- {x}" for x in summary]
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write("\n".join(md) + "\n")
 
 
 def tflops(by_pass, p):
@@ -645,12 +568,21 @@ def main():
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--no-sdpa", action="store_true", help="skip cuDNN SDPA")
     run.add_argument("--no-export-check", action="store_true", help="skip the check against create_block_mask")
+    run.add_argument("--modes", default="default,max-autotune",
+                     help="FlexAttention compile modes: default (torch.compile(flex_attention)) and/or max-autotune "
+                          "(mode=\"max-autotune-no-cudagraphs\"); default: both")
+    run.add_argument("--device", default="cuda", help="cuda (default), or cpu for a smoke test of the script itself")
+    run.add_argument("--resume", action="store_true",
+                     help="keep the rows already in OUT_DIR's files and time only the missing ones")
+    run.add_argument("--filter", help="only rows whose label (config varied S= D= tile pass) matches this regex")
+    run.add_argument("--autotune-filter", help="max-autotune only on rows whose label matches this regex")
     check = sub.add_parser("check", help="compare FlexAttention's outputs with saw's dumped ones")
     check.add_argument("dumps", nargs="+", help="folders written by saw dump")
     check.add_argument("--tolerance", type=float, help="relative error allowed (default: bf16 1e-2, fp16 2e-3)")
     check.add_argument("--out", help="also write the errors as JSON")
     table = sub.add_parser("table", help="print saw and FlexAttention side by side")
     table.add_argument("results", nargs="+", help="saw.bench/1 files: saw's and compare_flex.py's")
+    table.add_argument("--markdown", help="also write the table and the worst/median ratios as markdown to this file")
     args = ap.parse_args()
     try:
         {"run": cmd_run, "check": cmd_check, "table": cmd_table}[args.command](args)

@@ -9,6 +9,8 @@
 # Everything goes under $OUT (default ./h200-out): saw's and the comparison's saw.bench/1 files, the exported
 # layouts, the cross-check against saw's outputs, charts, and table.txt, which is also printed last.
 # Needs python3 with torch (FlexAttention, cuDNN SDPA) and numpy. Aims at about 6 minutes on an H200.
+# Superseded by bench/gpu/flex-compare.sh (more rows, FlexAttention default and max-autotune); kept to rerun the
+# issue-4 rows (FlexAttention now with sawmask's closed-form mask_mods, default compile mode only).
 set -uo pipefail
 
 PACK=${1:-${SAW_PACK:-.gpupack}}
@@ -78,7 +80,7 @@ fi
 rm -rf "$OUT/dumps"  # the tensors are large; check.txt and check.json keep the result
 
 log "FlexAttention and cuDNN on the 128x128 rows"
-"$PY" "$HERE/compare_flex.py" run "$OUT"/results/saw-*.json --out-dir "$OUT/flex" --tile 128x128 \
+"$PY" "$HERE/compare_flex.py" run "$OUT"/results/saw-*.json --out-dir "$OUT/flex" --tile 128x128 --modes default \
   2> "$OUT/compare.log" || log "compare_flex.py run exited $? (see compare.log)"
 
 # The charts, as a script that also runs where the full saw.jar is (a GPU pack may not carry the chart libraries):

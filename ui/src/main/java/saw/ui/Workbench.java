@@ -104,7 +104,8 @@ public final class Workbench {
         centre = new TabPane(tab("Grid", grid), lazyTab("Run", () -> {
             detectBackends();
             return new RunView(run, composer);
-        }), lazyTab("Charts", () -> new ChartsView(charts, dialogs, messages, files::folder)));
+        }), lazyTab("Charts", () -> new ChartsView(charts, dialogs, messages, files::folder)),
+                lazyTab("Ring", () -> new saw.ui.ring.RingView(new saw.ui.ring.RingViewModel(layout, work))));
         centre.setId("centre-tabs");
         SplitPane body = new SplitPane(composerView, centre, inspector);
         body.setDividerPositions(0.24, 0.78);

@@ -43,7 +43,9 @@ import saw.engine.io.AtomicFiles;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Time attention over a sweep of masks, tile sizes and passes; write saw.bench/1 results row by row.",
-            "Rows are flushed as they finish, so an interrupted sweep keeps every finished row. See docs/bench-format.md."})
+            "Rows are flushed as they finish, so an interrupted sweep keeps every finished row. See docs/bench-format.md.",
+            "Exits 3 when no point of the sweep ran (every row failed); a partly failed sweep exits 0 and its last line "
+                    + "says how many points failed; 2 on bad input."})
 final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -154,10 +156,28 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 }, () -> Thread.currentThread().isInterrupted());
                 bar.finish();
-                err.println("saw bench: " + outcome.rows() + " rows (" + outcome.failed() + " failed) written to " + outFile);
+                err.println(summary(outcome, outFile));
+                return exitCode(outcome);
             }
         }
-        return SawCli.OK;
+    }
+
+    /** Exit status when every point of a sweep failed (a partly failed sweep exits 0 and says so in its last line). */
+    static final int NO_POINT_RAN = 3;
+
+    static String summary(SweepRunner.Outcome outcome, Path outFile) {
+        String written = outcome.rows() + " rows (" + outcome.failed() + " failed) written to " + outFile;
+        if (outcome.failed() == 0) {
+            return "saw bench: " + written + (outcome.cancelled() ? "; cancelled before the sweep's end" : "");
+        }
+        if (outcome.failed() == outcome.rows()) {
+            return "saw bench: " + written + "; every point failed (" + outcome.failed() + " of " + outcome.rows() + ")";
+        }
+        return "saw bench: " + written + "; " + outcome.failed() + " of " + outcome.rows() + " points failed (their rows say why)";
+    }
+
+    static int exitCode(SweepRunner.Outcome outcome) {
+        return outcome.rows() > 0 && outcome.failed() == outcome.rows() ? NO_POINT_RAN : SawCli.OK;
     }
 
     /**

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -26,6 +27,8 @@ import saw.engine.ring.RingPlan;
 import saw.engine.ring.RingPlanner;
 import saw.engine.ring.RingScheme;
 import saw.engine.ring.RingStep;
+import saw.ui.chart.ChartFiles;
+import saw.ui.chart.RingCharts;
 
 /** {@code saw ring SPEC --devices N --scheme S}: plans a mask over a ring of devices (docs/ring.md). */
 @Command(name = "ring", mixinStandardHelpOptions = true,
@@ -60,6 +63,9 @@ final class RingCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the plan as one JSON object instead of tables")
     boolean json;
 
+    @Option(names = "--chart", paramLabel = "FILE", description = "also write the scheme comparison as a chart (.png or .svg)")
+    Path chart;
+
     @Override
     public Integer call() throws ConfigException, IOException {
         MaskConfig c = args.load();
@@ -82,6 +88,9 @@ final class RingCommand implements Callable<Integer> {
         TileLayout layout = BoundMask.bind(c.mask(), c.dims()).compile(c.block().q(), c.block().kv());
         RingPlan plan = plan(layout, devices, chosen, model);
         List<Compared> comparison = compare(layout, devices, model);
+        if (chart != null) {
+            writeChart(c, comparison);
+        }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             writeJson(out, c, plan, comparison);
@@ -90,6 +99,25 @@ final class RingCommand implements Callable<Integer> {
         }
         out.flush();
         return SawCli.OK;
+    }
+
+    private void writeChart(MaskConfig c, List<Compared> comparison) {
+        String name = chart.getFileName() == null ? "" : chart.getFileName().toString().toLowerCase(Locale.ROOT);
+        if (!name.endsWith(".png") && !name.endsWith(".svg")) {
+            throw new BadInput("--chart: " + chart + " must end in .png or .svg");
+        }
+        List<RingPlan> plans = new ArrayList<>();
+        for (Compared x : comparison) {
+            if (x.plan != null) {
+                plans.add(x.plan);
+            }
+        }
+        try {
+            ChartFiles.write(RingCharts.comparison(c.name() + ": ring schemes over " + devices + " devices", plans), chart,
+                    ChartFiles.DEFAULT_WIDTH, ChartFiles.DEFAULT_HEIGHT);
+        } catch (IOException e) {
+            throw new BadInput("--chart: cannot write " + chart + ": " + e.getMessage());
+        }
     }
 
     private static RingPlan plan(TileLayout layout, int devices, RingScheme scheme, RingModel model) {

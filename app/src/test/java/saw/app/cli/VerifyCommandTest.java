@@ -78,4 +78,18 @@ class VerifyCommandTest {
         assertArrayEquals(new int[] {0, 1, 2, 3}, VerifyCommand.sampledGroups(AttentionProblem.of(1, 8, 4, 1000, 1000, 128, DType.BF16)));
         assertArrayEquals(new int[] {0, 7}, VerifyCommand.sampledGroups(AttentionProblem.of(2, 16, 4, 8192, 8192, 128, DType.BF16)));
     }
+
+    @Test
+    void verifyWithRowsChecksASeededSampleAndNamesItsRows() {
+        Result run = run("verify", "and(causal,window(40))", "--seq", "300", "--heads", "4", "--kv-heads", "2",
+                "--head-dim", "16", "--block", "64x32", "--backend", "cpu", "--rows", "4", "--seed", "9");
+        assertEquals(SawCli.OK, run.code(), run.out() + run.err());
+        assertTrue(run.out().contains("checked: 16 query rows (4 per head) and 8 kv rows for dK, dV, seed 9"), run.out());
+        assertTrue(run.out().contains("query rows: b0 h0 [0, "), run.out());
+        assertTrue(run.out().contains(", 299]; b0 h1 [0, "), run.out());
+        assertTrue(run.out().strip().endsWith("PASS"), run.out());
+        Result bad = run("verify", "causal", "--seq", "64", "--backend", "cpu", "--rows", "0");
+        assertEquals(SawCli.BAD_INPUT, bad.code());
+        assertTrue(bad.err().contains("--rows must be >= 1, got 0"), bad.err());
+    }
 }

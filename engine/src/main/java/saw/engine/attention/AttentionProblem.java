@@ -29,6 +29,21 @@ public record AttentionProblem(int batch, int heads, int kvHeads, int seqQ, int 
         return new AttentionProblem(batch, heads, kvHeads, seqQ, seqKv, headDim, dtype, 1.0 / Math.sqrt(headDim), 0);
     }
 
+    /** Elements of Q, O, dO and dQ, as a 64-bit count (device tensors pass 2^31 elements at long context). */
+    public long qElements() {
+        return (long) batch * heads * seqQ * headDim;
+    }
+
+    /** Elements of K, V, dK and dV, as a 64-bit count. */
+    public long kvElements() {
+        return (long) batch * kvHeads * seqKv * headDim;
+    }
+
+    /** Query rows over every batch entry and head: the entries of LSE. */
+    public long rows() {
+        return (long) batch * heads * seqQ;
+    }
+
     /** Useful forward FLOPs: 4 * batch * heads * headDim per attended pair (QK^T and PV). */
     public double forwardFlops(long attendedPairsPerBatchHeadSum) {
         return 4.0 * headDim * attendedPairsPerBatchHeadSum;

@@ -3,6 +3,7 @@ package saw.engine.attention;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.IntStream;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
 import saw.engine.mask.TileClass;
@@ -84,7 +85,7 @@ public final class TileLists {
      */
     public static TileLists of(AttentionProblem problem, TileLayout layout) {
         requireMatching(problem, layout);
-        return new Builder(problem, layout, identity(layout.numQBlocks()), identity(layout.numKvBlocks())).build();
+        return new Builder(problem, layout, null, null).build();
     }
 
     /**
@@ -124,12 +125,6 @@ public final class TileLists {
             throw new IllegalArgumentException("the gathered " + side + "-blocks hold " + tokens + " tokens, the problem has "
                     + localSeq);
         }
-    }
-
-    private static int[] identity(int n) {
-        int[] a = new int[n];
-        Arrays.setAll(a, i -> i);
-        return a;
     }
 
     /** Throws when the layout was not compiled for the problem's sizes. */
@@ -258,7 +253,10 @@ public final class TileLists {
         private final Map<Key, Integer> tiles = new HashMap<>();
         private int[] tileWords = new int[1024];
 
-        /** Local block to the layout's block (the identity unless gathered), and the layout's kv-block to local (-1: absent). */
+        /**
+         * For gathered tables ({@link #gathered}), local block to the layout's block and the layout's kv-block to
+         * local (-1: not held); null for the whole layout.
+         */
         private final int[] qMap;
         private final int[] kvMap;
         private final int[] kvLocal;
@@ -271,13 +269,17 @@ public final class TileLists {
             this.bkv = layout.blockKv();
             this.qMap = qMap;
             this.kvMap = kvMap;
-            this.kvLocal = new int[layout.numKvBlocks()];
-            Arrays.fill(kvLocal, -1);
-            for (int c = 0; c < kvMap.length; c++) {
-                kvLocal[kvMap[c]] = c;
+            if (kvMap == null) {
+                this.kvLocal = null;
+            } else {
+                this.kvLocal = new int[layout.numKvBlocks()];
+                Arrays.fill(kvLocal, -1);
+                for (int c = 0; c < kvMap.length; c++) {
+                    kvLocal[kvMap[c]] = c;
+                }
             }
-            this.nq = qMap.length;
-            this.nkv = kvMap.length;
+            this.nq = qMap == null ? layout.numQBlocks() : qMap.length;
+            this.nkv = kvMap == null ? layout.numKvBlocks() : kvMap.length;
             this.sq = problem.seqQ();
             this.skv = problem.seqKv();
             this.variants = layout.variantCount();
@@ -295,78 +297,78 @@ public final class TileLists {
 
         TileLists build() {
             checkItemCount();
-            // class of every listed tile, per variant: 0 EMPTY, 1 PARTIAL (ragged FULL included), 2 FULL
-            byte[][] cls = new byte[variants][];
-            int[][] tileOf = new int[variants][];
-            int total = 0;
+            // Works from the grids' runs, never from a dense nq x nkv array (at 4M tokens and 128x128 tiles one holds
+            // 2^30 tiles), so time and memory follow the listed tiles. Classes: 1 PARTIAL (ragged FULL included), 2 FULL.
+            long listed = 0;
             for (int v = 0; v < variants; v++) {
-                TileGrid grid = layout.grid(v);
-                byte[] c = new byte[nq * nkv];
-                for (int r = 0; r < nq; r++) {
-                    int gr = qMap[r];
-                    for (int run = 0; run < grid.runCount(gr); run++) {
-                        TileClass tc = grid.runClass(gr, run);
-                        for (int gkb = grid.runStart(gr, run); gkb < grid.runEnd(gr, run); gkb++) {
-                            int kb = kvLocal[gkb];
-                            if (kb >= 0) {
-                                c[r * nkv + kb] = (byte) classOf(tc, r, kb);
-                                total += tc == TileClass.EMPTY ? 0 : 1;
-                            }
-                        }
-                    }
-                }
-                cls[v] = c;
-                int[] t = new int[nq * nkv];
-                Arrays.fill(t, -1);
-                for (int i = 0; i < c.length; i++) {
-                    if (c[i] == 1) {
-                        t[i] = tileIndex(v, i / nkv, i % nkv);
-                    }
-                }
-                tileOf[v] = t;
+                listed += qMap == null ? layout.grid(v).count(TileClass.PARTIAL) + layout.grid(v).count(TileClass.FULL)
+                        : gatheredCount(layout.grid(v));
             }
+            if (listed > Integer.MAX_VALUE - 16) {
+                throw new IllegalArgumentException("the tile lists of this layout hold " + listed + " tiles, past the "
+                        + Integer.MAX_VALUE + " that the kernels' 32-bit tile indices reach; use larger tiles or shorter sequences");
+            }
+            int total = (int) listed;
             rowKv = new int[total];
             rowMask = new int[total];
             colQ = new int[total];
             colMask = new int[total];
+            int[] colFull = new int[variants * nkv];
+            int[] fullKv = new int[nkv];
             int pos = 0;
             for (int v = 0; v < variants; v++) {
+                TileGrid grid = layout.grid(v);
                 for (int r = 0; r < nq; r++) {
                     int row = v * nq + r;
                     rowPtr[row] = pos;
-                    for (int pass = 1; pass <= 2; pass++) {
-                        for (int kb = 0; kb < nkv; kb++) {
-                            if (cls[v][r * nkv + kb] == pass) {
+                    int full = 0;
+                    int gr = qMap == null ? r : qMap[r];
+                    for (int run = 0; run < grid.runCount(gr); run++) {
+                        TileClass tc = grid.runClass(gr, run);
+                        if (tc == TileClass.EMPTY) {
+                            continue;
+                        }
+                        for (int gkb = grid.runStart(gr, run); gkb < grid.runEnd(gr, run); gkb++) {
+                            int kb = kvLocal == null ? gkb : kvLocal[gkb];
+                            if (kb < 0) {
+                                continue;
+                            }
+                            if (classOf(tc, r, kb) == 1) {
                                 rowKv[pos] = kb;
-                                rowMask[pos++] = tileOf[v][r * nkv + kb];
+                                rowMask[pos++] = -1;  // its bit tile's index is filled in below
+                                colPartial[v * nkv + kb]++;
+                            } else {
+                                fullKv[full++] = kb;
+                                colFull[v * nkv + kb]++;
                             }
                         }
-                        if (pass == 1) {
-                            rowPartial[row] = pos - rowPtr[row];
-                        }
+                    }
+                    rowPartial[row] = pos - rowPtr[row];
+                    for (int f = 0; f < full; f++) {
+                        rowKv[pos] = fullKv[f];
+                        rowMask[pos++] = -1;
                     }
                 }
             }
             rowPtr[variants * nq] = pos;
-            pos = 0;
+            indexBitTiles();
+            for (int col = 0; col < variants * nkv; col++) {
+                colPtr[col + 1] = colPtr[col] + colPartial[col] + colFull[col];
+            }
+            int[] partialAt = new int[variants * nkv];
+            int[] fullAt = new int[variants * nkv];
             for (int v = 0; v < variants; v++) {
-                for (int kb = 0; kb < nkv; kb++) {
-                    int col = v * nkv + kb;
-                    colPtr[col] = pos;
-                    for (int pass = 1; pass <= 2; pass++) {
-                        for (int r = 0; r < nq; r++) {
-                            if (cls[v][r * nkv + kb] == pass) {
-                                colQ[pos] = r;
-                                colMask[pos++] = tileOf[v][r * nkv + kb];
-                            }
-                        }
-                        if (pass == 1) {
-                            colPartial[col] = pos - colPtr[col];
-                        }
+                for (int r = 0; r < nq; r++) {
+                    int row = v * nq + r;
+                    int partialEnd = rowPtr[row] + rowPartial[row];
+                    for (int e = rowPtr[row]; e < rowPtr[row + 1]; e++) {
+                        int col = v * nkv + rowKv[e];
+                        int at = e < partialEnd ? colPtr[col] + partialAt[col]++ : colPtr[col] + colPartial[col] + fullAt[col]++;
+                        colQ[at] = r;
+                        colMask[at] = rowMask[e];
                     }
                 }
             }
-            colPtr[variants * nkv] = pos;
             int wordsPerTile = bq * bkv / 32;
             bits = Arrays.copyOf(tileWords, distinct * wordsPerTile);
             bitsT = transpose(bits, distinct);
@@ -409,21 +411,115 @@ public final class TileLists {
             return ragged ? 1 : 2;
         }
 
-        private int tileIndex(int v, int r, int kb) {
+        /**
+         * Gives every listed PARTIAL tile its bit tile's index: the tiles' words are computed in parallel (one
+         * {@link BoundMask#attends} per pair, the costly part), then deduplicated in row-major order, so the indices
+         * are the same whatever the thread count.
+         */
+        private void indexBitTiles() {
             int wordsRow = bkv / 32;
-            int[] w = new int[bq * wordsRow];
-            int q0 = qMap[r] * bq;
-            int k0 = kvMap[kb] * bkv;
-            int q1 = Math.min(layout.dims().seqQ(), q0 + bq);
-            int k1 = Math.min(layout.dims().seqKv(), k0 + bkv);
-            for (int i = q0; i < q1; i++) {
-                int base = (i - q0) * wordsRow;
-                for (int j = k0; j < k1; j++) {
-                    if (mask.attends(v, i, j)) {
-                        w[base + ((j - k0) >>> 5)] |= 1 << ((j - k0) & 31);
+            int per = bq * wordsRow;
+            int rows = variants * nq;
+            int[] firstPartial = new int[rows + 1];
+            for (int row = 0; row < rows; row++) {
+                firstPartial[row + 1] = firstPartial[row] + rowPartial[row];
+            }
+            int chunk = Math.max(1, (1 << 22) / Math.max(1, per));  // tiles per batch: 16 MiB of words
+            int[] rowOfTile = new int[firstPartial[rows]];
+            for (int row = 0; row < rows; row++) {
+                Arrays.fill(rowOfTile, firstPartial[row], firstPartial[row + 1], row);
+            }
+            for (int from = 0; from < rowOfTile.length; from += chunk) {
+                int to = Math.min(rowOfTile.length, from + chunk);
+                int[] words = new int[(to - from) * per];
+                int base = from;
+                IntStream.range(from, to).parallel().forEach(t -> {
+                    int row = rowOfTile[t];
+                    int e = rowPtr[row] + (t - firstPartial[row]);
+                    fillWords(row / nq, row % nq, rowKv[e], words, (t - base) * per);
+                });
+                for (int t = from; t < to; t++) {
+                    int row = rowOfTile[t];
+                    rowMask[rowPtr[row] + (t - firstPartial[row])] = tileIndex(Arrays.copyOfRange(words, (t - base) * per, (t - base + 1) * per));
+                }
+            }
+        }
+
+        /** Rectangles of at most this many pairs are asked pair by pair. */
+        private static final int PAIRS_BY_ONE = 16;
+
+        private void fillWords(int v, int r, int kb, int[] w, int at) {
+            // the mask is asked at the layout's positions: a gathered block keeps its original tokens
+            int q0 = (qMap == null ? r : qMap[r]) * bq;
+            int k0 = (kvMap == null ? kb : kvMap[kb]) * bkv;
+            Dims d = layout.dims();
+            fill(v, q0, Math.min(d.seqQ(), q0 + bq), k0, Math.min(d.seqKv(), k0 + bkv), q0, k0, w, at);
+        }
+
+        /** Listed (PARTIAL or FULL) tiles of a grid among the gathered rows and columns. */
+        private long gatheredCount(TileGrid grid) {
+            long n = 0;
+            for (int gr : qMap) {
+                for (int run = 0; run < grid.runCount(gr); run++) {
+                    if (grid.runClass(gr, run) != TileClass.EMPTY) {
+                        for (int gkb = grid.runStart(gr, run); gkb < grid.runEnd(gr, run); gkb++) {
+                            n += kvLocal[gkb] >= 0 ? 1 : 0;
+                        }
                     }
                 }
             }
+            return n;
+        }
+
+        /**
+         * Sets the bits of the pairs of rows [i0, i1) x columns [j0, j1) that attend, in the tile whose first row and
+         * column are tq0 and tk0. The mask classifies the rectangle exactly: FULL and EMPTY ones are filled or left
+         * at once, PARTIAL ones are halved along their longer side, so the cost follows the mask's boundary inside
+         * the tile (a window's diagonal, a sink column) instead of its BQ x BKV pairs.
+         */
+        private void fill(int v, int i0, int i1, int j0, int j1, int tq0, int tk0, int[] w, int at) {
+            if ((i1 - i0) * (j1 - j0) <= PAIRS_BY_ONE) {
+                // small enough that asking pair by pair costs less than classifying (masks cut everywhere: dilated)
+                int wordsRow = bkv / 32;
+                for (int i = i0; i < i1; i++) {
+                    for (int j = j0; j < j1; j++) {
+                        if (mask.attends(v, i, j)) {
+                            w[at + (i - tq0) * wordsRow + ((j - tk0) >>> 5)] |= 1 << ((j - tk0) & 31);
+                        }
+                    }
+                }
+                return;
+            }
+            TileClass c = mask.classify(v, i0, i1, j0, j1);
+            if (c == TileClass.EMPTY) {
+                return;
+            }
+            if (c == TileClass.FULL) {
+                int wordsRow = bkv / 32;
+                int c0 = j0 - tk0;
+                int c1 = j1 - tk0;
+                for (int i = i0; i < i1; i++) {
+                    int base = at + (i - tq0) * wordsRow;
+                    for (int x = c0 >>> 5; x <= (c1 - 1) >>> 5; x++) {
+                        int lo = Math.max(c0, x * 32) - x * 32;
+                        int hi = Math.min(c1, x * 32 + 32) - x * 32;
+                        w[base + x] |= hi - lo == 32 ? -1 : ((1 << (hi - lo)) - 1) << lo;
+                    }
+                }
+                return;
+            }
+            if (i1 - i0 >= j1 - j0) {
+                int mid = (i0 + i1) >>> 1;
+                fill(v, i0, mid, j0, j1, tq0, tk0, w, at);
+                fill(v, mid, i1, j0, j1, tq0, tk0, w, at);
+            } else {
+                int mid = (j0 + j1) >>> 1;
+                fill(v, i0, i1, j0, mid, tq0, tk0, w, at);
+                fill(v, i0, i1, mid, j1, tq0, tk0, w, at);
+            }
+        }
+
+        private int tileIndex(int[] w) {
             Key key = new Key(w);
             Integer index = tiles.get(key);
             if (index == null) {

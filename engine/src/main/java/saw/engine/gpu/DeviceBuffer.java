@@ -37,20 +37,56 @@ final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** The most bytes one driver copy moves: larger transfers go in pieces of this size. */
+    static final long COPY_CHUNK = 64L << 20;
+
+    /** Copies {@code n} bytes from host {@code src} to the start of this buffer, in chunks. */
     void copyIn(Pointer src, long n) {
-        cuda.check("copying " + what + " to the GPU", () -> cuda.driver.copyToDevice(ptr, src, n));
+        range("copying " + what + " to the GPU", 0, n);
+        for (long done = 0; done < n; done += COPY_CHUNK) {
+            long from = done;
+            long len = Math.min(COPY_CHUNK, n - done);
+            cuda.check("copying " + what + " to the GPU", () -> cuda.driver.copyToDevice(ptr, from, src.withByteOffset(from), len));
+        }
     }
 
+    /** All of the first {@code n} 16-bit elements. */
     short[] readShorts(String name, int n) {
+        return readShorts(name, 0, n);
+    }
+
+    /** {@code n} 16-bit elements from element {@code first} on (a 64-bit index: buffers pass 2^31 elements). */
+    short[] readShorts(String name, long first, int n) {
         short[] out = new short[n];
-        cuda.check("copying " + name + " from the GPU", () -> cuda.driver.copyToHost(Pointer.to(out), ptr, 2L * n));
+        read(name, Pointer.to(out), 2 * first, 2L * n);
         return out;
     }
 
     float[] readFloats(String name, int n) {
+        return readFloats(name, 0, n);
+    }
+
+    /** {@code n} 32-bit floats from element {@code first} on. */
+    float[] readFloats(String name, long first, int n) {
         float[] out = new float[n];
-        cuda.check("copying " + name + " from the GPU", () -> cuda.driver.copyToHost(Pointer.to(out), ptr, 4L * n));
+        read(name, Pointer.to(out), 4 * first, 4L * n);
         return out;
+    }
+
+    private void read(String name, Pointer host, long fromByte, long n) {
+        range("copying " + name + " from the GPU", fromByte, n);
+        for (long done = 0; done < n; done += COPY_CHUNK) {
+            long at = done;
+            long len = Math.min(COPY_CHUNK, n - done);
+            cuda.check("copying " + name + " from the GPU", () -> cuda.driver.copyToHost(host.withByteOffset(at), ptr, fromByte + at, len));
+        }
+    }
+
+    private void range(String work, long fromByte, long n) {
+        if (fromByte < 0 || n < 0 || fromByte > bytes - n) {
+            throw new IllegalArgumentException(work + ": bytes " + fromByte + ".." + (fromByte + n) + " are outside the "
+                    + bytes + "-byte buffer");
+        }
     }
 
     /** Fills with a 16-bit pattern (0xffff is NaN in bf16 and fp16). */

@@ -56,9 +56,11 @@ interface Driver {
 
     void free(CUdeviceptr ptr);
 
-    void copyToDevice(CUdeviceptr dst, Pointer src, long bytes);
+    /** Copies {@code bytes} from host {@code src} to {@code dst} at byte offset {@code dstOffset} (64-bit throughout). */
+    void copyToDevice(CUdeviceptr dst, long dstOffset, Pointer src, long bytes);
 
-    void copyToHost(Pointer dst, CUdeviceptr src, long bytes);
+    /** Copies {@code bytes} from {@code src} at byte offset {@code srcOffset} to host {@code dst}. */
+    void copyToHost(Pointer dst, CUdeviceptr src, long srcOffset, long bytes);
 
     void fill16(CUdeviceptr ptr, short value, long count);
 

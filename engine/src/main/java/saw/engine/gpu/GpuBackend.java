@@ -3,6 +3,7 @@ package saw.engine.gpu;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import jcuda.driver.CUevent;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
@@ -13,9 +14,12 @@ import saw.engine.attention.HalfFloats;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.PartialAttention;
 import saw.engine.attention.Pass;
+import saw.engine.attention.RunRows;
+import saw.engine.attention.SampledCheck;
 import saw.engine.attention.TileLists;
 import saw.engine.guard.Estimate;
 import saw.engine.guard.SizeGuard;
+import saw.engine.mask.TileClass;
 import saw.engine.mask.TileLayout;
 
 /**
@@ -216,7 +220,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         int qn = (int) AttentionInputs.qSize(p);
         int kvn = (int) AttentionInputs.kvSize(p);
         int rows = p.batch() * p.heads() * p.seqQ();
-        try (Tables t = new Tables(cuda, plan.lists);
+        try (Tables t = uploadTables(plan);
              DeviceBuffer q = upload("Q", p.dtype(), in.q());
              DeviceBuffer k = upload("K", p.dtype(), in.k());
              DeviceBuffer v = upload("V", p.dtype(), in.v());
@@ -246,6 +250,104 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
     }
 
+    /**
+     * A pass on inputs drawn on the GPU from {@code seed} (Q, K, V and for the backward dO, as a timed run's first
+     * input set), its outputs left on the device, checked against the fp64 reference on a seeded sample of
+     * {@code rowsPerHead} rows per head that are copied back one by one ({@link SampledCheck}). No tensor crosses
+     * to the host whole, so this runs problems whose tensors pass 2^31 elements.
+     */
+    public SampledCheck.Result checkSampled(AttentionProblem p, TileLayout layout, boolean backward, long seed, int rowsPerHead) {
+        return onDevice(p, layout, backward, seed, rows -> SampledCheck.check(p, layout, backward, rows, rowsPerHead, seed));
+    }
+
+    /**
+     * Runs a pass as {@link #checkSampled} does and hands {@code reader} the rows of its inputs and outputs, read from
+     * the device on demand while the run's buffers live; returns what {@code reader} returns.
+     */
+    public <T> T onDevice(AttentionProblem p, TileLayout layout, boolean backward, long seed, Function<RunRows, T> reader) {
+        Plan plan = plan(p, layout);
+        cuda.makeCurrent();
+        SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
+        cuda.syncEachLaunch(true);
+        long qn = p.qElements();
+        long kvn = p.kvElements();
+        long rows = p.rows();
+        // q k v o lse [dO dsum dqAcc dq dk dv]
+        List<DeviceBuffer> made = new ArrayList<>();
+        try (Tables t = uploadTables(plan)) {
+            DeviceBuffer q = keep(made, drawn(p, "Q", qn, seed * 31 + 1));
+            DeviceBuffer k = keep(made, drawn(p, "K", kvn, seed * 31 + 2));
+            DeviceBuffer v = keep(made, drawn(p, "V", kvn, seed * 31 + 3));
+            DeviceBuffer o = keep(made, cuda.buffer("O", 2 * qn));
+            DeviceBuffer lse = keep(made, cuda.buffer("LSE", 4 * rows));
+            o.fill16("O", NAN16);
+            lse.fill32("LSE", NAN32);
+            launchForward(plan, t, q, k, v, o, lse);
+            DeviceBuffer[] grads = new DeviceBuffer[4];
+            if (backward) {
+                DeviceBuffer dO = keep(made, drawn(p, "dO", qn, seed * 31 + 4));
+                DeviceBuffer dsum = keep(made, cuda.buffer("Dsum", 4 * rows));
+                DeviceBuffer dqAcc = keep(made, cuda.buffer("dQ accumulator", 4 * qn));
+                DeviceBuffer dq = keep(made, cuda.buffer("dQ", 2 * qn));
+                DeviceBuffer dk = keep(made, cuda.buffer("dK", 2 * kvn));
+                DeviceBuffer dv = keep(made, cuda.buffer("dV", 2 * kvn));
+                dq.fill16("dQ", NAN16);
+                dk.fill16("dK", NAN16);
+                dv.fill16("dV", NAN16);
+                launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
+                grads = new DeviceBuffer[] {dO, dq, dk, dv};
+            }
+            DeviceBuffer[] g = grads;
+            RunRows found = (tensor, b, h, from, n) -> {
+                switch (tensor) {
+                    case Q: return rows16(p, q, tensor, b, h, from, n);
+                    case K: return rows16(p, k, tensor, b, h, from, n);
+                    case V: return rows16(p, v, tensor, b, h, from, n);
+                    case O: return rows16(p, o, tensor, b, h, from, n);
+                    case LSE: return lse.readFloats("LSE", ((long) b * p.heads() + h) * p.seqQ() + from, n);
+                    case DO: return rows16(p, g[0], tensor, b, h, from, n);
+                    case DQ: return rows16(p, g[1], tensor, b, h, from, n);
+                    case DK: return rows16(p, g[2], tensor, b, h, from, n);
+                    default: return rows16(p, g[3], tensor, b, h, from, n);
+                }
+            };
+            return reader.apply(found);
+        } finally {
+            made.forEach(DeviceBuffer::close);
+        }
+    }
+
+    private static DeviceBuffer keep(List<DeviceBuffer> made, DeviceBuffer b) {
+        made.add(b);
+        return b;
+    }
+
+    /** {@code n} rows of a 16-bit tensor from token {@code from} of (batch, head), decoded; 64-bit offsets throughout. */
+    private static float[] rows16(AttentionProblem p, DeviceBuffer buffer, RunRows.Tensor t, int b, int h, int from, int n) {
+        boolean kv = t == RunRows.Tensor.K || t == RunRows.Tensor.V || t == RunRows.Tensor.DK || t == RunRows.Tensor.DV;
+        long first = rowOffset(p, kv, b, h, from);
+        return decode(p.dtype(), buffer.readShorts(t.name(), first, Math.multiplyExact(n, p.headDim())));
+    }
+
+    /** The element offset of token {@code token} of (batch, head) in a [batch, heads, seq, headDim] tensor. */
+    static long rowOffset(AttentionProblem p, boolean kv, int b, int h, int token) {
+        long heads = kv ? p.kvHeads() : p.heads();
+        long seq = kv ? p.seqKv() : p.seqQ();
+        return ((b * heads + h) * seq + token) * p.headDim();
+    }
+
+    /** A device tensor of {@code n} 16-bit elements drawn by the fill kernel from {@code seed}. */
+    private DeviceBuffer drawn(AttentionProblem p, String what, long n, long seed) {
+        DeviceBuffer b = cuda.buffer(what, 2 * n);
+        try {
+            cuda.launch(KernelCatalog.fill(p.dtype(), n), b, n, seed);
+        } catch (RuntimeException e) {
+            b.close();
+            throw e;
+        }
+        return b;
+    }
+
     /** The backward of a part of a ring: O and LSE come from the merged forward, not from this layout. */
     @Override
     public AttentionOutputs backward(AttentionInputs in, TileLayout layout, AttentionOutputs whole) {
@@ -265,7 +367,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         for (int i = 0; i < rows; i++) {
             lseBits[i] = Float.floatToRawIntBits(lseIn.get(i));
         }
-        try (Tables t = new Tables(cuda, plan.lists);
+        try (Tables t = uploadTables(plan);
              DeviceBuffer q = upload("Q", p.dtype(), in.q());
              DeviceBuffer k = upload("K", p.dtype(), in.k());
              DeviceBuffer v = upload("V", p.dtype(), in.v());
@@ -317,16 +419,63 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
     }
 
+    /**
+     * The last run's tile tables: bytes on the device, the lists held (one per distinct head: identical heads share
+     * one), seconds to build them on the host and to copy them to the device.
+     */
+    public record TableCost(long deviceBytes, int lists, int heads, double buildSeconds, double uploadSeconds) {
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "tile tables %.1f MiB on the GPU (%d list%s for %d heads), built in %.2f s, "
+                    + "uploaded in %.1f ms", deviceBytes / 1048576.0, lists, lists == 1 ? "" : "s", heads, buildSeconds,
+                    uploadSeconds * 1e3);
+        }
+    }
+
+    private TableCost lastTables;
+
+    /** The tile tables of the last run prepared or checked, or null before one. */
+    public TableCost lastTables() {
+        return lastTables;
+    }
+
     private Plan plan(AttentionProblem p, TileLayout layout) {
         KernelTiles tiles = new KernelTiles(layout.blockQ(), layout.blockKv());
         String why = KernelCatalog.unsupported(p, tiles);
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
+        long listed = listedTiles(layout);
+        if (listed > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("the tile lists of this layout hold " + listed + " tiles, past the "
+                    + Integer.MAX_VALUE + " that the kernels' 32-bit tile indices reach; use larger tiles or shorter sequences");
+        }
         SizeGuard.tileTables(p, layout).orThrow();
+        long start = System.nanoTime();
         TileLists lists = TileLists.of(p, layout);
+        lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0);
         return new Plan(p, layout, lists, KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
                 KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major));
+    }
+
+    /** Tiles the kernels' lists hold: the non-empty tiles of every distinct head (identical heads share one list). */
+    static long listedTiles(TileLayout layout) {
+        long n = 0;
+        for (int v = 0; v < layout.variantCount(); v++) {
+            n += layout.grid(v).count(TileClass.PARTIAL) + layout.grid(v).count(TileClass.FULL);
+        }
+        return n;
+    }
+
+    /** The plan's tables on the device, timed into {@link #lastTables()}. */
+    private Tables uploadTables(Plan plan) {
+        long start = System.nanoTime();
+        Tables t = new Tables(cuda, plan.lists);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long bytes = t.made.stream().mapToLong(b -> b.bytes).sum();
+        TableCost built = lastTables;
+        lastTables = new TableCost(bytes, built.lists(), built.heads(), built.buildSeconds(), seconds);
+        return t;
     }
 
     /** The layout tables on the device. */
@@ -433,9 +582,9 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
 
     /** How many input sets a timed run rotates over: enough that they do not fit in {@value #ROTATION_BYTES} bytes of cache. */
     static int inputSets(AttentionProblem p, Pass pass) {
-        long qn = AttentionInputs.qSize(p);
-        long kvn = AttentionInputs.kvSize(p);
-        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        long qn = p.qElements();
+        long kvn = p.kvElements();
+        long rows = p.rows();
         long perSet = pass == Pass.FWD ? 2 * (qn + 2 * kvn) + 4 * rows : 2 * (3 * qn + 2 * kvn) + 8 * rows + 4 * qn;
         return (int) Math.max(1, Math.min(MAX_INPUT_SETS, (ROTATION_BYTES + perSet - 1) / perSet));
     }
@@ -458,12 +607,12 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
             this.plan = plan;
             this.pass = pass;
             AttentionProblem p = plan.p;
-            long qn = AttentionInputs.qSize(p);
-            long kvn = AttentionInputs.kvSize(p);
-            long rows = (long) p.batch() * p.heads() * p.seqQ();
+            long qn = p.qElements();
+            long kvn = p.kvElements();
+            long rows = p.rows();
             int count = inputSets(p, pass);
             SizeGuard.gpuRun(p, plan.layout, pass, count, cuda.freeBytes()).orThrow();
-            this.tables = new Tables(cuda, plan.lists);
+            this.tables = uploadTables(plan);
             try {
                 for (int s = 0; s < count; s++) {
                     // q k v o lse [dO dsum dqAcc dq dk dv]
@@ -495,14 +644,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
 
         private DeviceBuffer filled(String what, long n, long seed) {
-            DeviceBuffer b = cuda.buffer(what, 2 * n);
-            try {
-                cuda.launch(KernelCatalog.fill(plan.p.dtype(), n), b, n, seed);
-            } catch (RuntimeException e) {
-                b.close();
-                throw e;
-            }
-            return b;
+            return drawn(plan.p, what, n, seed);
         }
 
         @Override

@@ -125,13 +125,13 @@ final class JCudaDriverCalls implements Driver {
     }
 
     @Override
-    public void copyToDevice(CUdeviceptr dst, Pointer src, long bytes) {
-        JCudaDriver.cuMemcpyHtoD(dst, src, bytes);
+    public void copyToDevice(CUdeviceptr dst, long dstOffset, Pointer src, long bytes) {
+        JCudaDriver.cuMemcpyHtoD(dst.withByteOffset(dstOffset), src, bytes);
     }
 
     @Override
-    public void copyToHost(Pointer dst, CUdeviceptr src, long bytes) {
-        JCudaDriver.cuMemcpyDtoH(dst, src, bytes);
+    public void copyToHost(Pointer dst, CUdeviceptr src, long srcOffset, long bytes) {
+        JCudaDriver.cuMemcpyDtoH(dst, src.withByteOffset(srcOffset), bytes);
     }
 
     @Override

@@ -74,18 +74,21 @@ final class RunBytes {
     }
 
     /**
-     * The heap TileLists takes while it is built: a class byte and a tile index per tile of every variant, the tables,
-     * its map of distinct bit tiles, and the sort keys of its work orders.
+     * The heap TileLists takes while it is built: the tables, per-column counters and per-row scratch, the words of
+     * one batch of PARTIAL tiles being computed, its map of distinct bit tiles (at most one per PARTIAL tile), and
+     * the sort keys of its work orders. It works from the grids' runs, so nothing grows with nq x nkv.
      */
     static long tileListsHeap(AttentionProblem p, TileLayout layout) {
-        long tiles = Bytes.times((long) layout.numQBlocks() * layout.numKvBlocks(), layout.variantCount());
         long wordsPerTile = (long) layout.blockQ() * layout.blockKv() / 32;
+        long variants = layout.variantCount();
         long partial = 0;
         for (int v = 0; v < layout.variantCount(); v++) {
             partial += layout.grid(v).count(TileClass.PARTIAL) + layout.numQBlocks() + layout.numKvBlocks();
         }
-        long orders = 8 * Math.max((long) p.batch() * p.heads() * layout.numQBlocks(), (long) p.batch() * p.kvHeads() * layout.numKvBlocks());
-        return Bytes.add(Bytes.add(Bytes.times(5, tiles), Bytes.times(4, tableInts(p, layout))),
+        long scratch = 4 * (3 * variants * layout.numKvBlocks() + layout.numKvBlocks() + variants * layout.numQBlocks() + 1
+                + partial) + 4 * Math.min(Bytes.times(partial, wordsPerTile), (1L << 22) + wordsPerTile);
+        long orders = 12 * Math.max((long) p.batch() * p.heads() * layout.numQBlocks(), (long) p.batch() * p.kvHeads() * layout.numKvBlocks());
+        return Bytes.add(Bytes.add(scratch, Bytes.times(4, tableInts(p, layout))),
                 Bytes.add(Bytes.times(partial, 12 * wordsPerTile + 96), orders));
     }
 

@@ -39,6 +39,11 @@ final class FakeDriver implements Driver {
     private final Map<CUfunction, String> functionNames = new IdentityHashMap<>();
     private final Set<CUmodule> modules = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     final List<String> launched = new ArrayList<>();
+    /** One copy between host and device: its direction, device byte offset and length. */
+    record Copy(boolean toHost, long deviceOffset, long bytes) {}
+
+    /** Every copy, in order. */
+    final List<Copy> copies = new ArrayList<>();
     /** The most memory allocated at once. */
     long peak;
     int resets;
@@ -197,33 +202,35 @@ final class FakeDriver implements Driver {
         }
     }
 
-    private void touch(CUdeviceptr ptr, long bytes) {
+    private void touch(CUdeviceptr ptr, long offset, long bytes) {
         usable();
         Long size = live.get(ptr);
-        if (size == null || bytes > size) {
+        if (size == null || offset < 0 || bytes < 0 || offset + bytes > size) {
             throw new CudaException("CUDA_ERROR_INVALID_VALUE");
         }
     }
 
     @Override
-    public void copyToDevice(CUdeviceptr dst, Pointer src, long bytes) {
-        touch(dst, bytes);
+    public void copyToDevice(CUdeviceptr dst, long dstOffset, Pointer src, long bytes) {
+        touch(dst, dstOffset, bytes);
+        copies.add(new Copy(false, dstOffset, bytes));
     }
 
     @Override
-    public void copyToHost(Pointer dst, CUdeviceptr src, long bytes) {
+    public void copyToHost(Pointer dst, CUdeviceptr src, long srcOffset, long bytes) {
         await();
-        touch(src, bytes);
+        touch(src, srcOffset, bytes);
+        copies.add(new Copy(true, srcOffset, bytes));
     }
 
     @Override
     public void fill16(CUdeviceptr ptr, short value, long count) {
-        touch(ptr, 2 * count);
+        touch(ptr, 0, 2 * count);
     }
 
     @Override
     public void fill32(CUdeviceptr ptr, int value, long count) {
-        touch(ptr, 4 * count);
+        touch(ptr, 0, 4 * count);
     }
 
     @Override

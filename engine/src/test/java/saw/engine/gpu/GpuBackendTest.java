@@ -13,6 +13,7 @@ import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.OutputComparison;
+import saw.engine.attention.SampledCheck;
 import saw.engine.cpu.ReferenceAttention;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
@@ -64,6 +65,21 @@ class GpuBackendTest {
         AttentionOutputs ref = ReferenceAttention.compute(in, bound, true);
         for (OutputComparison.Error e : OutputComparison.compare(got, ref)) {
             assertTrue(e.passes(type.tolerance()), e + " for " + mask + " " + p);
+        }
+    }
+
+    @Test
+    void sampledChecksOfDeviceDrawnInputsPass() {
+        try (GpuBackend gpu = GpuBackend.open()) {
+            for (Mask mask : new Mask[] {new Mask.SlidingWindow(1024, 0), new Mask.ChunkedCausal(2048)}) {
+                int seq = 16384;
+                AttentionProblem p = AttentionProblem.of(1, 8, 2, seq, seq, 128, DType.BF16);
+                BoundMask bound = BoundMask.bind(mask, new Dims(seq, seq, 1, 8));
+                SampledCheck.Result r = gpu.checkSampled(p, bound.compile(128, 128), true, 11, 6);
+                for (OutputComparison.Error e : r.errors()) {
+                    assertTrue(e.compared() > 0 && e.passes(DType.BF16.tolerance()), e + " for " + mask);
+                }
+            }
         }
     }
 }

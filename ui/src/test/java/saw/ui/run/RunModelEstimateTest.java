@@ -71,4 +71,19 @@ class RunModelEstimateTest {
         assertNull(RunModel.cpuEstimate(List.of()));
         assertNull(RunModel.gpuEstimate(List.of(), 1L << 30));
     }
+
+    /** At 4M tokens x 32 heads (Q alone 2^34 elements) the run panel's GPU estimate is the device memory of the run. */
+    @Test
+    void theGpuEstimateHandlesTensorsPastTwoToThe31Elements() throws Exception {
+        int seq = 1 << 22;
+        MaskConfig c = new MaskConfig("long", "", seq, seq, 1, 32, new BlockSize(128, 128), new Mask.SlidingWindow(4096, 0));
+        Sweep sweep = new Sweep("long", Sweep.tree(c), List.of(), List.of(), List.of(), List.of(new KernelTiles(128, 128)),
+                List.of(Pass.FWD, Pass.BWD), 1, 32, 8, List.of(128), DType.BF16, 1);
+        long start = System.nanoTime();
+        Estimate e = RunModel.gpuEstimate(sweep.points(), 141L << 30);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertTrue(!e.fits() && e.work().startsWith("the GPU bwd pass on B=1 H=32 Hkv=8 Sq=4194304"), e.sentence());
+        assertTrue(e.sentence().contains("needs about 225."), e.sentence());
+        assertTrue(seconds < 30, "the estimate took " + seconds + " s");
+    }
 }
