@@ -23,6 +23,7 @@ echo "ring-nccl: $gpus GPU(s) visible; running on $mode" | tee "$out/summary.txt
 nccl=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
 echo "python3's nvidia-nccl: ${nccl:-not installed}; SAW_NCCL_LIB=${SAW_NCCL_LIB:-unset}" | tee -a "$out/summary.txt"
 nvidia-smi topo -m >"$out/topology.txt" 2>&1 || true
+"$here/saw" env 2>&1 | grep -E '^(gpu backend|nccl)' | tee -a "$out/summary.txt"
 
 run() {  # name, timeout in seconds, then saw ring-run arguments
   local name=$1 limit=$2; shift 2

@@ -135,6 +135,10 @@ final class RingRunCommand implements Callable<Integer> {
         if (gpus != null) {
             return onGpus(s, out);
         }
+        if (resultsFile != null) {
+            throw new BadInput("--out writes the results of --gpus runs; add --gpus G (one part at a time on one device "
+                    + "writes no results file)");
+        }
         try (Kernels k = open(backend)) {
             return run(s, k, out);
         } catch (IllegalArgumentException e) {

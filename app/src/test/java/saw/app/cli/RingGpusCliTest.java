@@ -30,11 +30,13 @@ class RingGpusCliTest {
             {"ring-run", "causal", "--seq", "1024", "--devices", "2", "--gpus", "0"},
             {"ring-run", "causal", "--seq", "1024", "--devices", "2", "--gpus", "2", "--backend", "cpu"},
             {"ring-run", "causal", "--seq", "1024", "--devices", "2", "--gpus", "2", "--transport", "carrier-pigeon"},
+            {"ring-run", "causal", "--seq", "1024", "--devices", "2", "--backend", "cpu", "--out", "r.json"},
         };
         String[] expected = {
             "--gpus must be at least 1, got 0",
             "--gpus runs the rings on GPUs; it does not go with --backend cpu",
             "--transport: transport 'carrier-pigeon' is not one of auto, nccl, p2p",
+            "--out writes the results of --gpus runs; add --gpus G",
         };
         for (int i = 0; i < cases.length; i++) {
             Result r = run(cases[i]);
