@@ -271,3 +271,12 @@ SAW_FWD_TILES(bf16, __nv_bfloat16, 64)
 SAW_FWD_TILES(bf16, __nv_bfloat16, 128)
 SAW_FWD_TILES(fp16, __half, 64)
 SAW_FWD_TILES(fp16, __half, 128)
+
+// head dim 256, forward only: 64-row q tiles keep the O accumulator and Q fragments in registers (ptxas: 239 and 255
+// registers, no spills, on sm_90a); 128-row tiles and the backward at D=256 spill
+#define SAW_FWD_TILES_D256(TN, T)                           \
+    SAW_FWD(fwd_##TN##_d256_q64_kv32, T, 256, 64, 32)       \
+    SAW_FWD(fwd_##TN##_d256_q64_kv64, T, 256, 64, 64)
+
+SAW_FWD_TILES_D256(bf16, __nv_bfloat16)
+SAW_FWD_TILES_D256(fp16, __half)

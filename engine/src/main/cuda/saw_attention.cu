@@ -5,3 +5,4 @@
 #include "attention_fwd_wgmma.cu"
 #include "attention_bwd_wgmma.cu"
 #include "ring_combine.cu"
+#include "sinks.cu"

@@ -9,6 +9,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,7 +36,14 @@ import saw.engine.config.MaskConfig;
 import saw.engine.config.SpecLoader;
 import saw.engine.format.LayoutFormat;
 import saw.engine.format.LayoutFormats;
+import saw.engine.gpu.GpuBackend;
 import saw.engine.io.AtomicFiles;
+import saw.engine.mask.BoundMask;
+import saw.engine.tune.GpuCandidates;
+import saw.engine.tune.MaskSignature;
+import saw.engine.tune.TuneCache;
+import saw.engine.tune.TuneChoice;
+import saw.engine.tune.TuneKey;
 
 /**
  * {@code saw bench}: times a sweep of configs, tile sizes and passes on one backend and writes a {@code saw.bench/1}
@@ -107,6 +115,12 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "seed of the random inputs and random blocks (default: 0)")
     long seed;
 
+    @Option(names = "--no-cache", description = "on the GPU without --block, ignore the tuned choices of 'saw tune'")
+    boolean noCache;
+
+    @Option(names = "--sinks", description = "time learned sink logits too (GPU only): random fp32 values, one per head")
+    boolean sinks;
+
     @Override
     public Integer call() throws ConfigException, IOException {
         MaskConfig config = SpecLoader.load(specName);
@@ -129,6 +143,14 @@ final class BenchCommand implements Callable<Integer> {
         Path layoutDir = exportFlex == null ? null : layoutFolder();
         PrintWriter err = spec.commandLine().getErr();
         try (AttentionBackend backend = openBackend()) {
+            if (sinks) {
+                if (!(backend instanceof GpuBackend)) {
+                    throw new BadInput("--sinks: only the gpu backend times sink logits; use --backend gpu");
+                }
+                ((GpuBackend) backend).timedSinks(true);
+            }
+            List<SweepPoint> planned = backend instanceof GpuBackend && blocks.isEmpty() && !noCache
+                    ? tuned((GpuBackend) backend, points, sinks, err) : points;
             BenchEnvironment env = Backends.environment(backend, String.join(" ", spec.commandLine().getParseResult().originalArgs()));
             try (ResultsWriter results = ResultsWriter.create(outFile, env);
                  ResultsCsv table = csvFile == null ? null : ResultsCsv.create(csvFile)) {
@@ -136,7 +158,7 @@ final class BenchCommand implements Callable<Integer> {
                         + settings.warmup() + " warm-up + " + settings.reps() + " timed runs each -> " + outFile);
                 ProgressBar bar = new ProgressBar(err, System.console() != null);
                 SweepRunner.LayoutSink layouts = layoutDir == null ? (row, point, layout) -> "" : flexExport(layoutDir, outFile, err);
-                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(points, new SweepRunner.Listener() {
+                SweepRunner.Outcome outcome = new SweepRunner(backend, settings, layouts).run(planned, new SweepRunner.Listener() {
                     @Override
                     public void pointStarted(SweepPoint point, SweepRunner.Progress progress) {
                         bar.update(progress, point.label());
@@ -150,7 +172,7 @@ final class BenchCommand implements Callable<Integer> {
                         }
                         if (!row.ok()) {
                             bar.finish();
-                            err.println("saw bench: point " + row.index() + " " + points.get(row.index()).label() + ": " + row.status());
+                            err.println("saw bench: point " + row.index() + " " + planned.get(row.index()).label() + ": " + row.status());
                         }
                         bar.update(progress, "");
                     }
@@ -178,6 +200,25 @@ final class BenchCommand implements Callable<Integer> {
 
     static int exitCode(SweepRunner.Outcome outcome) {
         return outcome.rows() > 0 && outcome.failed() == outcome.rows() ? NO_POINT_RAN : SawCli.OK;
+    }
+
+    /** Each point at its tuned tile (and the GPU at its tuned families) where the tune cache has one; says which. */
+    private static List<SweepPoint> tuned(GpuBackend gpu, List<SweepPoint> points, boolean sinks, PrintWriter err) {
+        TuneCache cache = new TuneCache(TuneCache.defaultFile(), w -> err.println("saw bench: warning: " + w));
+        List<SweepPoint> out = new ArrayList<>();
+        for (SweepPoint p : points) {
+            TuneKey key = TuneKey.of(gpu.identity(), p.pass(), p.problem(), sinks,
+                    MaskSignature.of(BoundMask.bind(p.mask(), p.dims())));
+            Optional<TuneChoice> c = cache.lookup(key);
+            if (c.isEmpty()) {
+                out.add(p);
+                continue;
+            }
+            GpuCandidates.apply(gpu, c.get().winner(), p.pass());
+            err.println("saw bench: " + p.label() + ": using the tuned choice " + c.get().winner() + " from " + cache.file());
+            out.add(new SweepPoint(p.config(), p.varied(), p.density(), p.mask(), p.problem(), c.get().winner().tiles(), p.pass()));
+        }
+        return out;
     }
 
     /**

@@ -48,6 +48,7 @@ import saw.engine.mask.TileLayout;
 @Command(name = "dump", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Run one seeded input set and write inputs and outputs as .npy files into a folder:",
             "q, k, v, do [B,H,S,D] / [B,Hkv,S,D]; o, lse [B,H,Sq]; dq, dk, dv (float32, values exact in the dtype);",
+            "with --sinks also sinks [H] and, after a backward pass, dsink [H];",
             "layout.flex.json, config.json and meta.json beside them.",
             "Sizes whose files would pass 4 GiB are refused (exit 2) unless --rows N asks for N sampled rows per head:",
             "rows.npy (batch, head, token) with q, do, o, dq [N,D] and lse [N]; kv_rows.npy with k, v, dk, dv."})
@@ -69,6 +70,9 @@ final class DumpCommand implements Callable<Integer> {
 
     @Option(names = "--head-dim", paramLabel = "D", defaultValue = "128", description = "head dim (default: ${DEFAULT-VALUE})")
     int headDim;
+
+    @Option(names = "--sinks", description = "random learned sink logits (softmax_aux), one fp32 value per head")
+    boolean sinks;
 
     @Option(names = "--dtype", paramLabel = "T", defaultValue = "bf16", description = "bf16 or fp16 (default: ${DEFAULT-VALUE})")
     String dtype;
@@ -128,6 +132,9 @@ final class DumpCommand implements Callable<Integer> {
         AttentionInputs in;
         try {
             in = AttentionInputs.random(problem, seed, p == Pass.BWD);
+            if (sinks) {
+                in = in.withSinks(AttentionInputs.randomSinks(problem.heads(), seed));
+            }
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }
@@ -156,6 +163,12 @@ final class DumpCommand implements Callable<Integer> {
             write(dir, "dq", qShape, outputs.get(AttentionOutputs.Output.DQ));
             write(dir, "dk", kvShape, outputs.get(AttentionOutputs.Output.DK));
             write(dir, "dv", kvShape, outputs.get(AttentionOutputs.Output.DV));
+        }
+        if (sinks) {
+            write(dir, "sinks", new int[] {h}, in.sinks());
+            if (p == Pass.BWD) {
+                write(dir, "dsink", new int[] {h}, outputs.get(AttentionOutputs.Output.DSINK));
+            }
         }
         writeSideFiles(dir, c, sized, problem, layout, p, b, h, device);
         return SawCli.OK;
@@ -265,7 +278,7 @@ final class DumpCommand implements Callable<Integer> {
         meta.put("schema", "saw.dump/1").put("config", c.name()).put("batch", b).put("heads", h)
                 .put("kv_heads", problem.kvHeads()).put("seq_q", problem.seqQ()).put("seq_kv", problem.seqKv())
                 .put("head_dim", headDim).put("dtype", problem.dtype().label()).put("scale", problem.scale())
-                .put("softcap", problem.softcap()).put("block_q", layout.blockQ()).put("block_kv", layout.blockKv())
+                .put("softcap", problem.softcap()).put("sinks", sinks).put("block_q", layout.blockQ()).put("block_kv", layout.blockKv())
                 .put("pass", p.label()).put("seed", seed).put("backend", backendName).put("device", device);
         if (rows != null) {
             meta.put("rows_per_head", rows);

@@ -36,6 +36,7 @@ public final class SawCli implements Runnable {
         cl.addSubcommand(new RingCommand());
         cl.addSubcommand(new RingRunCommand());
         cl.addSubcommand(new RingChartCommand());
+        cl.addSubcommand(new TuneCommand());
         cl.setParameterExceptionHandler(CliErrors::badUsage);
         cl.setExecutionExceptionHandler(CliErrors::failed);
         return cl;

@@ -1,5 +1,6 @@
 package saw.app.cli;
 
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -96,6 +97,12 @@ final class VerifyCommand implements Callable<Integer> {
     Integer rows;
 
     static final int DEFAULT_ROWS = 8;
+    @Option(names = "--sinks", description = "learned sink logits (softmax_aux), one random fp32 value per head in [-2, 4); "
+            + "checks dSink too after a backward pass")
+    boolean sinks;
+
+    @Option(names = "--no-cache", description = "on the GPU without --block, ignore the tuned choice of 'saw tune'")
+    boolean noCache;
 
     @Override
     public Integer call() throws ConfigException {
@@ -112,7 +119,18 @@ final class VerifyCommand implements Callable<Integer> {
             return sampled(s, rows == null ? DEFAULT_ROWS : rows);
         }
         try (AttentionKernels kernels = open(backend)) {
+            if (kernels instanceof GpuBackend && block == null && !noCache) {
+                Pass pass = s.backward ? Pass.BWD : Pass.FWD;
+                TileLayout tuned = TunedChoice.apply((GpuBackend) kernels, s.problem, s.layout, pass, sinks,
+                        new PrintWriter(System.err, true));
+                if (tuned != null) {
+                    s.layout = tuned;
+                }
+            }
             AttentionInputs in = AttentionInputs.random(s.problem, seed, s.backward);
+            if (sinks) {
+                in = in.withSinks(AttentionInputs.randomSinks(s.problem.heads(), seed));
+            }
             long t0 = System.nanoTime();
             AttentionOutputs got = s.backward ? kernels.forwardBackward(in, s.layout) : kernels.forward(in, s.layout);
             long t1 = System.nanoTime();
@@ -279,9 +297,10 @@ final class VerifyCommand implements Callable<Integer> {
 
     private void printHeader(Setup s, String kernels) {
         AttentionProblem p = s.problem;
-        System.out.printf(Locale.ROOT, "saw verify %s  backend %s  B=%d H=%d Hkv=%d Sq=%d Skv=%d D=%d %s block %dx%d softcap %s seed %d%n",
+        System.out.printf(Locale.ROOT, "saw verify %s  backend %s  B=%d H=%d Hkv=%d Sq=%d Skv=%d D=%d %s block %dx%d softcap %s sinks %s seed %d%n",
                 spec, kernels, p.batch(), p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), p.headDim(), p.dtype().label(),
-                s.layout.blockQ(), s.layout.blockKv(), p.softcap() > 0 ? String.valueOf(p.softcap()) : "off", seed);
+                s.layout.blockQ(), s.layout.blockKv(), p.softcap() > 0 ? String.valueOf(p.softcap()) : "off",
+                sinks ? "random" : "off", seed);
     }
 
     private static int table(AttentionProblem p, List<OutputComparison.Error> errors) {

@@ -6,7 +6,8 @@ import java.util.SplittableRandom;
 /**
  * Host tensors of one attention call, every value already representable in the problem's dtype:
  * Q [batch, heads, seqQ, headDim], K and V [batch, kvHeads, seqKv, headDim], and for the backward pass the
- * output gradient dO, shaped like Q. Views are read-only.
+ * output gradient dO, shaped like Q; optionally learned sink logits (gpt-oss {@code softmax_aux}), fp32, one per q
+ * head: each row's softmax denominator gains exp(sink - rowmax) with no value behind it. Views are read-only.
  */
 public final class AttentionInputs {
     private final AttentionProblem problem;
@@ -14,13 +15,55 @@ public final class AttentionInputs {
     private final float[] k;
     private final float[] v;
     private final float[] dO;
+    private final float[] sinks;
 
-    private AttentionInputs(AttentionProblem problem, float[] q, float[] k, float[] v, float[] dO) {
+    private AttentionInputs(AttentionProblem problem, float[] q, float[] k, float[] v, float[] dO, float[] sinks) {
         this.problem = problem;
         this.q = q;
         this.k = k;
         this.v = v;
         this.dO = dO;
+        this.sinks = sinks;
+    }
+
+    /**
+     * The same tensors with one sink logit per q head (copied; fp32, any finite value).
+     *
+     * @throws IllegalArgumentException naming the first bad entry
+     */
+    public AttentionInputs withSinks(float[] sinkLogits) {
+        if (sinkLogits == null || sinkLogits.length != problem.heads()) {
+            throw new IllegalArgumentException("sinks has " + (sinkLogits == null ? "no" : sinkLogits.length)
+                    + " values, the problem needs one per head (" + problem.heads() + ")");
+        }
+        for (int h = 0; h < sinkLogits.length; h++) {
+            if (!Float.isFinite(sinkLogits[h])) {
+                throw new IllegalArgumentException("sinks[" + h + "] is " + sinkLogits[h] + "; sink logits must be finite");
+            }
+        }
+        return new AttentionInputs(problem, q, k, v, dO, sinkLogits.clone());
+    }
+
+    /**
+     * Random sink logits for {@code heads} heads drawn from {@code seed}: uniform in [-2, 4), a range where the sink
+     * takes a visible share of short rows and a small one of long rows.
+     */
+    public static float[] randomSinks(int heads, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed ^ 0x5171c5L);
+        float[] s = new float[heads];
+        for (int h = 0; h < heads; h++) {
+            s[h] = (float) (-2 + 6 * rnd.nextDouble());
+        }
+        return s;
+    }
+
+    public boolean hasSinks() {
+        return sinks != null;
+    }
+
+    /** The sink logits, or an empty buffer when these inputs have none. */
+    public FloatBuffer sinks() {
+        return sinks == null ? FloatBuffer.allocate(0) : FloatBuffer.wrap(sinks).asReadOnlyBuffer();
     }
 
     /**
@@ -31,7 +74,7 @@ public final class AttentionInputs {
     public static AttentionInputs random(AttentionProblem p, long seed, boolean withGradient) {
         SplittableRandom rnd = new SplittableRandom(seed);
         return new AttentionInputs(p, draw(p, rnd, qSize(p)), draw(p, rnd, kvSize(p)), draw(p, rnd, kvSize(p)),
-                withGradient ? draw(p, rnd, qSize(p)) : null);
+                withGradient ? draw(p, rnd, qSize(p)) : null, null);
     }
 
     /** Inputs from given values (copied, rounded to the dtype); {@code dO} may be null for a forward pass. */
@@ -42,7 +85,7 @@ public final class AttentionInputs {
         if (dO != null) {
             check("dO", dO, qSize(p));
         }
-        return new AttentionInputs(p, rounded(p, q), rounded(p, k), rounded(p, v), dO == null ? null : rounded(p, dO));
+        return new AttentionInputs(p, rounded(p, q), rounded(p, k), rounded(p, v), dO == null ? null : rounded(p, dO), null);
     }
 
     public AttentionProblem problem() {

@@ -32,6 +32,9 @@ public final class OutputComparison {
             if (o.isGradient() && !got.hasGradients()) {
                 continue;
             }
+            if (o == AttentionOutputs.Output.DSINK && got.get(o).remaining() == 0 && ref.get(o).remaining() == 0) {
+                continue; // no sinks in this problem
+            }
             out.add(compare(o, got.get(o), ref.get(o)));
         }
         return out;

@@ -9,7 +9,8 @@ import saw.engine.attention.TileLists;
  * Block-sparse attention in fp32 on the CPU, walking the same tables as the GPU kernels: per q-block the PARTIAL
  * kv-tiles (token mask from the bit tiles) then the FULL ones (no mask test); EMPTY tiles are never visited.
  * Forward items run in parallel; the backward pass computes dQ over rows and dK/dV over columns, so no two
- * workers write the same element.
+ * workers write the same element. Sink logits (null when none) join each row's denominator at the end of the forward;
+ * the backward needs nothing else for them (the sink-including LSE normalises P), plus dSink from LSE and rowsum(dO*O).
  */
 final class BlockSparseCpu {
     private final AttentionProblem p;
@@ -31,8 +32,10 @@ final class BlockSparseCpu {
     private final int d;
     private final float scale;
     private final float cap;
+    private final float[] sinks;
 
-    BlockSparseCpu(AttentionProblem p, TileLists t) {
+    BlockSparseCpu(AttentionProblem p, TileLists t, float[] sinks) {
+        this.sinks = sinks;
         this.p = p;
         this.t = t;
         this.variantOf = t.variantOf();
@@ -117,6 +120,18 @@ final class BlockSparseCpu {
                 l[i] = l[i] * alpha + sum;
             }
         }
+        if (sinks != null) {
+            float sink = sinks[h];
+            for (int i = 0; i < rows; i++) {
+                float mx = Math.max(m[i], sink);
+                float alpha = (float) Math.exp(m[i] - mx);
+                l[i] = l[i] * alpha + (float) Math.exp(sink - mx);
+                for (int x = 0; x < d; x++) {
+                    acc[i * d + x] *= alpha;
+                }
+                m[i] = mx;
+            }
+        }
         for (int i = 0; i < rows; i++) {
             float inv = l[i] > 0 ? 1f / l[i] : 0f;
             int oi = (int) (qBase + (long) i * d);
@@ -127,8 +142,9 @@ final class BlockSparseCpu {
         }
     }
 
-    /** Fills dq, dk, dv from dO and the forward's o and lse. */
-    void backward(float[] q, float[] k, float[] v, float[] dO, float[] o, float[] lse, float[] dq, float[] dk, float[] dv) {
+    /** Fills dq, dk, dv (and dsink when there are sinks; else it may be null) from dO and the forward's o and lse. */
+    void backward(float[] q, float[] k, float[] v, float[] dO, float[] o, float[] lse, float[] dq, float[] dk, float[] dv,
+                  float[] dsink) {
         float[] rowD = new float[lse.length];
         IntStream.range(0, lse.length).parallel().forEach(r -> {
             float s = 0;
@@ -137,6 +153,9 @@ final class BlockSparseCpu {
             }
             rowD[r] = s;
         });
+        if (sinks != null) {
+            sinkGradient(lse, rowD, dsink);
+        }
         int[] rows = t.rowOrder();
         IntStream.range(0, rows.length).parallel().forEach(x -> dqItem(rows[x], q, k, v, dO, lse, rowD, dq));
         int[] cols = t.colOrder();
@@ -230,6 +249,20 @@ final class BlockSparseCpu {
                 dv[kj + x] = accV[j * d + x];
             }
         }
+    }
+
+    /** dSink[h] = -sum over the head's rows (every batch entry) of exp(sink - LSE) * rowsum(dO * O). */
+    private void sinkGradient(float[] lse, float[] rowD, float[] dsink) {
+        IntStream.range(0, p.heads()).parallel().forEach(h -> {
+            double g = 0;
+            for (int b = 0; b < p.batch(); b++) {
+                int r0 = (b * p.heads() + h) * p.seqQ();
+                for (int i = 0; i < p.seqQ(); i++) {
+                    g -= Math.exp(sinks[h] - lse[r0 + i]) * rowD[r0 + i];
+                }
+            }
+            dsink[h] = (float) g;
+        });
     }
 
     /** dS for one pair, without the scale factor. */

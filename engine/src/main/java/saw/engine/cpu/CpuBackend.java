@@ -29,7 +29,7 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
     public AttentionOutputs forward(AttentionInputs in, TileLayout layout) {
         AttentionProblem p = in.problem();
         SizeGuard.cpuRun(p, layout, Pass.FWD).orThrow();
-        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
+        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout), sinksOf(in));
         float[] o = new float[(int) AttentionInputs.qSize(p)];
         float[] lse = new float[p.batch() * p.heads() * p.seqQ()];
         kernel.forward(ReferenceAttention.array(in.q()), ReferenceAttention.array(in.k()),
@@ -44,11 +44,14 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
         }
         AttentionProblem p = in.problem();
         SizeGuard.cpuRun(p, layout, Pass.BWD).orThrow();
-        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
+        float[] sinks = sinksOf(in);
+        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout), sinks);
         Tensors x = new Tensors(in);
+        float[] dsink = sinks == null ? null : new float[p.heads()];
         kernel.forward(x.q, x.k, x.v, x.o, x.lse);
-        kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv);
-        return AttentionOutputs.withGradients(x.o, x.lse, x.dq, x.dk, x.dv);
+        kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv, dsink);
+        AttentionOutputs out = AttentionOutputs.withGradients(x.o, x.lse, x.dq, x.dk, x.dv);
+        return dsink == null ? out : out.withSinkGradient(dsink);
     }
 
     @Override
@@ -58,11 +61,11 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
         }
         AttentionProblem p = in.problem();
         SizeGuard.cpuRun(p, layout, Pass.BWD).orThrow();
-        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout));
+        BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout), null);
         Tensors x = new Tensors(in);
         whole.get(AttentionOutputs.Output.O).get(x.o);
         whole.get(AttentionOutputs.Output.LSE).get(x.lse);
-        kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv);
+        kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv, null);
         return AttentionOutputs.withGradients(x.o, x.lse, x.dq, x.dk, x.dv);
     }
 
@@ -70,7 +73,7 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
         SizeGuard.cpuRun(problem, layout, pass).orThrow();
         AttentionInputs in = AttentionInputs.random(problem, seed, pass == Pass.BWD);
-        BlockSparseCpu kernel = new BlockSparseCpu(problem, TileLists.of(problem, layout));
+        BlockSparseCpu kernel = new BlockSparseCpu(problem, TileLists.of(problem, layout), null);
         Tensors x = new Tensors(in);
         if (pass == Pass.BWD) {
             kernel.forward(x.q, x.k, x.v, x.o, x.lse);
@@ -87,7 +90,7 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
                 if (pass == Pass.FWD) {
                     kernel.forward(x.q, x.k, x.v, x.o, x.lse);
                 } else {
-                    kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv);
+                    kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv, null);
                 }
                 return (System.nanoTime() - t0) / 1e6;
             }
@@ -100,6 +103,10 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
 
     @Override
     public void close() {
+    }
+
+    private static float[] sinksOf(AttentionInputs in) {
+        return in.hasSinks() ? ReferenceAttention.array(in.sinks()) : null;
     }
 
     /** Working arrays of one problem. */

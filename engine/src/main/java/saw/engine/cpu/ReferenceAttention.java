@@ -11,7 +11,8 @@ import saw.engine.mask.BoundMask;
 /**
  * Exact attention in fp64, dense over every token pair, straight from {@link BoundMask#attends}: the oracle the
  * kernels are checked against. Cost grows with Sq * Skv per head, so large problems compute only chosen kv-head
- * groups (every q head that shares the kv head); outputs outside them are NaN.
+ * groups (every q head that shares the kv head); outputs outside them are NaN. With sink logits, each row's
+ * denominator gains exp(sink - max) and dSink[h] = -sum over the head's rows of exp(sink - LSE) * rowsum(dO * O).
  */
 public final class ReferenceAttention {
     private ReferenceAttention() {}
@@ -43,6 +44,10 @@ public final class ReferenceAttention {
         float[] dq = backward ? nan(q.length) : null;
         float[] dk = backward ? nan(k.length) : null;
         float[] dv = backward ? nan(v.length) : null;
+        float[] sinks = in.hasSinks() ? array(in.sinks()) : null;
+        float[] dsink = backward && sinks != null ? nan(p.heads()) : null;
+        double[] dsinkAcc = dsink == null ? null : new double[p.heads()];
+        boolean[] touched = new boolean[p.heads()];
         int group = p.heads() / p.kvHeads();
         for (int bkvh : groups) {
             int b = bkvh / p.kvHeads();
@@ -54,8 +59,13 @@ public final class ReferenceAttention {
             double[] dvAcc = backward ? new double[p.seqKv() * d] : null;
             for (int hg = 0; hg < group; hg++) {
                 int h = hkv * group + hg;
-                Head head = new Head(p, mask.variantOf(b, h), mask, kd, vd, q, dO, (long) (b * p.heads() + h) * p.seqQ());
-                head.run(o, lse, dq, dkAcc, dvAcc);
+                double sink = sinks == null ? Double.NaN : sinks[h];
+                Head head = new Head(p, mask.variantOf(b, h), mask, kd, vd, q, dO, (long) (b * p.heads() + h) * p.seqQ(), sink);
+                double g = head.run(o, lse, dq, dkAcc, dvAcc);
+                if (dsinkAcc != null) {
+                    dsinkAcc[h] += g;
+                    touched[h] = true;
+                }
             }
             if (backward) {
                 for (int x = 0; x < dkAcc.length; x++) {
@@ -63,6 +73,14 @@ public final class ReferenceAttention {
                     dv[(int) (kvBase + x)] = (float) dvAcc[x];
                 }
             }
+        }
+        if (dsink != null) {
+            for (int h = 0; h < p.heads(); h++) {
+                if (touched[h] && groups.length == p.batch() * p.kvHeads()) {
+                    dsink[h] = (float) dsinkAcc[h];
+                }
+            }
+            return AttentionOutputs.withGradients(o, lse, dq, dk, dv).withSinkGradient(dsink);
         }
         return backward ? AttentionOutputs.withGradients(o, lse, dq, dk, dv) : AttentionOutputs.forward(o, lse);
     }
@@ -77,8 +95,12 @@ public final class ReferenceAttention {
         private final float[] q;
         private final float[] dO;
         private final long rowBase;
+        /** The head's sink logit, NaN when there is none. */
+        private final double sink;
 
-        Head(AttentionProblem p, int variant, BoundMask mask, double[] k, double[] v, float[] q, float[] dO, long rowBase) {
+        Head(AttentionProblem p, int variant, BoundMask mask, double[] k, double[] v, float[] q, float[] dO, long rowBase,
+             double sink) {
+            this.sink = sink;
             this.p = p;
             this.variant = variant;
             this.mask = mask;
@@ -89,16 +111,18 @@ public final class ReferenceAttention {
             this.rowBase = rowBase;
         }
 
-        void run(float[] o, float[] lse, float[] dq, double[] dkAcc, double[] dvAcc) {
+        /** Returns this head's sink gradient (0 without sinks or without a backward pass). */
+        double run(float[] o, float[] lse, float[] dq, double[] dkAcc, double[] dvAcc) {
             int workers = Math.max(1, Math.min(p.seqQ(), Runtime.getRuntime().availableProcessors()));
             double[][] dkPart = new double[workers][];
             double[][] dvPart = new double[workers][];
+            double[] sinkGrad = new double[p.seqQ()];
             IntStream.range(0, workers).parallel().forEach(w -> {
                 double[] dkW = dkAcc == null ? null : new double[dkAcc.length];
                 double[] dvW = dvAcc == null ? null : new double[dvAcc.length];
                 Row row = new Row(p.seqKv(), p.headDim());
                 for (int i = w; i < p.seqQ(); i += workers) {
-                    row.compute(i, o, lse, dq, dkW, dvW);
+                    sinkGrad[i] = row.compute(i, o, lse, dq, dkW, dvW);
                 }
                 dkPart[w] = dkW;
                 dvPart[w] = dvW;
@@ -111,6 +135,11 @@ public final class ReferenceAttention {
                     }
                 }
             }
+            double g = 0;
+            for (double x : sinkGrad) {
+                g += x;
+            }
+            return g;
         }
 
         /** Scratch for one query row. */
@@ -135,7 +164,8 @@ public final class ReferenceAttention {
                 dqi = new double[d];
             }
 
-            void compute(int i, float[] o, float[] lse, float[] dq, double[] dkW, double[] dvW) {
+            /** Returns the row's term of the sink gradient. */
+            double compute(int i, float[] o, float[] lse, float[] dq, double[] dkW, double[] dvW) {
                 int d = p.headDim();
                 long at = (rowBase + i) * d;
                 for (int x = 0; x < d; x++) {
@@ -166,17 +196,21 @@ public final class ReferenceAttention {
                     max = Math.max(max, s);
                 }
                 Arrays.fill(oi, 0);
+                boolean hasSink = !Double.isNaN(sink);
                 if (n == 0) {
-                    lse[(int) (rowBase + i)] = Float.NEGATIVE_INFINITY;
+                    lse[(int) (rowBase + i)] = hasSink ? (float) sink : Float.NEGATIVE_INFINITY;
                     for (int x = 0; x < d; x++) {
                         o[(int) (at + x)] = 0f;
                         if (dq != null) {
                             dq[(int) (at + x)] = 0f;
                         }
                     }
-                    return;
+                    return 0;
                 }
-                double sum = 0;
+                if (hasSink) {
+                    max = Math.max(max, sink);
+                }
+                double sum = hasSink ? Math.exp(sink - max) : 0;
                 for (int c = 0; c < n; c++) {
                     prob[c] = Math.exp(z[c] - max);
                     sum += prob[c];
@@ -188,12 +222,13 @@ public final class ReferenceAttention {
                         oi[x] += prob[c] * v[vj + x];
                     }
                 }
-                lse[(int) (rowBase + i)] = (float) (max + Math.log(sum));
+                double rowLse = max + Math.log(sum);
+                lse[(int) (rowBase + i)] = (float) rowLse;
                 for (int x = 0; x < d; x++) {
                     o[(int) (at + x)] = (float) oi[x];
                 }
                 if (dq == null) {
-                    return;
+                    return 0;
                 }
                 double rowD = 0;
                 for (int x = 0; x < d; x++) {
@@ -217,6 +252,7 @@ public final class ReferenceAttention {
                 for (int x = 0; x < d; x++) {
                     dq[(int) (at + x)] = (float) (p.scale() * dqi[x]);
                 }
+                return hasSink ? -Math.exp(sink - rowLse) * rowD : 0;
             }
         }
     }

@@ -248,6 +248,23 @@ final class CudaDevice implements AutoCloseable {
         throw new IllegalArgumentException("unsupported kernel argument " + a);
     }
 
+    /** The first 16 hex digits of the fatbin's SHA-256, or "none" when this build has no kernels. */
+    static String kernelBuildId() {
+        try (InputStream in = CudaDevice.class.getResourceAsStream(FATBIN)) {
+            if (in == null) {
+                return "none";
+            }
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(in.readAllBytes());
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < 8; i++) {
+                sb.append(String.format("%02x", h[i]));
+            }
+            return sb.toString();
+        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            return "unreadable";
+        }
+    }
+
     private static byte[] readFatbin() {
         try (InputStream in = CudaDevice.class.getResourceAsStream(FATBIN)) {
             if (in == null) {

@@ -24,8 +24,8 @@ import saw.engine.mask.TileLayout;
 
 /**
  * saw's CUDA kernels through JCuda on one GPU (GPU 0 unless opened on another): block-sparse forward and backward
- * for bf16/fp16, head dims 64 and 128, tiles q{64,128} x kv{32,64,128}. Not thread-safe; each call makes the context
- * current on its thread.
+ * for bf16/fp16, head dims 64 and 128, tiles q{64,128} x kv{32,64,128}; the forward also at head dim 256 with tiles
+ * 64x32 and 64x64. Not thread-safe; each call makes the context current on its thread.
  */
 public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
@@ -40,6 +40,8 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     private final int major;
     private ForwardKernel forwardKernel;
     private BackwardKernel backwardKernel;
+    private String identity = "";
+    private boolean timedSinks;
 
     private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel,
             BackwardKernel backwardKernel) {
@@ -129,8 +131,36 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         ForwardKernel fwd = ForwardKernel.configured();
         BackwardKernel bwd = BackwardKernel.configured();
         CudaDevice cuda = new CudaDevice(ordinal);
-        DeviceProbe.Device d = new JCudaProbe().device(ordinal);
-        return new GpuBackend(cuda, d.name(), d.major(), fwd, bwd);
+        JCudaProbe probe = new JCudaProbe();
+        DeviceProbe.Device d = probe.device(ordinal);
+        GpuBackend gpu = new GpuBackend(cuda, d.name(), d.major(), fwd, bwd);
+        gpu.identity = d.name() + "|cc" + d.major() + "." + d.minor() + "|driver " + probe.driverVersion() + "|kernels "
+                + CudaDevice.kernelBuildId();
+        return gpu;
+    }
+
+    /**
+     * The GPU's name, compute capability, driver version and the kernel fatbin's build id, joined by '|': what a tuned
+     * choice is valid for.
+     */
+    public String identity() {
+        return identity.isEmpty() ? description + "|cc" + major + ".x|driver ?|kernels " + CudaDevice.kernelBuildId() : identity;
+    }
+
+    /** The tile sizes the kernels take for this problem's head dim, in catalogue order. */
+    public static List<KernelTiles> tileSizes() {
+        List<KernelTiles> all = new ArrayList<>();
+        for (int bq : KernelCatalog.TILE_Q) {
+            for (int bkv : KernelCatalog.TILE_KV) {
+                all.add(new KernelTiles(bq, bkv));
+            }
+        }
+        return all;
+    }
+
+    /** Whether the Hopper (wgmma) families run this problem with these tiles on this GPU. */
+    public boolean hopperFits(AttentionProblem p, KernelTiles tiles) {
+        return KernelCatalog.wgmmaFits(p, tiles, major);
     }
 
     /** On another driver (a fake one in tests), with the kernels of {@code image}. */
@@ -168,6 +198,14 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** Null when the kernels can run this problem with this layout's tiles, else why not. */
     public static String unsupported(AttentionProblem p, TileLayout layout) {
         return KernelCatalog.unsupported(p, new KernelTiles(layout.blockQ(), layout.blockKv()));
+    }
+
+    /**
+     * Whether runs prepared from now on time the sink logits too (random values, one per head): the sink kernels
+     * after the forward, and dSink after the backward.
+     */
+    public void timedSinks(boolean on) {
+        this.timedSinks = on;
     }
 
     /** The forward kernel family preferred from now on (the backward is unchanged). */
@@ -214,6 +252,9 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     private AttentionOutputs run(AttentionInputs in, TileLayout layout, boolean backward) {
         AttentionProblem p = in.problem();
         Plan plan = plan(p, layout);
+        if (backward && KernelCatalog.unsupportedBackward(p) != null) {
+            throw new IllegalArgumentException(KernelCatalog.unsupportedBackward(p));
+        }
         cuda.makeCurrent();
         SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
@@ -225,10 +266,14 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
              DeviceBuffer k = upload("K", p.dtype(), in.k());
              DeviceBuffer v = upload("V", p.dtype(), in.v());
              DeviceBuffer o = cuda.buffer("O", 2L * qn);
-             DeviceBuffer lse = cuda.buffer("LSE", 4L * rows)) {
+             DeviceBuffer lse = cuda.buffer("LSE", 4L * rows);
+             DeviceBuffer sinks = in.hasSinks() ? uploadFloats("sinks", in.sinks()) : null) {
             o.fill16("O", NAN16);
             lse.fill32("LSE", NAN32);
             launchForward(plan, t, q, k, v, o, lse);
+            if (sinks != null) {
+                cuda.launch(KernelCatalog.sinkApply(p), o, lse, sinks, (long) rows, p.heads(), p.seqQ(), p.headDim());
+            }
             float[] oh = decode(p.dtype(), o.readShorts("O", qn));
             float[] lseh = lse.readFloats("LSE", rows);
             if (!backward) {
@@ -244,8 +289,16 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
                 dk.fill16("dK", NAN16);
                 dv.fill16("dV", NAN16);
                 launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
-                return AttentionOutputs.withGradients(oh, lseh, decode(p.dtype(), dq.readShorts("dQ", qn)),
+                AttentionOutputs out = AttentionOutputs.withGradients(oh, lseh, decode(p.dtype(), dq.readShorts("dQ", qn)),
                         decode(p.dtype(), dk.readShorts("dK", kvn)), decode(p.dtype(), dv.readShorts("dV", kvn)));
+                if (sinks == null) {
+                    return out;
+                }
+                try (DeviceBuffer dsink = cuda.buffer("dSink", 4L * p.heads())) {
+                    dsink.fill32("dSink", 0);
+                    cuda.launch(KernelCatalog.sinkGrad(p), lse, dsum, sinks, dsink, (long) rows, p.heads(), p.seqQ());
+                    return out.withSinkGradient(dsink.readFloats("dSink", p.heads()));
+                }
             }
         }
     }
@@ -363,16 +416,12 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         int kvn = (int) AttentionInputs.kvSize(p);
         int rows = p.batch() * p.heads() * p.seqQ();
         java.nio.FloatBuffer lseIn = whole.get(AttentionOutputs.Output.LSE);
-        int[] lseBits = new int[rows];
-        for (int i = 0; i < rows; i++) {
-            lseBits[i] = Float.floatToRawIntBits(lseIn.get(i));
-        }
         try (Tables t = uploadTables(plan);
              DeviceBuffer q = upload("Q", p.dtype(), in.q());
              DeviceBuffer k = upload("K", p.dtype(), in.k());
              DeviceBuffer v = upload("V", p.dtype(), in.v());
              DeviceBuffer o = upload("O", p.dtype(), whole.get(AttentionOutputs.Output.O));
-             DeviceBuffer lse = cuda.upload("LSE", lseBits);
+             DeviceBuffer lse = uploadFloats("LSE", lseIn);
              DeviceBuffer dO = upload("dO", p.dtype(), in.dO());
              DeviceBuffer dsum = cuda.buffer("Dsum", 4L * rows);
              DeviceBuffer dqAcc = cuda.buffer("dQ accumulator", 4L * qn);
@@ -392,6 +441,9 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     @Override
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
         Plan plan = plan(problem, layout);
+        if (pass == Pass.BWD && KernelCatalog.unsupportedBackward(problem) != null) {
+            throw new IllegalArgumentException(KernelCatalog.unsupportedBackward(problem));
+        }
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);
@@ -564,6 +616,14 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         return a;
     }
 
+    private DeviceBuffer uploadFloats(String what, java.nio.FloatBuffer values) {
+        int[] bits = new int[values.remaining()];
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = Float.floatToRawIntBits(values.get(i));
+        }
+        return cuda.upload(what, bits);
+    }
+
     private static float[] decode(DType type, short[] bits) {
         float[] out = new float[bits.length];
         for (int i = 0; i < bits.length; i++) {
@@ -601,6 +661,9 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         private final CUevent start;
         private final CUevent end;
         private final int eventsMadeIn;
+        /** Sink logits and the dSink output when the run times sinks, else null. */
+        private DeviceBuffer sinks;
+        private DeviceBuffer dsink;
         private int next;
 
         TimedRun(Plan plan, Pass pass, long seed) {
@@ -614,6 +677,10 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
             SizeGuard.gpuRun(p, plan.layout, pass, count, cuda.freeBytes()).orThrow();
             this.tables = uploadTables(plan);
             try {
+                if (timedSinks) {
+                    sinks = uploadFloats("sinks", java.nio.FloatBuffer.wrap(AttentionInputs.randomSinks(p.heads(), seed)));
+                    dsink = cuda.buffer("dSink", 4L * p.heads());
+                }
                 for (int s = 0; s < count; s++) {
                     // q k v o lse [dO dsum dqAcc dq dk dv]
                     DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
@@ -631,6 +698,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
                         set[9] = cuda.buffer("dK", 2 * kvn);
                         set[10] = cuda.buffer("dV", 2 * kvn);
                         launchForward(plan, tables, set[0], set[1], set[2], set[3], set[4]);
+                        applySinks(set[3], set[4]);
                     }
                 }
                 cuda.sync();
@@ -665,15 +733,35 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
             cuda.record(start);
             if (pass == Pass.FWD) {
                 launchForward(plan, tables, s[0], s[1], s[2], s[3], s[4]);
+                applySinks(s[3], s[4]);
             } else {
                 launchBackward(plan, tables, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
+                if (sinks != null) {
+                    dsink.fill32("dSink", 0);
+                    cuda.launch(KernelCatalog.sinkGrad(plan.p), s[4], s[6], sinks, dsink,
+                            (long) plan.p.batch() * plan.p.heads() * plan.p.seqQ(), plan.p.heads(), plan.p.seqQ());
+                }
             }
             cuda.record(end);
             return cuda.elapsedMs(start, end);
         }
 
+        private void applySinks(DeviceBuffer o, DeviceBuffer lse) {
+            if (sinks != null) {
+                AttentionProblem p = plan.p;
+                cuda.launch(KernelCatalog.sinkApply(p), o, lse, sinks, (long) p.batch() * p.heads() * p.seqQ(), p.heads(),
+                        p.seqQ(), p.headDim());
+            }
+        }
+
         @Override
         public void close() {
+            if (sinks != null) {
+                sinks.close();
+            }
+            if (dsink != null) {
+                dsink.close();
+            }
             for (DeviceBuffer[] set : sets) {
                 for (DeviceBuffer b : set) {
                     if (b != null) {

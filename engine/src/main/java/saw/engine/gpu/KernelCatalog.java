@@ -13,6 +13,8 @@ import saw.engine.attention.Pass;
  */
 final class KernelCatalog {
     static final int[] HEAD_DIMS = {64, 128};
+    /** The head dim only the mma.sync forward runs, at q64 tiles (attention_fwd.cu). */
+    static final int WIDE_HEAD_DIM = 256;
     static final int[] TILE_Q = {64, 128};
     static final int[] TILE_KV = {32, 64, 128};
     /** q rows per backward step (QS in attention_bwd.cu). */
@@ -24,13 +26,23 @@ final class KernelCatalog {
 
     /** Null when the kernels can run the problem with these tiles, else a sentence saying what is not supported. */
     static String unsupported(AttentionProblem p, KernelTiles tiles) {
+        if (p.headDim() == WIDE_HEAD_DIM) {
+            return tiles.blockQ() == 64 && (tiles.blockKv() == 32 || tiles.blockKv() == 64) ? null
+                    : "tile " + tiles + " is not supported by the GPU kernels at head dim 256 (64x32 or 64x64)";
+        }
         if (p.headDim() != 64 && p.headDim() != 128) {
-            return "head dim " + p.headDim() + " is not supported by the GPU kernels (64 or 128)";
+            return "head dim " + p.headDim() + " is not supported by the GPU kernels (64, 128, or 256 forward only)";
         }
         if (!contains(TILE_Q, tiles.blockQ()) || !contains(TILE_KV, tiles.blockKv())) {
             return "tile " + tiles + " is not supported by the GPU kernels (q 64 or 128, kv 32, 64 or 128)";
         }
         return null;
+    }
+
+    /** Null when the backward kernels run this problem, else why not. */
+    static String unsupportedBackward(AttentionProblem p) {
+        return p.headDim() == WIDE_HEAD_DIM ? "the backward pass at head dim 256 is not in the GPU kernels yet (forward only)"
+                : null;
     }
 
     /**
@@ -150,6 +162,19 @@ final class KernelCatalog {
                 ELEMENTWISE_THREADS, 0);
     }
 
+    /** Sink logits into O and LSE after any forward (sinks.cu): one warp per query row. */
+    static LaunchShape sinkApply(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        int rowsPerBlock = PRE_THREADS / 32;
+        return new LaunchShape("sink_apply_" + p.dtype().label(), (rows + rowsPerBlock - 1) / rowsPerBlock, PRE_THREADS, 0);
+    }
+
+    /** dSink from LSE and Dsum (sinks.cu): one thread per query row. */
+    static LaunchShape sinkGrad(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        return new LaunchShape("sink_grad", (rows + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS, ELEMENTWISE_THREADS, 0);
+    }
+
     static LaunchShape fill(DType t, long elements) {
         long pairs = (elements + 1) / 2;
         return new LaunchShape("fill_normal_" + t.label(), (pairs + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
@@ -178,9 +203,14 @@ final class KernelCatalog {
                     names.add(backwardWgmmaName(t, d, true, family));
                 }
             }
+            for (int bkv : new int[] {32, 64}) {
+                names.add(forwardName(t, WIDE_HEAD_DIM, new KernelTiles(64, bkv)));
+            }
             names.add("bwd_dq_" + t.label());
+            names.add("sink_apply_" + t.label());
             names.add("fill_normal_" + t.label());
         }
+        names.add("sink_grad");
         return names;
     }
 

@@ -196,6 +196,10 @@ public final class RingGpus implements AutoCloseable {
                     throw new IllegalArgumentException("device " + d + "'s inputs are for " + in.problem() + ", not "
                             + shards.local(d));
                 }
+                if (in.hasSinks()) {
+                    throw new IllegalArgumentException("the multi-GPU ring does not take learned sink logits yet; run it "
+                            + "without sinks");
+                }
                 if (backward && !in.hasGradient()) {
                     throw new IllegalArgumentException("the backward pass needs inputs with dO");
                 }
@@ -353,6 +357,11 @@ public final class RingGpus implements AutoCloseable {
             this.n = shards.devices();
             if (n != devices.size()) {
                 throw new IllegalArgumentException("the plan has " + n + " devices; this ring was opened with " + devices.size());
+            }
+            int dh = shards.global().headDim();
+            if (dh != 64 && dh != 128) {
+                throw new IllegalArgumentException("the multi-GPU ring runs head dims 64 and 128 (forward and backward); got "
+                        + dh);
             }
             this.forward = RingProgram.of(shards.work(), false);
             this.backwardProgram = backward ? RingProgram.of(shards.work(), true) : null;

@@ -174,6 +174,9 @@ public record RingShards(AttentionProblem global, TileLayout layout, int[][] qBl
         if (!whole.problem().equals(global)) {
             throw new IllegalArgumentException("the inputs are for " + whole.problem() + ", the ring for " + global);
         }
+        if (whole.hasSinks()) {
+            throw new IllegalArgumentException("the multi-GPU ring does not take learned sink logits yet; run it without sinks");
+        }
         List<AttentionInputs> out = new ArrayList<>();
         for (int d = 0; d < devices(); d++) {
             AttentionProblem p = local(d);

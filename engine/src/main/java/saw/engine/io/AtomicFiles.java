@@ -66,6 +66,30 @@ public final class AtomicFiles {
         removeStaleTemps(target);
     }
 
+    /** What runs under a lock; it may throw. */
+    @FunctionalInterface
+    public interface Locked<T> {
+        T run() throws IOException;
+    }
+
+    /** Keeps other threads of this JVM out, which the file lock would refuse with OverlappingFileLockException. */
+    private static final Object LOCAL_LOCK = new Object();
+
+    /**
+     * Runs {@code action} while holding an exclusive lock on {@code target}'s sibling {@code NAME.lock} file, so that
+     * a read-merge-write of {@code target} by one process is never interleaved with another's (other processes wait).
+     */
+    public static <T> T withLock(Path target, Locked<T> action) throws IOException {
+        Path file = target.toAbsolutePath();
+        Path lockFile = file.resolveSibling(file.getFileName() + ".lock");
+        synchronized (LOCAL_LOCK) {
+            try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 java.nio.channels.FileLock lock = channel.lock()) {
+                return action.run();
+            }
+        }
+    }
+
     private static final String TEMP_SUFFIX = ".tmp";
 
     private static String tempPrefix(Path target) {

@@ -59,12 +59,27 @@ class KernelCatalogTest {
     @Test
     void unsupportedHeadDimsAndTilesAreRefusedWithASentence() {
         AttentionProblem p96 = AttentionProblem.of(1, 1, 1, 64, 64, 96, DType.BF16);
-        assertEquals("head dim 96 is not supported by the GPU kernels (64 or 128)",
+        assertEquals("head dim 96 is not supported by the GPU kernels (64, 128, or 256 forward only)",
                 KernelCatalog.unsupported(p96, new KernelTiles(64, 64)));
         AttentionProblem p = AttentionProblem.of(1, 1, 1, 64, 64, 64, DType.BF16);
         assertEquals("tile 32x64 is not supported by the GPU kernels (q 64 or 128, kv 32, 64 or 128)",
                 KernelCatalog.unsupported(p, new KernelTiles(32, 64)));
         assertNull(KernelCatalog.unsupported(p, new KernelTiles(128, 32)));
+    }
+
+    @Test
+    void headDim256RunsTheForwardAtQ64TilesOnly() {
+        AttentionProblem p = AttentionProblem.of(1, 2, 1, 64, 64, 256, DType.FP16);
+        assertNull(KernelCatalog.unsupported(p, new KernelTiles(64, 32)));
+        assertNull(KernelCatalog.unsupported(p, new KernelTiles(64, 64)));
+        assertEquals("tile 128x64 is not supported by the GPU kernels at head dim 256 (64x32 or 64x64)",
+                KernelCatalog.unsupported(p, new KernelTiles(128, 64)));
+        assertEquals("the backward pass at head dim 256 is not in the GPU kernels yet (forward only)",
+                KernelCatalog.unsupportedBackward(p));
+        assertNull(KernelCatalog.unsupportedBackward(AttentionProblem.of(1, 2, 1, 64, 64, 128, DType.FP16)));
+        assertEquals(false, KernelCatalog.wgmmaFits(p, KernelCatalog.WGMMA_TILES, KernelCatalog.WGMMA_MAJOR));
+        assertEquals("fwd_fp16_d256_q64_kv64", KernelCatalog.forward(p, new KernelTiles(64, 64), 1).kernel());
+        assertTrue(KernelCatalog.allNames().contains("fwd_fp16_d256_q64_kv64"));
     }
 
     @Test
@@ -84,7 +99,7 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 2 + 2 * 2 * 2 * 2, names.size());
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, D=256 forwards
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_bf16_d128_q128_kv128"));

@@ -50,7 +50,7 @@ public final class RunView extends BorderPane {
                 ? "" : model.backendProperty().get().description(), model.backendProperty()));
 
         ComboBox<Integer> headDim = new ComboBox<>();
-        headDim.getItems().addAll(64, 128);
+        headDim.getItems().addAll(64, 128, 256);
         headDim.setId("run-head-dim");
         headDim.valueProperty().addListener((o, a, b) -> model.headDimProperty().set(b));
         headDim.setValue(model.headDimProperty().get());
@@ -93,6 +93,7 @@ public final class RunView extends BorderPane {
         form.addRow(r++, new Label("sweep"), swept, values);
         form.addRow(r++, new Label("warm-up, repetitions"), new HBox(4, intField("run-warmup", model.warmupProperty()),
                 intField("run-reps", model.repsProperty())));
+        form.addRow(r++, new Label("recommended tile"), tuneRow(model));
 
         form.getChildren().stream().filter(n -> n instanceof Label && GridPane.getColumnIndex(n) == 0)
                 .forEach(n -> ((Label) n).setMinWidth(Region.USE_PREF_SIZE));
@@ -189,5 +190,33 @@ public final class RunView extends BorderPane {
         c.setCellValueFactory(cell -> new ReadOnlyStringWrapper(value.apply(cell.getValue())));
         c.setSortable(false);
         return c;
+    }
+
+    /** The tune cache's choice for this problem, and a Tune button with its progress and cancel (TuneModel). */
+    private static HBox tuneRow(RunModel model) {
+        TuneModel tune = new TuneModel(java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "saw-tune");
+            t.setDaemon(true);
+            return t;
+        }), model);
+        Label recommended = new Label();
+        recommended.setId("run-recommended-tile");
+        recommended.textProperty().bind(tune.recommendedProperty());
+        Button start = new Button("Tune");
+        start.setId("run-tune");
+        start.disableProperty().bind(tune.runningProperty());
+        start.setOnAction(e -> tune.tune());
+        Button stop = new Button("Cancel tune");
+        stop.setId("run-tune-cancel");
+        stop.disableProperty().bind(tune.runningProperty().not());
+        stop.setOnAction(e -> tune.cancel());
+        ProgressBar bar = new ProgressBar();
+        bar.setId("run-tune-progress");
+        bar.setPrefWidth(120);
+        bar.progressProperty().bind(tune.progressProperty());
+        Label status = new Label();
+        status.setId("run-tune-status");
+        status.textProperty().bind(tune.statusProperty());
+        return new HBox(6, recommended, start, stop, bar, status);
     }
 }
