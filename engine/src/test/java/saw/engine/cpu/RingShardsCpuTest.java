@@ -88,7 +88,7 @@ class RingShardsCpuTest {
                     continue;
                 }
                 AttentionProblem sp = shards.problem(d, from);
-                BlockSparseCpu k = new BlockSparseCpu(sp, shards.lists(d, s));
+                BlockSparseCpu k = new BlockSparseCpu(sp, shards.lists(d, s), null);
                 float[] so = new float[accO.length];
                 float[] sl = new float[accL.length];
                 k.forward(arr(local.get(d).q()), arr(local.get(from).k()), arr(local.get(from).v()), so, sl);
@@ -111,12 +111,12 @@ class RingShardsCpuTest {
                     continue;
                 }
                 int from = Math.floorMod(d - s, n);
-                BlockSparseCpu k = new BlockSparseCpu(shards.problem(d, from), shards.lists(d, s));
+                BlockSparseCpu k = new BlockSparseCpu(shards.problem(d, from), shards.lists(d, s), null);
                 float[] sq = new float[dq.get(d).length];
                 float[] sk = new float[dk.get(from).length];
                 float[] sv = new float[sk.length];
                 k.backward(arr(local.get(d).q()), arr(local.get(from).k()), arr(local.get(from).v()), arr(local.get(d).dO()),
-                        o.get(d), lse.get(d), sq, sk, sv);
+                        o.get(d), lse.get(d), sq, sk, sv, null);
                 add(dq.get(d), sq);
                 add(dk.get(from), sk);
                 add(dv.get(from), sv);
