@@ -31,7 +31,7 @@ pytest_run() { # NAME FILES...: pytest, then fail on any skipped adapter test
   (cd "$ROOT/python" && timeout 150 "$PY" -m pytest -q -rs -p no:cacheprovider "$@") > "$LOG/pytest-$name.log" 2>&1
   local rc=$? summary skipped
   summary=$(grep -E '(passed|failed|error|skipped)' "$LOG/pytest-$name.log" | tail -1)
-  skipped=$(grep -E '^SKIPPED.*test_(torch|jax)\.py' "$LOG/pytest-$name.log" | grep -vc 'SAW_JAR')
+  skipped=$(grep -E '^SKIPPED \[[0-9]+\] tests/test_(torch|jax)\.py' "$LOG/pytest-$name.log" | grep -vc 'SAW_JAR')
   if [[ $rc == 0 && $skipped == 0 ]]; then RESULT[$name]="ok: $summary"
   else RESULT[$name]="FAIL (rc=$rc, $skipped adapter tests skipped): $summary"; fi
 }

@@ -110,8 +110,7 @@ for d in sys.argv[1:]:
     sf = sinks.float().clone().requires_grad_()
     kr, vr = kf.repeat_interleave(H // Hkv, 1), vf.repeat_interleave(H // Hkv, 1)
     sc = (qf @ kr.transpose(-1, -2)) * meta["scale"]
-    qi = torch.arange(S, device=dev)[:, None]; ki = torch.arange(k.shape[2], device=dev)[None, :]
-    allowed = mm(0, 0, qi, ki)
+    allowed = fx.create_mask(mm, B, H, S, k.shape[2], device=dev)  # [B, H, S, Skv], per-batch and per-head masks too
     sc = sc.masked_fill(~allowed, float("-inf"))
     col = sf.view(1, H, 1, 1).expand(B, H, S, 1)
     p = torch.softmax(torch.cat([sc, col], -1), -1)[..., :-1]

@@ -6,3 +6,4 @@
 #include "attention_bwd_wgmma.cu"
 #include "ring_combine.cu"
 #include "sinks.cu"
+#include "nsa.cu"

@@ -99,13 +99,16 @@ public final class Workbench {
         this.inspector = new InspectorView(layout, formats);
         this.run = new RunModel(work);
         this.charts = new ChartsModel(run, work);
+        saw.ui.nsa.NsaModel nsa = new saw.ui.nsa.NsaModel(layout, work);
 
         ComposerView composerView = new ComposerView(composer);
         centre = new TabPane(tab("Grid", grid), lazyTab("Run", () -> {
             detectBackends();
             return new RunView(run, composer);
         }), lazyTab("Charts", () -> new ChartsView(charts, dialogs, messages, files::folder)),
-                lazyTab("Ring", () -> new saw.ui.ring.RingView(new saw.ui.ring.RingViewModel(layout, work))));
+                lazyTab("Ring", () -> new saw.ui.ring.RingView(new saw.ui.ring.RingViewModel(layout, work))),
+                lazyTab("NSA", () -> new saw.ui.nsa.NsaView(nsa)));
+        inspector.extraSections().getChildren().add(new saw.ui.nsa.NsaStatsPane(nsa));
         centre.setId("centre-tabs");
         SplitPane body = new SplitPane(composerView, centre, inspector);
         body.setDividerPositions(0.24, 0.78);

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -58,8 +59,12 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "SPEC", description = "a saw.mask/1 config file, or preset:NAME (see 'saw presets')")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SPEC",
+            description = "a saw.mask/1 config file, or preset:NAME (see 'saw presets'); optional with --nsa")
     String specName;
+
+    @Mixin
+    NsaArgs nsa;
 
     @Option(names = "--vary", paramLabel = "POINTER=v1,v2",
             description = "sweep a numeric config field by JSON pointer, e.g. /mask/and/1/sliding_window/left=256,1024 (repeatable: all combinations)")
@@ -123,6 +128,12 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws ConfigException, IOException {
+        if (nsa.given()) {
+            return benchNsa();
+        }
+        if (specName == null) {
+            throw new BadInput("SPEC is required (a config or preset), unless --nsa names a selection");
+        }
         MaskConfig config = SpecLoader.load(specName);
         Sweep sweep = new Sweep(specName, tree(config), parseVary(), densities, seqs, tiles(config), parsePasses(), batch,
                 heads, kvHeads, headDims, parseDtype(), seed);
@@ -219,6 +230,43 @@ final class BenchCommand implements Callable<Integer> {
             out.add(new SweepPoint(p.config(), p.varied(), p.density(), p.mask(), p.problem(), c.get().winner().tiles(), p.pass()));
         }
         return out;
+    }
+
+    /** One setup per --seq and --head-dim; the mask of SPEC (for --nsa mask) compiled at its block and each length. */
+    private int benchNsa() throws ConfigException, IOException {
+        List<NsaRuns.Setup> setups = new ArrayList<>();
+        List<Integer> lengths = seqs.isEmpty() ? java.util.Collections.singletonList(null) : seqs;
+        try {
+            DType type = parseDtype();
+            for (Integer n : lengths) {
+                for (int d : headDims) {
+                    saw.engine.mask.TileLayout layout = null;
+                    if (nsa.fromMask()) {
+                        if (specName == null) {
+                            throw new BadInput("--nsa mask needs SPEC, the mask to take the blocks from");
+                        }
+                        MaskConfig c = SpecLoader.load(specName);
+                        int len = n == null ? c.seqLenQ() : n;
+                        int b = batch > 0 ? batch : c.batch();
+                        layout = saw.engine.mask.BoundMask.bind(c.mask(), new saw.engine.mask.Dims(len, len, b, c.heads()))
+                                .compile(c.block().q(), c.block().kv());
+                    }
+                    NsaRuns.Request r = new NsaRuns.Request(batch, heads, kvHeads, n, d, type, null, 0, seed);
+                    setups.add(NsaRuns.setup(nsa, r, layout));
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw new BadInput(e.getMessage());
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            NsaRuns.bench(setups, backendName, parsePasses(), warmup, reps, seed, outputFile("--out", out),
+                    String.join(" ", spec.commandLine().getParseResult().originalArgs()), spec.commandLine().getOut());
+        } catch (saw.engine.gpu.GpuException e) {
+            err.println("saw bench: " + e.getMessage());
+            return SawCli.INTERNAL_ERROR;
+        }
+        return SawCli.OK;
     }
 
     /**

@@ -94,8 +94,14 @@ final class DumpCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "folder to write (created if missing)")
     String out;
 
+    @Mixin
+    NsaArgs nsa;
+
     @Override
     public Integer call() throws ConfigException, IOException {
+        if (nsa.given()) {
+            return dumpNsa();
+        }
         MaskConfig c = args.load();
         int b = batch > 0 ? batch : c.batch();
         int h = heads > 0 ? heads : c.heads();
@@ -286,6 +292,34 @@ final class DumpCommand implements Callable<Integer> {
         byte[] metaJson = (new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(meta) + "\n").getBytes(StandardCharsets.UTF_8);
         AtomicFiles.write(dir.resolve("meta.json"), s -> s.write(metaJson));
         spec.commandLine().getOut().println(dir);
+    }
+
+    private int dumpNsa() throws ConfigException, IOException {
+        NsaRuns.Setup s;
+        boolean backward;
+        try {
+            backward = Pass.parse(pass) == Pass.BWD;
+            TileLayout layout = null;
+            if (nsa.fromMask()) {
+                MaskConfig c = args.load();
+                int b = batch > 0 ? batch : c.batch();
+                layout = BoundMask.bind(c.mask(), new Dims(c.seqLenQ(), c.seqLenKv(), b, c.heads())).compile(c.block().q(),
+                        c.block().kv());
+            }
+            s = NsaRuns.setup(nsa, new NsaRuns.Request(batch, heads, kvHeads, args.seq, headDim, DType.parse(dtype), null, 0,
+                    seed), layout);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput(e.getMessage());
+        }
+        Path dir = folder();
+        try {
+            NsaRuns.dump(s, backendName, backward, seed, dir);
+        } catch (saw.engine.gpu.GpuException e) {
+            spec.commandLine().getErr().println("saw dump: " + e.getMessage());
+            return SawCli.INTERNAL_ERROR;
+        }
+        spec.commandLine().getOut().println(dir);
+        return SawCli.OK;
     }
 
     private static void write(Path dir, String name, int[] shape, FloatBuffer values) throws IOException {

@@ -13,7 +13,7 @@ import saw.engine.mask.MaskChecks;
 
 /** The arguments that name a config: SPEC and the overrides --seq and --block (a picocli mixin). */
 final class SpecArgs {
-    @Parameters(index = "0", paramLabel = "SPEC", description = "a saw.mask/1 config file, or preset:NAME (see 'saw presets')")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SPEC", description = "a saw.mask/1 config file, or preset:NAME (see 'saw presets')")
     String spec;
 
     @Option(names = "--seq", paramLabel = "N",
@@ -30,6 +30,9 @@ final class SpecArgs {
      * @throws BadInput when an override is invalid or the mask does not fit the new sizes
      */
     MaskConfig load() throws ConfigException {
+        if (spec == null) {
+            throw new BadInput("Missing required parameter: 'SPEC'");
+        }
         MaskConfig config = SpecLoader.load(spec);
         if (block != null) {
             try {

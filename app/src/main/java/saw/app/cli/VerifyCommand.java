@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import saw.engine.attention.AttentionInputs;
@@ -48,7 +49,7 @@ final class VerifyCommand implements Callable<Integer> {
     static final double FULL_CHECK_LIMIT = 1L << 33;
     static final int SAMPLED_GROUPS = 2;
 
-    @Parameters(index = "0", paramLabel = "SPEC", description = "a saw.mask/1 config file, preset:NAME, or a one-line "
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SPEC", description = "a saw.mask/1 config file, preset:NAME, or a one-line "
             + "mask such as causal, window(256), and(causal,docs(3000,5000)), heads(causal,window(64)) (docs/gpu.md)")
     String spec;
 
@@ -103,9 +104,17 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Option(names = "--no-cache", description = "on the GPU without --block, ignore the tuned choice of 'saw tune'")
     boolean noCache;
+    @Mixin
+    NsaArgs nsa;
 
     @Override
     public Integer call() throws ConfigException {
+        if (nsa.given()) {
+            return verifyNsa();
+        }
+        if (spec == null) {
+            throw new BadInput("SPEC is required (a mask), unless --nsa names a selection");
+        }
         Setup s;
         try {
             s = setup();
@@ -177,6 +186,34 @@ final class VerifyCommand implements Callable<Integer> {
             return table(s.problem, r.errors());
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
+        }
+    }
+
+    private int verifyNsa() throws ConfigException {
+        try {
+            return verifyNsaChecked();
+        } catch (IllegalArgumentException e) {
+            throw new BadInput(e.getMessage());
+        }
+    }
+
+    private int verifyNsaChecked() throws ConfigException {
+        boolean backward = false;
+        for (String p : passes) {
+            backward |= Pass.parse(p) == Pass.BWD;
+        }
+        TileLayout layout = null;
+        if (nsa.fromMask()) {
+            if (spec == null) {
+                throw new BadInput("--nsa mask needs SPEC, the mask to take the blocks from");
+            }
+            layout = setup().layout;
+        }
+        NsaRuns.Request r = new NsaRuns.Request(batch == null ? 0 : batch, heads == null ? 0 : heads,
+                kvHeads == null ? 0 : kvHeads, seq, headDim, DType.parse(dtype), scale, softcap, seed);
+        NsaRuns.Setup s = NsaRuns.setup(nsa, r, layout);
+        try {
+            return NsaRuns.verify(s, backend, backward, seed, new java.io.PrintWriter(System.out, true));
         } catch (GpuException e) {
             System.err.println("saw verify: " + e.getMessage());
             return SawCli.INTERNAL_ERROR;

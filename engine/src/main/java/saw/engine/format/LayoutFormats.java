@@ -9,6 +9,14 @@ public final class LayoutFormats {
 
     private LayoutFormats() {}
 
+    /**
+     * The kv-blocks (of the layout's kv block size) each query token of mask variant {@code variant} attends, ascending:
+     * the rows of the nsa export, for code that runs the selection rather than writing it.
+     */
+    public static int[][] nsaBlocks(saw.engine.mask.TileLayout layout, int variant) {
+        return NsaFormat.blocksOf(layout, variant);
+    }
+
     public static List<LayoutFormat> all() {
         return ALL;
     }

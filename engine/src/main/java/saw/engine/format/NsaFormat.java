@@ -95,6 +95,16 @@ final class NsaFormat implements LayoutFormat {
         FormatJson.end(g);
     }
 
+    static int[][] blocksOf(TileLayout layout, int variant) {
+        Selection sel = new Selection(layout, variant);
+        int[] buf = new int[layout.numKvBlocks()];
+        int[][] out = new int[layout.dims().seqQ()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Arrays.copyOf(buf, sel.blocks(i, buf));
+        }
+        return out;
+    }
+
     /**
      * Which kv-blocks each query token of one variant attends: every FULL tile of its row, none of the EMPTY ones,
      * and for PARTIAL tiles one bit per (token, tile), decided by classifying the token's row inside the tile.

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# NSA selected attention on the H200 (issue 14), about 3-4 minutes:
+#   1. saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1/4/8/16, D 64/128, bf16/fp16, softcap), forward
+#      and backward against the fp64 reference, both forward orders (SAW_NSA_FWD=tile|gather)           (~80 s)
+#   2. compute-sanitizer memcheck and racecheck on one small case (both kernels)                         (~40 s)
+#   3. side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site): the same
+#      block_indices .npy for both; outputs and gradients cross-checked on one shape from `saw dump`; medians of saw's
+#      CUDA-event timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x)      (~100 s)
+# Runs from a folder made by bench/gpu-pack.sh. Logs: $OUT/nsa/ (verify.log, sanitizer.log, compare.log,
+# saw-bench.jsonl, compare.json). Prints a summary table last.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+logs=${OUT:-$here}/nsa
+mkdir -p "$logs"
+export SAW_JAVA_OPTS=${SAW_JAVA_OPTS:--Xmx24g}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+summary="$logs/summary.txt"
+: >"$summary"
+
+# ---- 1. verify matrix -------------------------------------------------------------------------------------------
+vlog="$logs/verify.log"; : >"$vlog"
+vpass=0; vfail=0; vfailed=()
+v() {
+  local o rc
+  o=$(timeout 60 "$here/saw" verify --nsa random --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
+  local what="${SAW_NSA_FWD:+fwd=$SAW_NSA_FWD }$*"
+  { echo "== $what"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
+  if [[ $rc == 0 ]]; then vpass=$((vpass + 1)); else vfail=$((vfail + 1)); vfailed+=("$what"); fi
+  printf '%-4s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$what" \
+    "$(echo "$o" | awk '$1=="O"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
+  [[ $rc == 0 ]] || echo "$o" | tail -6
+}
+#     block            S            G: heads/kv-heads           D               dtype        extra
+v --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
+v --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 2048 --softcap 30
+v --nsa-block 32  --nsa-s 32 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 2000
+v --nsa-block 128 --nsa-s 8  --heads 16 --kv-heads 1 --head-dim 128 --dtype fp16 --seq 2500
+v --nsa-block 128 --nsa-s 32 --heads 8  --kv-heads 2 --head-dim 64  --dtype bf16 --seq 4100
+v --nsa-block 32  --nsa-s 1  --heads 16 --kv-heads 4 --head-dim 64  --dtype bf16 --seq 1000
+v --nsa-block 64  --nsa-s 4  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
+v --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 1999
+v --nsa-block 32  --nsa-s 8  --heads 4  --kv-heads 4 --head-dim 128 --dtype fp16 --seq 1000
+v --nsa-block 128 --nsa-s 2  --heads 1  --kv-heads 1 --head-dim 64  --dtype bf16 --seq 3000 --softcap 10
+v --nsa-block 64  --nsa-s 32 --heads 2  --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048 --batch 2
+v --nsa-block 32  --nsa-s 16 --heads 32 --kv-heads 1 --head-dim 64  --dtype fp16 --seq 700
+v --nsa-block 128 --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 1024
+v --nsa-block 64  --nsa-s 16 --heads 12 --kv-heads 4 --head-dim 64  --dtype bf16 --seq 1000
+v --nsa-block 64  --nsa-s 8  --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 77
+# the gather-order forward (SAW_NSA_FWD=gather; the backward is the same)
+vg() { export SAW_NSA_FWD=gather; v "$@"; unset SAW_NSA_FWD; }
+vg --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
+vg --nsa-block 32  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
+vg --nsa-block 128 --nsa-s 8  --heads 8  --kv-heads 8 --head-dim 128 --dtype bf16 --seq 999
+vg --nsa-block 64  --nsa-s 1  --heads 48 --kv-heads 2 --head-dim 64  --dtype bf16 --seq 700
+# selections that are not random: top-S of block scores, and a mask's blocks
+v_other() {
+  local o rc
+  o=$(timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
+  { echo "== $*"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
+  if [[ $rc == 0 ]]; then vpass=$((vpass + 1)); else vfail=$((vfail + 1)); vfailed+=("$*"); fi
+  printf '%-4s %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$*"
+  [[ $rc == 0 ]] || echo "$o" | tail -6
+}
+v_other --nsa scored --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
+v_other 'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
+echo "verify matrix: $vpass passed, $vfail failed" | tee -a "$summary"
+for f in "${vfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
+
+# ---- 2. compute-sanitizer -----------------------------------------------------------------------------------------
+slog="$logs/sanitizer.log"; : >"$slog"
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    o=$(timeout 80 compute-sanitizer --tool $tool --error-exitcode 9 "$here/runtime/bin/java" -cp "$here/lib/*" saw.app.Main \
+        verify --nsa random --seq 300 --heads 8 --kv-heads 2 --head-dim 64 --dtype bf16 --nsa-block 32 --nsa-s 4 \
+        --backend gpu --pass fwd,bwd --softcap 20 2>&1); rc=$?
+    { echo "== $tool"; echo "$o"; } >>"$slog"
+    echo "compute-sanitizer $tool: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$summary"
+  done
+else
+  echo "compute-sanitizer not found" | tee -a "$summary"
+fi
+
+# ---- 3. side by side with fla -------------------------------------------------------------------------------------
+cat >"$work/compare.py" <<'PY'
+# saw vs fla-core 0.5.2 ParallelNSAFunction on the same block_indices; see nsa-run.sh.
+import json, math, os, subprocess, sys, time
+import numpy as np
+import torch
+
+saw, work, logs = sys.argv[1], sys.argv[2], sys.argv[3]
+log = open(os.path.join(logs, "compare.log"), "a")
+def say(*a):
+    s = " ".join(str(x) for x in a)
+    print(s, flush=True); log.write(s + "\n"); log.flush()
+
+try:
+    from fla.ops.nsa.parallel import ParallelNSAFunction
+    import fla
+    say("fla-core", getattr(fla, "__version__", "?"), "from", os.path.dirname(fla.__file__))
+except Exception as e:  # the table still gets saw's numbers
+    ParallelNSAFunction = None
+    say("fla not importable:", repr(e))
+from triton.testing import do_bench
+
+dev = "cuda"
+def indices(B, T, H, S, BS, seed):
+    """Random causal top-S per token with its own block, ascending, -1 padded: saw's `random` rule, drawn on the GPU."""
+    g = torch.Generator(device=dev).manual_seed(seed)
+    nb = (T + BS - 1) // BS
+    t = torch.arange(T, device=dev)
+    own = (t // BS)
+    r = torch.rand(B, T, H, nb, device=dev, generator=g) if B * T * H * nb <= 2**31 else None
+    if r is None:
+        raise SystemExit("selection too large to draw")
+    blk = torch.arange(nb, device=dev)
+    r = torch.where(blk[None, None, None, :] <= own[None, :, None, None], r, torch.full_like(r, -1.0))
+    r = torch.where(blk[None, None, None, :] == own[None, :, None, None], torch.full_like(r, 2.0), r)
+    top = r.topk(min(S, nb), dim=-1)
+    idx = torch.where(top.values >= 0, top.indices, torch.full_like(top.indices, -1))
+    idx = torch.where(idx < 0, torch.full_like(idx, nb + 1), idx).sort(dim=-1).values
+    idx = torch.where(idx > nb, torch.full_like(idx, -1), idx)
+    if idx.shape[-1] < S:
+        idx = torch.cat([idx, torch.full((B, T, H, S - idx.shape[-1]), -1, device=dev, dtype=idx.dtype)], -1)
+    cnt = (idx >= 0).sum(-1)
+    return idx.to(torch.int32), cnt.to(torch.int32)
+
+def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order="tile", passes="fwd,bwd"):
+    out = os.path.join(work, "row.jsonl")
+    cmd = [saw, "bench", "--nsa", idx_path, "--nsa-counts", cnt_path, "--nsa-block", str(BS), "--heads", str(HQ),
+           "--head-dim", str(D), "--dtype", dtype, "--backend", "gpu", "--pass", passes, "--warmup", "3",
+           "--reps", str(reps), "--out", out]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150, env=dict(os.environ, SAW_NSA_FWD=order))
+    log.write(" ".join(cmd) + "\n" + p.stdout + p.stderr + "\n"); log.flush()
+    if p.returncode != 0:
+        say("saw bench failed:", p.stderr.strip()[-400:])
+        return None
+    rows = [json.loads(l) for l in open(out)]
+    with open(os.path.join(logs, "saw-bench.jsonl"), "a") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    return {r["pass"]: r for r in rows}
+
+def fla_times(q, k, v, idx, cnt, BS, scale):
+    """fla's forward and backward medians (ms) or the error it raised."""
+    if ParallelNSAFunction is None:
+        return None, None, "fla missing"
+    bi = idx.to(torch.long)
+    bc = cnt.to(torch.long)
+    try:
+        q = q.detach().requires_grad_(True); k = k.detach().requires_grad_(True); v = v.detach().requires_grad_(True)
+        fwd = lambda: ParallelNSAFunction.apply(q, k, v, bi, bc, BS, scale, None)
+        o = fwd()
+        do = torch.randn_like(o)
+        o.backward(do, retain_graph=True)
+        tf = do_bench(fwd, warmup=25, rep=100, return_mode="median")
+        tb = do_bench(lambda: o.backward(do, retain_graph=True), warmup=25, rep=100, grad_to_none=[q, k, v],
+                      return_mode="median")
+        return tf, tb, ""
+    except Exception as e:
+        return None, None, (type(e).__name__ + ": " + str(e)).replace("\n", " ")[:200]
+
+def cross_check(B, T, HQ, H, D, BS, S, dtype):
+    """saw dump (GPU) on one selection, fla on the very same q, k, v, dO and indices; relative errors."""
+    tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
+    idx, cnt = indices(B, T, H, S, BS, 7)
+    ip, cp = os.path.join(work, "xi.npy"), os.path.join(work, "xc.npy")
+    np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
+    d = os.path.join(work, "dump")
+    cmd = [saw, "dump", "--nsa", ip, "--nsa-counts", cp, "--nsa-block", str(BS), "--heads", str(HQ), "--head-dim", str(D),
+           "--dtype", dtype, "--backend", "gpu", "--pass", "bwd", "--seed", "3", "--out", d]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
+    log.write(" ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
+    if p.returncode != 0:
+        say("saw dump failed:", p.stderr.strip()[-400:])
+        return None
+    ld = lambda n: torch.from_numpy(np.load(os.path.join(d, n + ".npy"))).to(dev)
+    # saw is [B, heads, T, D]; fla is [B, T, heads, D]
+    q, k, v, do = (ld(n).transpose(1, 2).contiguous().to(tdt) for n in ("q", "k", "v", "do"))
+    q.requires_grad_(True); k.requires_grad_(True); v.requires_grad_(True)
+    res = {}
+    if ParallelNSAFunction is None:
+        return res
+    o = ParallelNSAFunction.apply(q, k, v, idx.to(torch.long), cnt.to(torch.long), BS, D ** -0.5, None)
+    o.backward(do)
+    got = {"O": o, "dQ": q.grad, "dK": k.grad, "dV": v.grad}
+    for name, f in (("O", "o"), ("dQ", "dq"), ("dK", "dk"), ("dV", "dv")):
+        mine = ld(f).transpose(1, 2).float()
+        theirs = got[name].float()
+        res[name] = ((mine - theirs).norm() / theirs.norm().clamp_min(1e-30)).item()
+    return res
+
+rows = []
+xc = cross_check(1, 4096, 64, 4, 128, 64, 16, "bf16")
+if xc is not None:
+    say("cross-check saw vs fla, B=1 T=4096 HQ=64 Hkv=4 D=128 block 64 S=16 bf16, relative error:",
+        "  ".join(f"{k} {v:.2e}" for k, v in xc.items()))
+
+shapes = [  # B, T, HQ, H, D, BS, S
+    # B=4 at T=64K is left out: Q would hold 2^31 elements, past saw's host array limit (AttentionInputs.qSize)
+    (1, 8192, 64, 4, 128, 64, 16), (1, 32768, 64, 4, 128, 64, 16), (1, 65536, 64, 4, 128, 64, 16),
+    (2, 65536, 64, 4, 128, 64, 16), (4, 16384, 64, 4, 128, 64, 16),
+    (1, 32768, 64, 4, 64, 64, 16),                                   # D = 64
+    (1, 32768, 32, 4, 128, 64, 16), (1, 32768, 16, 4, 128, 64, 16),  # G = 8, G = 4
+]
+budget = time.time() + float(os.environ.get("NSA_COMPARE_SECONDS", "110"))
+for (B, T, HQ, H, D, BS, S) in shapes:
+    if time.time() > budget:
+        say(f"skipped B={B} T={T} HQ={HQ} H={H} D={D}: out of time"); continue
+    idx, cnt = indices(B, T, H, S, BS, B * 1000003 + T)
+    ip, cp = os.path.join(work, "i.npy"), os.path.join(work, "c.npy")
+    np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
+    s = saw_bench(ip, cp, HQ, D, BS, "bf16", 10 if B * T <= 65536 else 5)
+    sg = saw_bench(ip, cp, HQ, D, BS, "bf16", 10 if B * T <= 65536 else 5, order="gather", passes="fwd")
+    q = torch.randn(B, T, HQ, D, device=dev, dtype=torch.bfloat16)
+    k = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
+    v = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
+    tf, tb, err = fla_times(q, k, v, idx, cnt, BS, D ** -0.5)
+    del q, k, v; torch.cuda.empty_cache()
+    r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S,
+             pairs=s["fwd"]["selected_pairs"] if s else None,
+             saw_fwd=s["fwd"]["median_ms"] if s else None, saw_bwd=s["bwd"]["median_ms"] if s else None,
+             saw_fwd_gather=sg["fwd"]["median_ms"] if sg else None,
+             fla_fwd=tf, fla_bwd=tb, fla_error=err)
+    rows.append(r)
+    say(json.dumps(r))
+json.dump(rows, open(os.path.join(logs, "compare.json"), "w"), indent=1)
+
+def f(x, fmt="{:.2f}"):
+    return "-" if x is None else fmt.format(x)
+say("")
+say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; x = fla / best saw; "
+    "TFLOP/s useful; saw fwd = tile order, gather = SAW_NSA_FWD=gather)")
+say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | {'saw fwd':>8} {'gather':>8} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | "
+    f"{'saw bwd':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note")
+for r in rows:
+    fl = 4.0 * r["D"] * r["pairs"] if r["pairs"] else None
+    sp = lambda a, b: None if a is None or b is None else b / a
+    tfs = lambda ms, m: None if ms is None or fl is None else m * fl / (ms * 1e-3) / 1e12
+    best = min([x for x in (r['saw_fwd'], r['saw_fwd_gather']) if x is not None], default=None)
+    say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | {f(r['saw_fwd']):>8} {f(r['saw_fwd_gather']):>8} "
+        f"{f(r['fla_fwd']):>8} {f(sp(best, r['fla_fwd'])):>5} {f(tfs(best, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
+        f"{f(r['fla_bwd']):>8} {f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | "
+        f"{r['fla_error'][:60]}")
+PY
+echo
+timeout 170 python3 "$work/compare.py" "$here/saw" "$work" "$logs" | tail -14 | tee -a "$summary"
+# the same shape with a selection whose neighbouring tokens agree (top-S of block scores): how much the 64-row tiles'
+# shared block loads buy over random selections (saw only: fla's time does not depend on sharing)
+o=$(SAW_NSA_FWD=gather timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 \
+    --nsa-s 16 --nsa-block 64 --backend gpu --pass fwd --warmup 3 --reps 10 --out "$logs/saw-scored-gather.jsonl" 2>&1)
+echo "$o" | tee -a "$summary"
+o=$(timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 --nsa-s 16 --nsa-block 64 \
+    --backend gpu --pass fwd,bwd --warmup 3 --reps 10 --out "$logs/saw-scored.jsonl" 2>&1)
+echo "$o" | tee -a "$summary"
+echo
+echo "== summary ($logs)"
+cat "$summary"

@@ -1,0 +1,773 @@
+// Native Sparse Attention, selected branch: each query token t of kv-head hkv attends the keys of its own short list
+// of kv-blocks (block_indices [B, T, Hkv, S]), causally (key <= t), shared by the G = H / Hkv query heads of the
+// group. Q, K, V, O, dO, dQ, dK, dV use saw's head-major layout [B, heads, T, D]; LSE and Dsum are [B, H, T].
+//
+// Rows: a (b, hkv) plane has T * G query rows, row = token * G + head-in-group, so the G heads of one token are
+// adjacent. Both kernels work on 64 of those rows at a time as the MMA's M dimension: for G = 16 that is four whole
+// tokens, for G = 4 sixteen tokens, for G = 1 sixty-four. A CTA never loads a kv-block twice for the rows it holds.
+//
+//   nsa_fwd_*  one CTA per 64-row tile of a plane: it walks the union of the kv-blocks its rows' tokens chose
+//              (built on the host, ascending), each with a 64-bit row mask saying which rows chose it. A warp whose
+//              16 rows did not choose a block skips its math; the K/V loads are shared by the whole tile.
+//   nsa_bwd_*  one CTA per (b, hkv, kv-block): K and V stay in shared memory while it gathers, 64 rows at a time,
+//              the rows of the tokens that chose the block (reverse index, built on the host), accumulating dK and
+//              dV in registers (no atomics); dQ is added to an fp32 accumulator with vector atomics as in
+//              attention_bwd.cu, then converted by bwd_dq_*. Dsum comes from bwd_pre_* (same row layout).
+//
+// This file is included after attention_bwd.cu (warp_abt, add4_pair) by saw_attention.cu.
+//
+// Host tables (saw.engine.gpu.NsaTables):
+//   tilePtr[P*tiles + 1]  union list of tile i is [tilePtr[i], tilePtr[i + 1]) of tileBlk / tileMask
+//   tileBlk[]             kv-block of each entry; tileMask[2e], tileMask[2e + 1]: rows 0-31 and 32-63 that chose it
+//   order[P*nkv]          backward work items, heaviest first: item = plane * nkv + kvBlock
+//   colPtr[P*nkv + 1]     tokens that chose (plane, kvBlock) are colTok[colPtr[i] .. colPtr[i + 1]), ascending
+
+#include "tile.cuh"
+
+namespace saw {
+
+constexpr int NSA_ROWS = 64;
+constexpr int NSA_FWD_WARPS = 4;
+
+template <typename T, int D, int BKV>
+__device__ __forceinline__ void nsa_fwd(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                        T* __restrict__ O, float* __restrict__ LSE, const int* __restrict__ tilePtr,
+                                        const int* __restrict__ tileBlk, const uint32_t* __restrict__ tileMask, int H,
+                                        int Hkv, int Tn, int tiles, float scale, float softcap) {
+    constexpr int THREADS = NSA_FWD_WARPS * 32;
+    constexpr int NB = BKV / 8;
+    constexpr int DB = D / 8;
+    constexpr int CHUNKS = D / 8;
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* sQ = reinterpret_cast<T*>(smem);
+    T* sK = sQ + NSA_ROWS * D;
+    T* sV = sK + 2 * BKV * D;
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+
+    const int item = blockIdx.x;
+    const int plane = item / tiles;  // b * Hkv + hkv
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int G = H / Hkv;
+    const long long planeRows = (long long)Tn * G;
+    const long long row0 = (long long)(item % tiles) * NSA_ROWS;
+    const int begin = tilePtr[item];
+    const int count = tilePtr[item + 1] - begin;
+
+    // 64-bit element offset of tile row r in Q/O, or -1 past the plane's rows
+    auto rowOffset = [&](int r, int& token) -> long long {
+        const long long gr = row0 + r;
+        if (gr >= planeRows) {
+            token = -1;
+            return -1;
+        }
+        token = (int)(gr / G);
+        const int head = (int)(gr % G);
+        return (((long long)b * H + hkv * G + head) * Tn + token) * D;
+    };
+
+    const T* Kh = K + (size_t)plane * Tn * D;
+    const T* Vh = V + (size_t)plane * Tn * D;
+
+    const bool capped = softcap > 0.f;
+    const float sl2 = capped ? LOG2E : scale * LOG2E;
+    const float capIn = capped ? scale / softcap : 0.f;
+
+    int tok[2];
+    rowOffset(warp * 16 + g, tok[0]);
+    rowOffset(warp * 16 + g + 8, tok[1]);
+
+    float o[DB][4];
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.f, 0.f};
+#pragma unroll
+    for (int d = 0; d < DB; ++d) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[d][e] = 0.f;
+    }
+
+    if (count > 0) {
+        for (int i = tid; i < NSA_ROWS * CHUNKS; i += THREADS) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            int token;
+            const long long off = rowOffset(r, token);
+            cp_async16(smem_u32(sQ + Swizzled<D>::chunk(r, c)), off >= 0 ? Q + off + c * 8 : Q, off >= 0);
+        }
+        const int kv0 = tileBlk[begin] * BKV;
+        load_tile<BKV, D, THREADS>(sK, Kh, kv0, Tn, tid);
+        load_tile<BKV, D, THREADS>(sV, Vh, kv0, Tn, tid);
+        cp_async_commit();
+    }
+
+    for (int it = 0; it < count; ++it) {
+        const int stage = it & 1;
+        if (it + 1 < count) {
+            const int kvn = tileBlk[begin + it + 1] * BKV;
+            load_tile<BKV, D, THREADS>(sK + (stage ^ 1) * BKV * D, Kh, kvn, Tn, tid);
+            load_tile<BKV, D, THREADS>(sV + (stage ^ 1) * BKV * D, Vh, kvn, Tn, tid);
+        }
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+
+        const int kv0 = tileBlk[begin + it] * BKV;
+        const uint32_t word = __ldg(tileMask + 2 * (begin + it) + (warp >> 1));
+        const uint32_t warpRows = (word >> ((warp & 1) * 16)) & 0xffffu;
+        if (warpRows != 0u) {
+            const T* tK = sK + stage * BKV * D;
+            const T* tV = sV + stage * BKV * D;
+            float s[NB][4];
+#pragma unroll
+            for (int n = 0; n < NB; ++n) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
+            }
+#pragma unroll
+            for (int kc = 0; kc < D / 16; ++kc) {
+                uint32_t a[4];
+                ldmatrix_x4(a, addr_a_order<D>(sQ, warp * 16, kc * 2, lane));
+#pragma unroll
+                for (int n2 = 0; n2 < NB / 2; ++n2) {
+                    uint32_t bk[4];
+                    ldmatrix_x4(bk, addr_b_order<D>(tK, n2 * 16, kc * 2, lane));
+                    Elem<T>::mma(s[2 * n2], a, bk[0], bk[1]);
+                    Elem<T>::mma(s[2 * n2 + 1], a, bk[2], bk[3]);
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const bool chose = (warpRows >> (g + 8 * r)) & 1u;
+                const int last = chose ? tok[r] : -1;  // keys past the token are masked (causal)
+#pragma unroll
+                for (int n = 0; n < NB; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        float z = s[n][2 * r + e];
+                        if (capped) z = softcap * tanhf(z * capIn);
+                        const int key = kv0 + n * 8 + 2 * t + e;
+                        s[n][2 * r + e] = key <= last ? z : -INFINITY;
+                    }
+                }
+                float mx = m[r];
+#pragma unroll
+                for (int n = 0; n < NB; ++n) mx = fmaxf(mx, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
+                mx = quad_max(mx);
+                const float base = mx == -INFINITY ? 0.f : mx * sl2;
+                const float alpha = exp2_approx(m[r] * sl2 - base);
+                m[r] = mx;
+                float sum = 0.f;
+#pragma unroll
+                for (int n = 0; n < NB; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const float p = exp2_approx(fmaf(s[n][2 * r + e], sl2, -base));
+                        s[n][2 * r + e] = p;
+                        sum += p;
+                    }
+                }
+                l[r] = l[r] * alpha + sum;
+#pragma unroll
+                for (int d = 0; d < DB; ++d) {
+                    o[d][2 * r] *= alpha;
+                    o[d][2 * r + 1] *= alpha;
+                }
+            }
+#pragma unroll
+            for (int kc = 0; kc < BKV / 16; ++kc) {
+                uint32_t a[4];
+                a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
+                a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
+                a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
+                a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+#pragma unroll
+                for (int d2 = 0; d2 < DB / 2; ++d2) {
+                    uint32_t bv[4];
+                    ldmatrix_x4_trans(bv, addr_a_order<D>(tV, kc * 16, d2 * 2, lane));
+                    Elem<T>::mma(o[2 * d2], a, bv[0], bv[1]);
+                    Elem<T>::mma(o[2 * d2 + 1], a, bv[2], bv[3]);
+                }
+            }
+        }
+        __syncthreads();
+    }
+
+    // epilogue: normalise, stage O through shared memory, store each row to its own (head, token) place
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const float sum = quad_sum(l[r]);
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        const int rowInTile = warp * 16 + g + 8 * r;
+#pragma unroll
+        for (int d = 0; d < DB; ++d) {
+            *reinterpret_cast<uint32_t*>(sQ + Swizzled<D>::elem(rowInTile, d * 8 + 2 * t)) =
+                Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
+        }
+        int token;
+        const long long off = rowOffset(rowInTile, token);
+        if (t == 0 && off >= 0) {
+            LSE[off / D] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+        }
+    }
+    __syncthreads();
+    for (int i = tid; i < NSA_ROWS * CHUNKS; i += THREADS) {
+        const int r = i / CHUNKS;
+        const int c = i % CHUNKS;
+        int token;
+        const long long off = rowOffset(r, token);
+        if (off >= 0) {
+            *reinterpret_cast<uint4*>(O + off + c * 8) = *reinterpret_cast<const uint4*>(sQ + Swizzled<D>::chunk(r, c));
+        }
+    }
+}
+
+template <typename T, int D, int BKV, bool CAPPED>
+__device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                        const T* __restrict__ dO, const float* __restrict__ LSE,
+                                        const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
+                                        T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ colPtr,
+                                        const int* __restrict__ colTok, int H, int Hkv, int Tn, int nkv, float scale,
+                                        float softcap) {
+    constexpr int QS = NSA_ROWS;
+    constexpr int WARPS = BKV / 16;
+    constexpr int THREADS = WARPS * 32;
+    constexpr int NQ = QS / 8;
+    constexpr int DB = D / 8;
+    constexpr int CHUNKS = D / 8;
+    constexpr int DQ_UNITS = (QS / 16) * (D / 32);
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* sK = reinterpret_cast<T*>(smem);
+    T* sV = sK + BKV * D;
+    T* sQ = sV + BKV * D;      // 2 stages of QS x D
+    T* sdO = sQ + 2 * QS * D;  // 2 stages
+    T* sdS = sdO + 2 * QS * D; // BKV x QS, dS transposed
+    float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
+    float* sDs = sLse + 2 * QS;
+    int* sTok = reinterpret_cast<int*>(sDs + 2 * QS);  // 2 stages: token of each row, -1 past the list
+    int* sBh = sTok + 2 * QS;                          // 2 stages: b * H + h of each row
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+
+    const int item = order[blockIdx.x];
+    const int kb = item % nkv;
+    const int plane = item / nkv;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int G = H / Hkv;
+    const int kv0 = kb * BKV;
+    const int begin = colPtr[item];
+    const long long rows = (long long)(colPtr[item + 1] - begin) * G;
+    const int steps = (int)((rows + QS - 1) / QS);
+
+    const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
+    const float capIn = CAPPED ? scale / softcap : 0.f;
+
+    // row r of step `step`: list entry (step * QS + r) / G, head (step * QS + r) % G
+    auto loadStep = [&](int step, int stage) {
+        for (int i = tid; i < QS * CHUNKS; i += THREADS) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            const long long idx = (long long)step * QS + r;
+            const bool valid = idx < rows;
+            long long off = 0;
+            if (valid) {
+                const int token = colTok[begin + (int)(idx / G)];
+                off = (((long long)b * H + hkv * G + (int)(idx % G)) * Tn + token) * D + c * 8;
+            }
+            cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, c)), Q + off, valid);
+            cp_async16(smem_u32(sdO + stage * QS * D + Swizzled<D>::chunk(r, c)), dO + off, valid);
+        }
+        for (int r = tid; r < QS; r += THREADS) {
+            const long long idx = (long long)step * QS + r;
+            const bool valid = idx < rows;
+            int token = -1;
+            int bh = 0;
+            long long at = 0;
+            if (valid) {
+                token = colTok[begin + (int)(idx / G)];
+                bh = b * H + hkv * G + (int)(idx % G);
+                at = (long long)bh * Tn + token;
+            }
+            cp_async4(smem_u32(sLse + stage * QS + r), LSE + at, valid);
+            cp_async4(smem_u32(sDs + stage * QS + r), Dsum + at, valid);
+            sTok[stage * QS + r] = token;
+            sBh[stage * QS + r] = bh;
+        }
+    };
+
+    const size_t kvHead = (size_t)plane * Tn * D;
+    load_tile<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
+    load_tile<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    if (steps > 0) loadStep(0, 0);
+    cp_async_commit();
+
+    float dk[DB][4];
+    float dv[DB][4];
+#pragma unroll
+    for (int d = 0; d < DB; ++d) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            dk[d][e] = 0.f;
+            dv[d][e] = 0.f;
+        }
+    }
+
+    const int r0 = warp * 16;  // this warp's kv rows within the block
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+
+        const T* tQ = sQ + stage * QS * D;
+        const T* tdO = sdO + stage * QS * D;
+        const float* tLse = sLse + stage * QS;
+        const float* tDs = sDs + stage * QS;
+        const int* tTok = sTok + stage * QS;
+        const int* tBh = sBh + stage * QS;
+
+        // S^T = K Q^T for this warp's 16 keys; column j is gathered row j of the step
+        float s[NQ][4];
+        warp_abt<T, D, NQ>(s, sK, tQ, r0, lane);
+        float dcap[CAPPED ? NQ : 1][4];
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float z = s[n][e];
+                if constexpr (CAPPED) {
+                    const float th = tanhf(z * capIn);
+                    z = softcap * th;
+                    dcap[n][e] = 1.f - th * th;
+                }
+                const int j = n * 8 + 2 * t + (e & 1);
+                const int key = kv0 + r0 + g + 8 * (e >> 1);
+                // select, not multiply: a row whose LSE is -inf (it attended nothing) must give 0, not NaN
+                s[n][e] = key <= tTok[j] ? exp2_approx(fmaf(z, sl2, -tLse[j] * LOG2E)) : 0.f;
+            }
+        }
+        // dV += P^T dO
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            uint32_t a[4];
+            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
+            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
+            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
+            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+#pragma unroll
+            for (int d2 = 0; d2 < DB / 2; ++d2) {
+                uint32_t bo[4];
+                ldmatrix_x4_trans(bo, addr_a_order<D>(tdO, kc * 16, d2 * 2, lane));
+                Elem<T>::mma(dv[2 * d2], a, bo[0], bo[1]);
+                Elem<T>::mma(dv[2 * d2 + 1], a, bo[2], bo[3]);
+            }
+        }
+        // dP^T = V dO^T; dS^T = P^T (dP^T - Dsum) (1 - tanh^2)
+        float dp[NQ][4];
+        warp_abt<T, D, NQ>(dp, sV, tdO, r0, lane);
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                s[n][e] *= dp[n][e] - tDs[n * 8 + 2 * t + (e & 1)];
+                if constexpr (CAPPED) s[n][e] *= dcap[n][e];
+            }
+        }
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                *reinterpret_cast<uint32_t*>(sdS + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
+                    Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
+            }
+        }
+        // dK += dS^T Q
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            uint32_t a[4];
+            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
+            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
+            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
+            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+#pragma unroll
+            for (int d2 = 0; d2 < DB / 2; ++d2) {
+                uint32_t bq[4];
+                ldmatrix_x4_trans(bq, addr_a_order<D>(tQ, kc * 16, d2 * 2, lane));
+                Elem<T>::mma(dk[2 * d2], a, bq[0], bq[1]);
+                Elem<T>::mma(dk[2 * d2 + 1], a, bq[2], bq[3]);
+            }
+        }
+        __syncthreads();
+        // dQ += dS K for the gathered rows, 16 x 32 pieces over the warps, fp32 vector atomics
+        for (int u = warp; u < DQ_UNITS; u += WARPS) {
+            const int m0 = (u % (QS / 16)) * 16;
+            const int d0 = (u / (QS / 16)) * 32;
+            float acc[4][4];
+#pragma unroll
+            for (int n = 0; n < 4; ++n) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) acc[n][e] = 0.f;
+            }
+#pragma unroll
+            for (int kc = 0; kc < BKV / 16; ++kc) {
+                uint32_t a[4];
+                ldmatrix_x4_trans(a, addr_b_order<QS>(sdS, kc * 16, m0 / 8, lane));
+#pragma unroll
+                for (int d2 = 0; d2 < 2; ++d2) {
+                    uint32_t bk[4];
+                    ldmatrix_x4_trans(bk, addr_a_order<D>(sK, kc * 16, d0 / 8 + d2 * 2, lane));
+                    Elem<T>::mma(acc[2 * d2], a, bk[0], bk[1]);
+                    Elem<T>::mma(acc[2 * d2 + 1], a, bk[2], bk[3]);
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int j = m0 + g + 8 * r;
+                const int token = tTok[j];
+                float* dst = dQacc + ((long long)tBh[j] * Tn + (token < 0 ? 0 : token)) * D + d0;
+#pragma unroll
+                for (int np = 0; np < 2; ++np) {
+                    add4_pair(dst + np * 16, acc[2 * np][2 * r], acc[2 * np][2 * r + 1], acc[2 * np + 1][2 * r],
+                              acc[2 * np + 1][2 * r + 1], t, token >= 0);
+                }
+            }
+        }
+        __syncthreads();
+    }
+
+    // epilogue: dK = scale * acc, dV = acc (zeros for a block no token chose)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const int kv = kv0 + r0 + g + 8 * r;
+        if (kv < Tn) {
+            T* k = dK + kvHead + (size_t)kv * D + 2 * t;
+            T* v = dV + kvHead + (size_t)kv * D + 2 * t;
+#pragma unroll
+            for (int d = 0; d < DB; ++d) {
+                *reinterpret_cast<uint32_t*>(k + d * 8) = Elem<T>::pack(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
+                *reinterpret_cast<uint32_t*>(v + d * 8) = Elem<T>::pack(dv[d][2 * r], dv[d][2 * r + 1]);
+            }
+        }
+    }
+}
+
+}  // namespace saw
+
+#define SAW_NSA_FWD(TN, T, D, BKV)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(saw::NSA_FWD_WARPS * 32) nsa_fwd_##TN##_d##D##_b##BKV(              \
+        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* tilePtr, const int* tileBlk,                  \
+        const uint32_t* tileMask, int H, int Hkv, int Tn, int tiles, float scale, float softcap) {                    \
+        saw::nsa_fwd<T, D, BKV>(Q, K, V, O, LSE, tilePtr, tileBlk, tileMask, H, Hkv, Tn, tiles, scale, softcap);       \
+    }
+
+#define SAW_NSA_BWD(NAME, T, D, BKV, CAPPED)                                                                           \
+    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) NAME(                                                \
+        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc, T* dK,   \
+        T* dV, const int* order, const int* colPtr, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale,   \
+        float softcap) {                                                                                             \
+        saw::nsa_bwd<T, D, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, colPtr, colTok, H, Hkv, Tn, nkv, \
+                                        scale, softcap);                                                             \
+    }
+
+#define SAW_NSA_BLOCK(TN, T, D, BKV)                                  \
+    SAW_NSA_FWD(TN, T, D, BKV)                                        \
+    SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV, T, D, BKV, false)       \
+    SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
+
+#define SAW_NSA_BLOCKS(TN, T, D)     \
+    SAW_NSA_BLOCK(TN, T, D, 32)      \
+    SAW_NSA_BLOCK(TN, T, D, 64)      \
+    SAW_NSA_BLOCK(TN, T, D, 128)
+
+SAW_NSA_BLOCKS(bf16, __nv_bfloat16, 64)
+SAW_NSA_BLOCKS(bf16, __nv_bfloat16, 128)
+SAW_NSA_BLOCKS(fp16, __half, 64)
+SAW_NSA_BLOCKS(fp16, __half, 128)
+
+// ---- gather-order forward (FSA's loop order), chosen with saw.nsa.fwd=gather --------------------------------------
+//   nsa_fwd_stats_*  one CTA per (b, hkv, kv-block), the rows of the tokens that chose it gathered 64 at a time:
+//                    per (row, block) the max and sum of exp2 of its logits, to part[row * S + slot]
+//   nsa_fwd_lse      LSE per row from its slots' (max, sum)
+//   nsa_fwd_pv_*     the same walk again: P = exp(logit - LSE) exactly, O += P V added to an fp32 buffer with vector
+//                    atomics (as dQ in the backward), converted by bwd_dq_* with scale 1
+// Each kv-block's K and V are read once per pass instead of once per token that chose it; Q is read twice per
+// choice and O written with 16-byte atomics once per choice.
+
+namespace saw {
+
+template <typename T, int D, int BKV, bool CAPPED, bool PV>
+__device__ __forceinline__ void nsa_fwd_gather(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                               const float* __restrict__ LSE, float2* __restrict__ part,
+                                               float* __restrict__ Oacc, const int* __restrict__ order,
+                                               const int* __restrict__ colPtr, const int* __restrict__ colTok,
+                                               const int* __restrict__ colSlot, int H, int Hkv, int Tn, int nkv, int S,
+                                               float scale, float softcap) {
+    constexpr int QS = NSA_ROWS;
+    constexpr int WARPS = BKV / 16;
+    constexpr int THREADS = WARPS * 32;
+    constexpr int NQ = QS / 8;
+    constexpr int CHUNKS = D / 8;
+    constexpr int O_UNITS = (QS / 16) * (D / 32);
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* sK = reinterpret_cast<T*>(smem);
+    T* sV = sK + BKV * D;                 // PV only
+    T* sQ = sV + (PV ? BKV * D : 0);      // 2 stages of QS x D
+    T* sP = sQ + 2 * QS * D;              // BKV x QS, P transposed (PV only)
+    float* sLse = reinterpret_cast<float*>(sP + (PV ? BKV * QS : 0));  // 2 stages of QS
+    float* sRed = sLse + 2 * QS;          // WARPS x QS partial max / sum (stats only)
+    float* sMax = sRed + WARPS * QS;      // QS
+    int* sTok = reinterpret_cast<int*>(sMax + QS);  // 2 stages: token of each row, -1 past the list
+    long long* sAt = reinterpret_cast<long long*>(sTok + 2 * QS);  // 2 stages: LSE index (b*H + h) * Tn + token
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+
+    const int item = order[blockIdx.x];
+    const int kb = item % nkv;
+    const int plane = item / nkv;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int G = H / Hkv;
+    const int kv0 = kb * BKV;
+    const int begin = colPtr[item];
+    const long long rows = (long long)(colPtr[item + 1] - begin) * G;
+    const int steps = (int)((rows + QS - 1) / QS);
+
+    const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
+    const float capIn = CAPPED ? scale / softcap : 0.f;
+
+    auto loadStep = [&](int step, int stage) {
+        for (int i = tid; i < QS * CHUNKS; i += THREADS) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            const long long idx = (long long)step * QS + r;
+            const bool valid = idx < rows;
+            long long off = 0;
+            if (valid) {
+                const int token = colTok[begin + (int)(idx / G)];
+                off = (((long long)b * H + hkv * G + (int)(idx % G)) * Tn + token) * D + c * 8;
+            }
+            cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, c)), Q + off, valid);
+        }
+        for (int r = tid; r < QS; r += THREADS) {
+            const long long idx = (long long)step * QS + r;
+            const bool valid = idx < rows;
+            int token = -1;
+            long long at = 0;
+            if (valid) {
+                token = colTok[begin + (int)(idx / G)];
+                at = ((long long)b * H + hkv * G + (int)(idx % G)) * Tn + token;
+            }
+            if constexpr (PV) cp_async4(smem_u32(sLse + stage * QS + r), LSE + at, valid);
+            sTok[stage * QS + r] = token;
+            // stats: where this (row, block) goes in part; PV: the row's LSE/O index
+            sAt[stage * QS + r] = PV || !valid ? at : at * S + colSlot[begin + (int)(idx / G)];
+        }
+    };
+
+    const size_t kvHead = (size_t)plane * Tn * D;
+    load_tile<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
+    if constexpr (PV) load_tile<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    if (steps > 0) loadStep(0, 0);
+    cp_async_commit();
+
+    const int r0 = warp * 16;
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+
+        const T* tQ = sQ + stage * QS * D;
+        const int* tTok = sTok + stage * QS;
+        const long long* tAt = sAt + stage * QS;
+
+        // S^T = K Q^T for this warp's 16 keys; column j is gathered row j of the step
+        float s[NQ][4];
+        warp_abt<T, D, NQ>(s, sK, tQ, r0, lane);
+#pragma unroll
+        for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float z = s[n][e];
+                if constexpr (CAPPED) z = softcap * tanhf(z * capIn);
+                const int j = n * 8 + 2 * t + (e & 1);
+                const int key = kv0 + r0 + g + 8 * (e >> 1);
+                if constexpr (PV) {
+                    s[n][e] = key <= tTok[j] ? exp2_approx(fmaf(z, sl2, -sLse[stage * QS + j] * LOG2E)) : 0.f;
+                } else {
+                    s[n][e] = key <= tTok[j] ? z * sl2 : -INFINITY;  // log2-domain logit
+                }
+            }
+        }
+        if constexpr (!PV) {
+            // per row: the max over this warp's 16 keys (lanes of one t share columns), then over the warps
+#pragma unroll
+            for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    float mx = fmaxf(s[n][c], s[n][2 + c]);
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 4));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 8));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 16));
+                    if (g == 0) sRed[warp * QS + n * 8 + 2 * t + c] = mx;
+                }
+            }
+            __syncthreads();
+            for (int j = tid; j < QS; j += THREADS) {
+                float mx = -INFINITY;
+#pragma unroll
+                for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, sRed[w * QS + j]);
+                sMax[j] = mx;
+            }
+            __syncthreads();
+#pragma unroll
+            for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    const float mx = sMax[n * 8 + 2 * t + c];
+                    const float base = mx == -INFINITY ? 0.f : mx;
+                    float sum = exp2_approx(s[n][c] - base) + exp2_approx(s[n][2 + c] - base);
+                    sum += __shfl_xor_sync(0xffffffffu, sum, 4);
+                    sum += __shfl_xor_sync(0xffffffffu, sum, 8);
+                    sum += __shfl_xor_sync(0xffffffffu, sum, 16);
+                    if (g == 0) sRed[warp * QS + n * 8 + 2 * t + c] = sum;
+                }
+            }
+            __syncthreads();
+            for (int j = tid; j < QS; j += THREADS) {
+                if (tTok[j] >= 0) {
+                    float sum = 0.f;
+#pragma unroll
+                    for (int w = 0; w < WARPS; ++w) sum += sRed[w * QS + j];
+                    part[tAt[j]] = make_float2(sMax[j], sum);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    *reinterpret_cast<uint32_t*>(sP + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
+                        Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
+                }
+            }
+            __syncthreads();
+            // O += P V for the gathered rows, 16 x 32 pieces over the warps, fp32 vector atomics
+            for (int u = warp; u < O_UNITS; u += WARPS) {
+                const int m0 = (u % (QS / 16)) * 16;
+                const int d0 = (u / (QS / 16)) * 32;
+                float acc[4][4];
+#pragma unroll
+                for (int n = 0; n < 4; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) acc[n][e] = 0.f;
+                }
+#pragma unroll
+                for (int kc = 0; kc < BKV / 16; ++kc) {
+                    uint32_t a[4];
+                    ldmatrix_x4_trans(a, addr_b_order<QS>(sP, kc * 16, m0 / 8, lane));
+#pragma unroll
+                    for (int d2 = 0; d2 < 2; ++d2) {
+                        uint32_t bv[4];
+                        ldmatrix_x4_trans(bv, addr_a_order<D>(sV, kc * 16, d0 / 8 + d2 * 2, lane));
+                        Elem<T>::mma(acc[2 * d2], a, bv[0], bv[1]);
+                        Elem<T>::mma(acc[2 * d2 + 1], a, bv[2], bv[3]);
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const int j = m0 + g + 8 * r;
+                    const bool valid = tTok[j] >= 0;
+                    float* dst = Oacc + (valid ? tAt[j] : 0) * D + d0;
+#pragma unroll
+                    for (int np = 0; np < 2; ++np) {
+                        add4_pair(dst + np * 16, acc[2 * np][2 * r], acc[2 * np][2 * r + 1], acc[2 * np + 1][2 * r],
+                                  acc[2 * np + 1][2 * r + 1], t, valid);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// LSE of every row (b, h, t) from the (max, sum) its chosen blocks left in part; -inf where it attended nothing
+__device__ __forceinline__ void nsa_fwd_lse(const float2* __restrict__ part, float* __restrict__ LSE,
+                                            const int* __restrict__ indices, const int* __restrict__ counts, int H, int Hkv,
+                                            int Tn, int S, long long rows) {
+    const long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows) return;
+    const int token = (int)(row % Tn);
+    const long long bh = row / Tn;
+    const int h = (int)(bh % H);
+    const long long b = bh / H;
+    const long long sel = (b * Tn + token) * Hkv + h / (H / Hkv);
+    const int count = counts[sel];
+    float mx = -INFINITY;
+    for (int s = 0; s < count; ++s) {
+        if (indices[sel * S + s] >= 0) mx = fmaxf(mx, part[row * S + s].x);
+    }
+    float sum = 0.f;
+    if (mx != -INFINITY) {
+        for (int s = 0; s < count; ++s) {
+            if (indices[sel * S + s] >= 0) {
+                const float2 p = part[row * S + s];
+                if (p.x != -INFINITY) sum += p.y * exp2f(p.x - mx);
+            }
+        }
+    }
+    LSE[row] = sum > 0.f ? (mx + __log2f(sum)) * LN2 : -INFINITY;
+}
+
+}  // namespace saw
+
+#define SAW_NSA_GATHER(TN, T, D, BKV, CAPPED, SUFFIX)                                                                 \
+    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) nsa_fwd_stats_##TN##_d##D##_b##BKV##SUFFIX(          \
+        const T* Q, const T* K, float2* part, const int* order, const int* colPtr, const int* colTok,                 \
+        const int* colSlot, int H, int Hkv, int Tn, int nkv, int S, float scale, float softcap) {                     \
+        saw::nsa_fwd_gather<T, D, BKV, CAPPED, false>(Q, K, nullptr, nullptr, part, nullptr, order, colPtr, colTok,   \
+                                                      colSlot, H, Hkv, Tn, nkv, S, scale, softcap);                  \
+    }                                                                                                                \
+    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) nsa_fwd_pv_##TN##_d##D##_b##BKV##SUFFIX(             \
+        const T* Q, const T* K, const T* V, const float* LSE, float* Oacc, const int* order, const int* colPtr,       \
+        const int* colTok, int H, int Hkv, int Tn, int nkv, float scale, float softcap) {                              \
+        saw::nsa_fwd_gather<T, D, BKV, CAPPED, true>(Q, K, V, LSE, nullptr, Oacc, order, colPtr, colTok, nullptr, H,  \
+                                                     Hkv, Tn, nkv, 0, scale, softcap);                               \
+    }
+
+#define SAW_NSA_GATHER_BLOCK(TN, T, D, BKV)         \
+    SAW_NSA_GATHER(TN, T, D, BKV, false, )          \
+    SAW_NSA_GATHER(TN, T, D, BKV, true, _softcap)
+
+#define SAW_NSA_GATHER_BLOCKS(TN, T, D)  \
+    SAW_NSA_GATHER_BLOCK(TN, T, D, 32)   \
+    SAW_NSA_GATHER_BLOCK(TN, T, D, 64)   \
+    SAW_NSA_GATHER_BLOCK(TN, T, D, 128)
+
+SAW_NSA_GATHER_BLOCKS(bf16, __nv_bfloat16, 64)
+SAW_NSA_GATHER_BLOCKS(bf16, __nv_bfloat16, 128)
+SAW_NSA_GATHER_BLOCKS(fp16, __half, 64)
+SAW_NSA_GATHER_BLOCKS(fp16, __half, 128)
+
+extern "C" __global__ void nsa_fwd_lse(const float2* part, float* LSE, const int* indices, const int* counts, int H,
+                                       int Hkv, int Tn, int S, long long rows) {
+    saw::nsa_fwd_lse(part, LSE, indices, counts, H, Hkv, Tn, S, rows);
+}

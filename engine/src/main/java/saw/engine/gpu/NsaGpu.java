@@ -1,0 +1,489 @@
+package saw.engine.gpu;
+
+import java.util.ArrayList;
+import java.util.List;
+import jcuda.driver.CUevent;
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.AttentionInputs;
+import saw.engine.attention.AttentionOutputs;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.DType;
+import saw.engine.attention.HalfFloats;
+import saw.engine.attention.Pass;
+import saw.engine.nsa.NsaKernels;
+import saw.engine.nsa.NsaReference;
+import saw.engine.nsa.NsaSelection;
+
+/**
+ * NSA selected attention on GPU 0 through nsa.cu: forward per 64-row tile over the union of its tokens' blocks,
+ * backward per kv-block over the tokens that chose it (tables from {@link NsaTables}, built on the host and not part
+ * of the timed work). Not thread-safe.
+ */
+public final class NsaGpu implements NsaKernels {
+    static final int[] BLOCKS = {32, 64, 128};
+    static final int FWD_THREADS = 128;
+    private static final short NAN16 = (short) 0xffff;
+    private static final int NAN32 = 0x7fc00000;
+
+    /** The forward's loop order; the backward always gathers per kv-block. */
+    public enum Forward {
+        /** Per 64-row tile over the union of its tokens' blocks (NSA's order, K/V shared within the tile). */
+        TILE,
+        /** Per kv-block over the tokens that chose it (FSA's order): a stats pass, LSE, then P V with fp32 atomics. */
+        GATHER;
+
+        public static final String PROPERTY = "saw.nsa.fwd";
+        public static final String ENV = "SAW_NSA_FWD";
+
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile or gather), else TILE. */
+        public static Forward configured() {
+            String v = System.getProperty(PROPERTY, System.getenv(ENV));
+            if (v == null || v.isBlank()) {
+                return TILE;
+            }
+            for (Forward f : values()) {
+                if (f.name().equalsIgnoreCase(v.trim())) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile or gather");
+        }
+    }
+
+    private final CudaDevice cuda;
+    private final String description;
+    private Forward forward = Forward.configured();
+
+    private NsaGpu(CudaDevice cuda, String description) {
+        this.cuda = cuda;
+        this.description = description;
+    }
+
+    /** The forward loop order from now on. */
+    public void forwardOrder(Forward order) {
+        this.forward = order;
+    }
+
+    public Forward forwardOrder() {
+        return forward;
+    }
+
+    /**
+     * Opens GPU 0 and loads the kernels.
+     *
+     * @throws GpuException with {@link GpuBackend#detect()}'s sentence when the GPU cannot run them here
+     */
+    public static NsaGpu open() {
+        GpuStatus status = GpuBackend.detect();
+        if (!status.usable()) {
+            throw new GpuException(status.message());
+        }
+        CudaDevice cuda = new CudaDevice(0);
+        return new NsaGpu(cuda, new JCudaProbe().device(0).name());
+    }
+
+    /** On another driver (a fake one in tests), with the kernels of {@code image}. */
+    static NsaGpu open(Driver driver, byte[] image, String device) {
+        return new NsaGpu(new CudaDevice(driver, 0, image), device);
+    }
+
+    /** Null when the kernels run this problem and selection, else a sentence saying why not. */
+    public static String unsupported(AttentionProblem p, NsaSelection sel) {
+        String why = NsaReference.mismatch(p, sel);
+        if (why != null) {
+            return why;
+        }
+        if (p.headDim() != 64 && p.headDim() != 128) {
+            return "head dim " + p.headDim() + " is not supported by the NSA kernels (64 or 128)";
+        }
+        for (int b : BLOCKS) {
+            if (b == sel.blockSize()) {
+                return null;
+            }
+        }
+        return "NSA block size " + sel.blockSize() + " is not supported by the kernels (32, 64 or 128)";
+    }
+
+    static String forwardName(DType t, int d, int block) {
+        return "nsa_fwd_" + t.label() + "_d" + d + "_b" + block;
+    }
+
+    static String backwardName(DType t, int d, int block, boolean softcap) {
+        return "nsa_bwd_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
+    }
+
+    static LaunchShape forwardShape(AttentionProblem p, int block, int tilesPerPlane) {
+        int d = p.headDim();
+        return new LaunchShape(forwardName(p.dtype(), d, block), (long) p.batch() * p.kvHeads() * tilesPerPlane, FWD_THREADS,
+                (NsaTables.ROWS * d + 4 * block * d) * 2);
+    }
+
+    static LaunchShape backwardShape(AttentionProblem p, int block, int numKvBlocks) {
+        int d = p.headDim();
+        int rows = NsaTables.ROWS;
+        int smem = (2 * block * d + 4 * rows * d + block * rows) * 2 + 8 * rows * 4;
+        return new LaunchShape(backwardName(p.dtype(), d, block, p.softcap() > 0),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, block / 16 * 32, smem);
+    }
+
+    static LaunchShape statsShape(AttentionProblem p, int block, int numKvBlocks) {
+        int d = p.headDim();
+        int rows = NsaTables.ROWS;
+        int warps = block / 16;
+        int smem = (block * d + 2 * rows * d) * 2 + gatherScratch(warps);
+        return new LaunchShape("nsa_fwd_stats_" + p.dtype().label() + "_d" + d + "_b" + block + (p.softcap() > 0 ? "_softcap" : ""),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, warps * 32, smem);
+    }
+
+    static LaunchShape pvShape(AttentionProblem p, int block, int numKvBlocks) {
+        int d = p.headDim();
+        int rows = NsaTables.ROWS;
+        int warps = block / 16;
+        int smem = (2 * block * d + 2 * rows * d + block * rows) * 2 + gatherScratch(warps);
+        return new LaunchShape("nsa_fwd_pv_" + p.dtype().label() + "_d" + d + "_b" + block + (p.softcap() > 0 ? "_softcap" : ""),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, warps * 32, smem);
+    }
+
+    /** LSE and row stats, per-warp partials, row max, tokens and 64-bit row indices (nsa_fwd_gather in nsa.cu). */
+    private static int gatherScratch(int warps) {
+        int rows = NsaTables.ROWS;
+        return 2 * rows * 4 + warps * rows * 4 + rows * 4 + 2 * rows * 4 + 2 * rows * 8;
+    }
+
+    static LaunchShape lseShape(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        return new LaunchShape("nsa_fwd_lse", (rows + KernelCatalog.ELEMENTWISE_THREADS - 1) / KernelCatalog.ELEMENTWISE_THREADS,
+                KernelCatalog.ELEMENTWISE_THREADS, 0);
+    }
+
+    /** Every NSA kernel the fatbin should hold. */
+    static List<String> allNames() {
+        List<String> names = new ArrayList<>();
+        for (DType t : DType.values()) {
+            for (int d : KernelCatalog.HEAD_DIMS) {
+                for (int b : BLOCKS) {
+                    names.add(forwardName(t, d, b));
+                    names.add(backwardName(t, d, b, false));
+                    names.add(backwardName(t, d, b, true));
+                    for (String cap : new String[] {"", "_softcap"}) {
+                        names.add("nsa_fwd_stats_" + t.label() + "_d" + d + "_b" + b + cap);
+                        names.add("nsa_fwd_pv_" + t.label() + "_d" + d + "_b" + b + cap);
+                    }
+                }
+            }
+        }
+        names.add("nsa_fwd_lse");
+        return names;
+    }
+
+    @Override
+    public String name() {
+        return "gpu";
+    }
+
+    public String device() {
+        return description;
+    }
+
+    @Override
+    public AttentionOutputs forward(AttentionInputs in, NsaSelection sel) {
+        return run(in, sel, false);
+    }
+
+    @Override
+    public AttentionOutputs forwardBackward(AttentionInputs in, NsaSelection sel) {
+        if (!in.hasGradient()) {
+            throw new IllegalArgumentException("the backward pass needs inputs with dO");
+        }
+        return run(in, sel, true);
+    }
+
+    /** A validated problem with its tables and launches. */
+    private static final class Plan {
+        final AttentionProblem p;
+        final NsaSelection sel;
+        final NsaTables tables;
+        final LaunchShape fwd;
+        final LaunchShape bwd;
+        final Forward order;
+        final LaunchShape stats;
+        final LaunchShape pv;
+
+        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order) {
+            String why = unsupported(p, sel);
+            if (why != null) {
+                throw new IllegalArgumentException(why);
+            }
+            this.p = p;
+            this.sel = sel;
+            this.order = order;
+            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), backward || order == Forward.GATHER);
+            this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
+            this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());
+            this.stats = statsShape(p, sel.blockSize(), sel.numKvBlocks());
+            this.pv = pvShape(p, sel.blockSize(), sel.numKvBlocks());
+        }
+
+        /** The gather forward's scratch: (max, sum) per (row, slot), and the fp32 O accumulator. */
+        long partBytes() {
+            return order == Forward.GATHER ? 8L * p.batch() * p.heads() * p.seqQ() * sel.maxSelected() : 4;
+        }
+
+        long oAccBytes() {
+            return order == Forward.GATHER ? 4L * AttentionInputs.qSize(p) : 4;
+        }
+    }
+
+    /** The tables on the device. */
+    private static final class DeviceTables implements AutoCloseable {
+        private final List<DeviceBuffer> made = new ArrayList<>();
+        final DeviceBuffer tilePtr;
+        final DeviceBuffer tileBlk;
+        final DeviceBuffer tileMask;
+        final DeviceBuffer order;
+        final DeviceBuffer colPtr;
+        final DeviceBuffer colTok;
+        final DeviceBuffer colSlot;
+        final DeviceBuffer indices;
+        final DeviceBuffer counts;
+        final DeviceBuffer part;
+        final DeviceBuffer oAcc;
+
+        DeviceTables(CudaDevice cuda, Plan plan) {
+            NsaTables t = plan.tables;
+            boolean gather = plan.order == Forward.GATHER;
+            try {
+                tilePtr = add(cuda.upload("NSA tile pointers", t.tilePtr));
+                tileBlk = add(cuda.upload("NSA tile blocks", t.tileBlk));
+                tileMask = add(cuda.upload("NSA tile row masks", t.tileMask));
+                order = add(cuda.upload("NSA block order", t.order));
+                colPtr = add(cuda.upload("NSA block pointers", t.colPtr));
+                colTok = add(cuda.upload("NSA block tokens", t.colTok));
+                colSlot = add(cuda.upload("NSA block slots", t.colSlot));
+                indices = add(cuda.upload("NSA block_indices", gather ? plan.sel.indices() : new int[0]));
+                counts = add(cuda.upload("NSA block_counts", gather ? plan.sel.counts() : new int[0]));
+                part = add(cuda.buffer("NSA row stats per block", plan.partBytes()));
+                oAcc = add(cuda.buffer("O accumulator", plan.oAccBytes()));
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        private DeviceBuffer add(DeviceBuffer b) {
+            made.add(b);
+            return b;
+        }
+
+        @Override
+        public void close() {
+            made.forEach(DeviceBuffer::close);
+            made.clear();
+        }
+    }
+
+    private AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
+        AttentionProblem p = in.problem();
+        Plan plan = new Plan(p, sel, backward, forward);
+        cuda.makeCurrent();
+        cuda.syncEachLaunch(true);
+        int qn = (int) AttentionInputs.qSize(p);
+        int kvn = (int) AttentionInputs.kvSize(p);
+        int rows = p.batch() * p.heads() * p.seqQ();
+        try (DeviceTables t = new DeviceTables(cuda, plan);
+             DeviceBuffer q = upload("Q", p.dtype(), in.q());
+             DeviceBuffer k = upload("K", p.dtype(), in.k());
+             DeviceBuffer v = upload("V", p.dtype(), in.v());
+             DeviceBuffer o = cuda.buffer("O", 2L * qn);
+             DeviceBuffer lse = cuda.buffer("LSE", 4L * rows)) {
+            o.fill16("O", NAN16);
+            lse.fill32("LSE", NAN32);
+            launchForward(plan, t, q, k, v, o, lse);
+            float[] oh = decode(p.dtype(), o.readShorts("O", qn));
+            float[] lseh = lse.readFloats("LSE", rows);
+            if (!backward) {
+                return AttentionOutputs.forward(oh, lseh);
+            }
+            try (DeviceBuffer dO = upload("dO", p.dtype(), in.dO());
+                 DeviceBuffer dsum = cuda.buffer("Dsum", 4L * rows);
+                 DeviceBuffer dqAcc = cuda.buffer("dQ accumulator", 4L * qn);
+                 DeviceBuffer dq = cuda.buffer("dQ", 2L * qn);
+                 DeviceBuffer dk = cuda.buffer("dK", 2L * kvn);
+                 DeviceBuffer dv = cuda.buffer("dV", 2L * kvn)) {
+                dq.fill16("dQ", NAN16);
+                dk.fill16("dK", NAN16);
+                dv.fill16("dV", NAN16);
+                launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
+                return AttentionOutputs.withGradients(oh, lseh, decode(p.dtype(), dq.readShorts("dQ", qn)),
+                        decode(p.dtype(), dk.readShorts("dK", kvn)), decode(p.dtype(), dv.readShorts("dV", kvn)));
+            }
+        }
+    }
+
+    private void launchForward(Plan plan, DeviceTables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
+                               DeviceBuffer lse) {
+        AttentionProblem p = plan.p;
+        if (plan.order == Forward.TILE) {
+            cuda.launch(plan.fwd, q, k, v, o, lse, t.tilePtr, t.tileBlk, t.tileMask, p.heads(), p.kvHeads(), p.seqQ(),
+                    plan.tables.tilesPerPlane, (float) p.scale(), (float) p.softcap());
+            return;
+        }
+        int nkv = plan.sel.numKvBlocks();
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        t.oAcc.fill32("O accumulator", 0);
+        cuda.launch(plan.stats, q, k, t.part, t.order, t.colPtr, t.colTok, t.colSlot, p.heads(), p.kvHeads(), p.seqQ(), nkv,
+                plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());
+        cuda.launch(lseShape(p), t.part, lse, t.indices, t.counts, p.heads(), p.kvHeads(), p.seqQ(), plan.sel.maxSelected(),
+                rows);
+        cuda.launch(plan.pv, q, k, v, lse, t.oAcc, t.order, t.colPtr, t.colTok, p.heads(), p.kvHeads(), p.seqQ(), nkv,
+                (float) p.scale(), (float) p.softcap());
+        cuda.launch(KernelCatalog.backwardDq(p), t.oAcc, o, rows * p.headDim(), 1f);
+    }
+
+    private void launchBackward(Plan plan, DeviceTables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
+                                DeviceBuffer lse, DeviceBuffer dO, DeviceBuffer dsum, DeviceBuffer dqAcc, DeviceBuffer dq,
+                                DeviceBuffer dk, DeviceBuffer dv) {
+        AttentionProblem p = plan.p;
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        dqAcc.fill32("dQ accumulator", 0);
+        cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
+        cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.order, t.colPtr, t.colTok, p.heads(), p.kvHeads(),
+                p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+        cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
+    }
+
+    private DeviceBuffer upload(String what, DType type, java.nio.FloatBuffer values) {
+        short[] bits = new short[values.remaining()];
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = HalfFloats.encode(type, values.get(i));
+        }
+        return cuda.upload(what, bits);
+    }
+
+    private static float[] decode(DType type, short[] bits) {
+        float[] out = new float[bits.length];
+        for (int i = 0; i < bits.length; i++) {
+            out[i] = HalfFloats.decode(type, bits[i]);
+        }
+        return out;
+    }
+
+    /**
+     * A pass on device-drawn random inputs, timed with CUDA events; the backward (Dsum, the kernel, dQ conversion) is
+     * timed after one untimed forward. Runs rotate over input sets as {@link GpuBackend}'s do, so L2 does not hold them.
+     */
+    public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
+        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward);
+        cuda.makeCurrent();
+        cuda.syncEachLaunch(false);
+        return new TimedRun(plan, pass, seed);
+    }
+
+    private final class TimedRun implements AttentionBackend.PreparedRun {
+        private final Plan plan;
+        private final Pass pass;
+        private final DeviceTables tables;
+        private final List<DeviceBuffer[]> sets = new ArrayList<>();
+        private final CUevent start;
+        private final CUevent end;
+        private final int eventsMadeIn;
+        private int next;
+
+        TimedRun(Plan plan, Pass pass, long seed) {
+            this.plan = plan;
+            this.pass = pass;
+            AttentionProblem p = plan.p;
+            long qn = AttentionInputs.qSize(p);
+            long kvn = AttentionInputs.kvSize(p);
+            long rows = (long) p.batch() * p.heads() * p.seqQ();
+            int count = GpuBackend.inputSets(p, pass);
+            this.tables = new DeviceTables(cuda, plan);
+            try {
+                for (int s = 0; s < count; s++) {
+                    DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
+                    sets.add(set);
+                    set[0] = filled("Q", qn, seed * 31 + s * 7 + 1);
+                    set[1] = filled("K", kvn, seed * 31 + s * 7 + 2);
+                    set[2] = filled("V", kvn, seed * 31 + s * 7 + 3);
+                    set[3] = cuda.buffer("O", 2 * qn);
+                    set[4] = cuda.buffer("LSE", 4 * rows);
+                    if (pass == Pass.BWD) {
+                        set[5] = filled("dO", qn, seed * 31 + s * 7 + 4);
+                        set[6] = cuda.buffer("Dsum", 4 * rows);
+                        set[7] = cuda.buffer("dQ accumulator", 4 * qn);
+                        set[8] = cuda.buffer("dQ", 2 * qn);
+                        set[9] = cuda.buffer("dK", 2 * kvn);
+                        set[10] = cuda.buffer("dV", 2 * kvn);
+                        launchForward(plan, tables, set[0], set[1], set[2], set[3], set[4]);
+                    }
+                }
+                cuda.sync();
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+            this.eventsMadeIn = cuda.generation();
+            this.start = cuda.event();
+            this.end = cuda.event();
+        }
+
+        private DeviceBuffer filled(String what, long n, long seed) {
+            DeviceBuffer b = cuda.buffer(what, 2 * n);
+            try {
+                cuda.launch(KernelCatalog.fill(plan.p.dtype(), n), b, n, seed);
+            } catch (RuntimeException e) {
+                b.close();
+                throw e;
+            }
+            return b;
+        }
+
+        @Override
+        public String kernelName() {
+            return pass == Pass.BWD ? plan.bwd.kernel() : plan.order == Forward.TILE ? plan.fwd.kernel()
+                    : plan.stats.kernel() + "+" + plan.pv.kernel();
+        }
+
+        @Override
+        public double runTimedMs() {
+            cuda.makeCurrent();
+            if (cuda.generation() != eventsMadeIn) {
+                throw new GpuException("this prepared run's GPU memory was lost when the context was reset after a fault; "
+                        + "prepare the run again");
+            }
+            cuda.syncEachLaunch(false);
+            DeviceBuffer[] s = sets.get(next);
+            next = (next + 1) % sets.size();
+            cuda.record(start);
+            if (pass == Pass.FWD) {
+                launchForward(plan, tables, s[0], s[1], s[2], s[3], s[4]);
+            } else {
+                launchBackward(plan, tables, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
+            }
+            cuda.record(end);
+            return cuda.elapsedMs(start, end);
+        }
+
+        @Override
+        public void close() {
+            for (DeviceBuffer[] set : sets) {
+                for (DeviceBuffer b : set) {
+                    if (b != null) {
+                        b.close();
+                    }
+                }
+            }
+            sets.clear();
+            tables.close();
+            if (start != null) {
+                cuda.destroy(start, eventsMadeIn);
+                cuda.destroy(end, eventsMadeIn);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        cuda.close();
+    }
+}

@@ -1,0 +1,152 @@
+package saw.engine.gpu;
+
+import java.util.Arrays;
+import saw.engine.nsa.ChosenBy;
+import saw.engine.nsa.NsaSelection;
+
+/**
+ * The host-built tables nsa.cu reads (see its header): for the forward, per 64-row tile of each (batch, kv head)
+ * plane, the ascending union of the kv-blocks its rows' tokens chose, each with a 64-bit mask of the rows that chose
+ * it; for the backward, the reverse index (tokens per kv-block) and the work order, heaviest blocks first.
+ */
+final class NsaTables {
+    /** Rows of a forward tile and of a backward step (NSA_ROWS in nsa.cu). */
+    static final int ROWS = 64;
+
+    final int tilesPerPlane;
+    final int[] tilePtr;
+    final int[] tileBlk;
+    final int[] tileMask;
+    final int[] order;
+    final int[] colPtr;
+    final int[] colTok;
+    /** For each colTok entry, the position of the block in that token's block_indices row (the gather forward's slot). */
+    final int[] colSlot;
+
+    private NsaTables(int tilesPerPlane, int[] tilePtr, int[] tileBlk, int[] tileMask, int[] order, int[] colPtr, int[] colTok,
+                      int[] colSlot) {
+        this.tilesPerPlane = tilesPerPlane;
+        this.tilePtr = tilePtr;
+        this.tileBlk = tileBlk;
+        this.tileMask = tileMask;
+        this.order = order;
+        this.colPtr = colPtr;
+        this.colTok = colTok;
+        this.colSlot = colSlot;
+    }
+
+    /** @param reverse whether to build the reverse index (the backward and the gather forward read it) */
+    static NsaTables of(NsaSelection sel, int group, boolean reverse) {
+        long planeRows = (long) sel.seqLen() * group;
+        long tiles = (planeRows + ROWS - 1) / ROWS;
+        int planes = sel.batch() * sel.kvHeads();
+        if (tiles * planes > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException("too many NSA row tiles for one launch: " + tiles * planes);
+        }
+        int nb = sel.numKvBlocks();
+        int[] stamp = new int[nb];
+        Arrays.fill(stamp, -1);
+        long[] pending = new long[nb]; // rows of the current tile that chose each block
+        int[] buf = new int[sel.maxSelected()];
+        int[] tilePtr = new int[(int) (tiles * planes) + 1];
+        int[] blk = new int[1 << 16];
+        long[] mask = new long[blk.length];
+        int n = 0;
+        int item = 0;
+        int[] union = new int[nb];
+        for (int plane = 0; plane < planes; plane++) {
+            int b = plane / sel.kvHeads();
+            int h = plane % sel.kvHeads();
+            for (long tile = 0; tile < tiles; tile++, item++) {
+                long row0 = tile * ROWS;
+                long rowEnd = Math.min(planeRows, row0 + ROWS);
+                int u = 0;
+                for (int t = (int) (row0 / group); (long) t * group < rowEnd; t++) {
+                    int first = (int) (Math.max(row0, (long) t * group) - row0);
+                    int last = (int) (Math.min(rowEnd, (long) (t + 1) * group) - row0); // exclusive
+                    long bits = (last - first == 64 ? -1L : ((1L << (last - first)) - 1)) << first;
+                    int c = sel.blocks(b, t, h, buf);
+                    for (int s = 0; s < c; s++) {
+                        int kb = buf[s];
+                        if (stamp[kb] != item) {
+                            stamp[kb] = item;
+                            union[u++] = kb;
+                        }
+                        pending[kb] |= bits;
+                    }
+                }
+                Arrays.sort(union, 0, u);
+                if (n + u > blk.length) {
+                    int grown = (int) Math.min(Integer.MAX_VALUE - 16, Math.max((long) blk.length * 2, (long) n + u));
+                    blk = Arrays.copyOf(blk, grown);
+                    mask = Arrays.copyOf(mask, grown);
+                }
+                for (int i = 0; i < u; i++) {
+                    blk[n] = union[i];
+                    mask[n++] = pending[union[i]];
+                    pending[union[i]] = 0;
+                }
+                tilePtr[item + 1] = n;
+            }
+        }
+        int[] tileMask = new int[2 * n];
+        for (int i = 0; i < n; i++) {
+            tileMask[2 * i] = (int) mask[i];
+            tileMask[2 * i + 1] = (int) (mask[i] >>> 32);
+        }
+        int[] order = new int[0];
+        int[] colPtr = new int[0];
+        int[] colTok = new int[0];
+        int[] colSlot = new int[0];
+        if (reverse) {
+            ChosenBy rev = ChosenBy.of(sel);
+            colPtr = rev.ptr();
+            colTok = rev.tokens();
+            order = heaviestFirst(colPtr);
+            colSlot = slots(sel, colPtr, colTok.length);
+        }
+        return new NsaTables((int) tiles, tilePtr, Arrays.copyOf(blk, n), tileMask, order, colPtr, colTok, colSlot);
+    }
+
+    /** The slots in ChosenBy's order: the same walk (batch, token ascending, kv head) fills each entry's list. */
+    private static int[] slots(NsaSelection sel, int[] ptr, int total) {
+        int nb = sel.numKvBlocks();
+        int[] fill = Arrays.copyOf(ptr, ptr.length - 1);
+        int[] slot = new int[total];
+        for (int b = 0; b < sel.batch(); b++) {
+            for (int t = 0; t < sel.seqLen(); t++) {
+                for (int h = 0; h < sel.kvHeads(); h++) {
+                    int base = (b * sel.kvHeads() + h) * nb;
+                    for (int s = 0; s < sel.count(b, t, h); s++) {
+                        int kb = sel.block(b, t, h, s);
+                        if (kb >= 0) {
+                            slot[fill[base + kb]++] = s;
+                        }
+                    }
+                }
+            }
+        }
+        return slot;
+    }
+
+    /** Entries by descending token count (ties in index order), so the longest CTAs start first. */
+    static int[] heaviestFirst(int[] ptr) {
+        int n = ptr.length - 1;
+        int max = 0;
+        for (int i = 0; i < n; i++) {
+            max = Math.max(max, ptr[i + 1] - ptr[i]);
+        }
+        int[] byCount = new int[max + 2];
+        for (int i = 0; i < n; i++) {
+            byCount[max - (ptr[i + 1] - ptr[i]) + 1]++;
+        }
+        for (int c = 0; c <= max; c++) {
+            byCount[c + 1] += byCount[c];
+        }
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
+            order[byCount[max - (ptr[i + 1] - ptr[i])]++] = i;
+        }
+        return order;
+    }
+}

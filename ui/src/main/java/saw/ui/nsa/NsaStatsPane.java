@@ -1,0 +1,55 @@
+package saw.ui.nsa;
+
+import java.util.Locale;
+import javafx.scene.control.Label;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.VBox;
+import saw.engine.nsa.NsaStats;
+
+/** The inspector's NSA section: the selection's pairs and how much the tokens of a q-tile share their blocks. */
+public final class NsaStatsPane extends VBox {
+    private final GridPane rows = new GridPane();
+    private final Label pairs = value("nsa-pairs");
+    private final Label distinct = value("nsa-distinct");
+    private final Label sharing = value("nsa-sharing");
+
+    public NsaStatsPane(NsaModel model) {
+        super(4);
+        Label title = new Label("NSA selection");
+        title.getStyleClass().add("section-title");
+        rows.setHgap(10);
+        rows.setVgap(2);
+        rows.addRow(0, name("selected pairs"), pairs);
+        rows.addRow(1, name("blocks per q-tile"), distinct);
+        rows.addRow(2, name("tokens per block"), sharing);
+        getChildren().addAll(title, rows);
+        model.resultProperty().addListener((o, was, r) -> {
+            if (r == null || r.stats() == null) {
+                String why = r == null ? "open the NSA tab" : "-";
+                pairs.setText(why);
+                distinct.setText("-");
+                sharing.setText("-");
+                return;
+            }
+            NsaStats s = r.stats();
+            pairs.setText(String.format(Locale.ROOT, "%,d", s.selectedPairs()));
+            distinct.setText(String.format(Locale.ROOT, "%.1f mean, %d max (of %d tokens)", s.meanDistinctBlocks(),
+                    s.maxDistinctBlocks(), s.tileTokens()));
+            sharing.setText(String.format(Locale.ROOT, "%.2f", s.meanSharing()));
+        });
+        pairs.setText("open the NSA tab");
+    }
+
+    private static Label name(String text) {
+        Label l = new Label(text);
+        l.getStyleClass().add("field-label");
+        return l;
+    }
+
+    private static Label value(String id) {
+        Label l = new Label("-");
+        l.setId(id);
+        l.getStyleClass().add("value");
+        return l;
+    }
+}
