@@ -30,7 +30,7 @@ jlink --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
 cp "$engine_jar" "$target/lib/"
 ls presets/target/saw-presets-*.jar remote/target/saw-remote-*.jar app/target/saw-app-*.jar | grep -v -- '-tests\.jar$' | xargs -I{} cp {} "$target/lib/"
 # runtime dependencies of engine + app, minus JavaFX (and, unless SAW_PACK_CHARTS, the chart libraries)
-libs='picocli|jackson-[a-z]+|jcuda|jcuda-natives|jsch'${charts:+'|jfreechart|org\.jfree\.svg'}
+libs='picocli|jackson-[a-z]+|jcuda|jcuda-natives|jsch|jna'${charts:+'|jfreechart|org\.jfree\.svg'}
 [[ -n $charts ]] && ls ui/target/saw-ui-*.jar | grep -v -- '-tests\.jar$' | xargs -I{} cp {} "$target/lib/"
 tr ':' '\n' <"$cp_file" | grep -E "/($libs)-[^/]*\.jar\$" \
   | grep -v -- '-natives-[0-9.]*-(windows|apple|linux-(arm|ppc))' | while read -r jar; do cp "$jar" "$target/lib/"; done

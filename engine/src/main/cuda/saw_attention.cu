@@ -4,5 +4,6 @@
 #include "random_fill.cu"
 #include "attention_fwd_wgmma.cu"
 #include "attention_bwd_wgmma.cu"
+#include "ring_combine.cu"
 #include "sinks.cu"
 #include "nsa.cu"

@@ -83,7 +83,7 @@ final class ChartCommand implements Callable<Integer> {
     }
 
     /** A headless pack for GPU servers may leave out the chart libraries or the java.desktop module. */
-    private static void requireChartLibraries() {
+    static void requireChartLibraries() {
         for (String name : new String[] {"java.awt.image.BufferedImage", "org.jfree.chart.JFreeChart", "org.jfree.svg.SVGGraphics2D",
             "saw.ui.chart.BenchCharts"}) {
             try {

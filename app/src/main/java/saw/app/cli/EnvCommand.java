@@ -10,6 +10,7 @@ import picocli.CommandLine.Spec;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
 import saw.engine.gpu.GpuStatus;
+import saw.engine.gpu.RingGpus;
 
 /** {@code saw env}: what saw runs on. */
 @Command(name = "env", mixinStandardHelpOptions = true,
@@ -66,6 +67,7 @@ final class EnvCommand implements Callable<Integer> {
             }
         }
         out.println("gpu backend: " + status.message());
+        out.println("nccl (ring-run --gpus): " + RingGpus.ncclStatus());
         return SawCli.OK;
     }
 }

@@ -27,6 +27,7 @@ import saw.engine.cpu.CpuBackend;
 import saw.engine.cpu.ReferenceAttention;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
+import saw.engine.gpu.RingGpus;
 import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
@@ -108,6 +109,18 @@ final class RingRunCommand implements Callable<Integer> {
     @Option(names = "--steps", description = "also print each (device, step) launch's measured time")
     boolean steps;
 
+    @Option(names = "--gpus", paramLabel = "G", description = "run each ring for real: one GPU per device (G = N) or "
+            + "all N devices as virtual devices on one GPU (G = 1); K/V passed around the ring, times per GPU (RingGpuRun)")
+    Integer gpus;
+
+    @Option(names = "--transport", defaultValue = "auto", description = "with --gpus: nccl, p2p (CUDA peer copies) or auto "
+            + "(NCCL when found, else peer copies; virtual devices always copy) (default: ${DEFAULT-VALUE})")
+    String transport;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "with --gpus: write saw.bench/1 rows (per-GPU times, "
+            + "efficiency) to FILE")
+    java.nio.file.Path resultsFile;
+
     /** The problem, its layout and the passes asked for. */
     private record Setup(String name, AttentionProblem problem, TileLayout layout, boolean backward, RingModel model,
                          List<Planned> plans) {}
@@ -119,10 +132,48 @@ final class RingRunCommand implements Callable<Integer> {
     public Integer call() throws ConfigException {
         Setup s = setup();
         PrintWriter out = command.commandLine().getOut();
+        if (gpus != null) {
+            return onGpus(s, out);
+        }
+        if (resultsFile != null) {
+            throw new BadInput("--out writes the results of --gpus runs; add --gpus G (one part at a time on one device "
+                    + "writes no results file)");
+        }
         try (Kernels k = open(backend)) {
             return run(s, k, out);
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
+        } catch (GpuException e) {
+            command.commandLine().getErr().println("saw ring-run: " + e.getMessage());
+            command.commandLine().getErr().flush();
+            return SawCli.INTERNAL_ERROR;
+        }
+    }
+
+    /** {@code --gpus}: every plan executed on real (or virtual) devices by {@link RingGpuRun}. */
+    private int onGpus(Setup s, PrintWriter out) {
+        if (gpus < 1) {
+            throw new BadInput("--gpus must be at least 1, got " + gpus);
+        }
+        if (!backend.equalsIgnoreCase("gpu")) {
+            throw new BadInput("--gpus runs the rings on GPUs; it does not go with --backend " + backend);
+        }
+        RingGpus.Transport t;
+        try {
+            t = RingGpus.Transport.parse(transport);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput("--transport: " + e.getMessage());
+        }
+        List<Object> items = new ArrayList<>();
+        s.plans.forEach(pl -> items.add(pl.plan != null ? pl.plan : pl.unavailable));
+        String line = "ring-run " + String.join(" ", command.commandLine().getParseResult().originalArgs());
+        RingGpuRun.Settings settings = new RingGpuRun.Settings(gpus, t, repeat, seed, resultsFile, line);
+        try {
+            return new RingGpuRun(s.name, s.problem, s.layout, s.backward, settings, out).run(items);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput(e.getMessage());
+        } catch (java.io.IOException e) {
+            throw new BadInput("--out " + resultsFile + ": " + e.getMessage());
         } catch (GpuException e) {
             command.commandLine().getErr().println("saw ring-run: " + e.getMessage());
             command.commandLine().getErr().flush();

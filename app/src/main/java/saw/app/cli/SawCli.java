@@ -35,6 +35,7 @@ public final class SawCli implements Runnable {
         cl.addSubcommand(new DumpCommand());
         cl.addSubcommand(new RingCommand());
         cl.addSubcommand(new RingRunCommand());
+        cl.addSubcommand(new RingChartCommand());
         cl.addSubcommand(new TuneCommand());
         cl.setParameterExceptionHandler(CliErrors::badUsage);
         cl.setExecutionExceptionHandler(CliErrors::failed);

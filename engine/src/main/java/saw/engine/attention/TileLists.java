@@ -85,7 +85,46 @@ public final class TileLists {
      */
     public static TileLists of(AttentionProblem problem, TileLayout layout) {
         requireMatching(problem, layout);
-        return new Builder(problem, layout).build();
+        return new Builder(problem, layout, null, null).build();
+    }
+
+    /**
+     * The tables of a gathered part of {@code layout}: local q-block r is the layout's q-block {@code qBlocks[r]} and
+     * local kv-block c its kv-block {@code kvBlocks[c]} (both ascending), with the tokens of those blocks laid end to
+     * end. Bit tiles come from the mask at the original positions. Ring attention uses this: a device holds some
+     * chunks of the sequence in one contiguous tensor. {@code local}'s lengths are the gathered token counts.
+     *
+     * @throws IllegalArgumentException when the blocks are not ascending and in range (so that the layout's ragged
+     *     last block, if taken, comes last), or the lengths or shapes do not match
+     */
+    public static TileLists gathered(AttentionProblem local, TileLayout layout, int[] qBlocks, int[] kvBlocks) {
+        Dims d = layout.dims();
+        if (local.batch() != d.batch() || local.heads() != d.heads()) {
+            throw new IllegalArgumentException("the layout has batch " + d.batch() + ", heads " + d.heads()
+                    + " but the problem has batch " + local.batch() + ", heads " + local.heads());
+        }
+        checkGathered("q", qBlocks, layout.numQBlocks(), layout.blockQ(), d.seqQ(), local.seqQ());
+        checkGathered("kv", kvBlocks, layout.numKvBlocks(), layout.blockKv(), d.seqKv(), local.seqKv());
+        if (layout.blockQ() % 32 != 0 || layout.blockKv() % 32 != 0) {
+            throw new IllegalArgumentException("block " + layout.blockQ() + "x" + layout.blockKv()
+                    + " is not supported by the block-sparse kernels: both sides must be multiples of 32");
+        }
+        return new Builder(local, layout, qBlocks.clone(), kvBlocks.clone()).build();
+    }
+
+    private static void checkGathered(String side, int[] blocks, int count, int block, int seq, int localSeq) {
+        long tokens = 0;
+        for (int i = 0; i < blocks.length; i++) {
+            if (blocks[i] < 0 || blocks[i] >= count || (i > 0 && blocks[i] <= blocks[i - 1])) {
+                throw new IllegalArgumentException(side + "-blocks must be ascending in 0.." + (count - 1) + "; got "
+                        + Arrays.toString(blocks));
+            }
+            tokens += Math.min(seq, (long) (blocks[i] + 1) * block) - (long) blocks[i] * block;
+        }
+        if (blocks.length == 0 || tokens != localSeq) {
+            throw new IllegalArgumentException("the gathered " + side + "-blocks hold " + tokens + " tokens, the problem has "
+                    + localSeq);
+        }
     }
 
     /** Throws when the layout was not compiled for the problem's sizes. */
@@ -214,14 +253,33 @@ public final class TileLists {
         private final Map<Key, Integer> tiles = new HashMap<>();
         private int[] tileWords = new int[1024];
 
-        Builder(AttentionProblem problem, TileLayout layout) {
+        /**
+         * For gathered tables ({@link #gathered}), local block to the layout's block and the layout's kv-block to
+         * local (-1: not held); null for the whole layout.
+         */
+        private final int[] qMap;
+        private final int[] kvMap;
+        private final int[] kvLocal;
+
+        Builder(AttentionProblem problem, TileLayout layout, int[] qMap, int[] kvMap) {
             this.problem = problem;
             this.layout = layout;
             this.mask = layout.mask();
             this.bq = layout.blockQ();
             this.bkv = layout.blockKv();
-            this.nq = layout.numQBlocks();
-            this.nkv = layout.numKvBlocks();
+            this.qMap = qMap;
+            this.kvMap = kvMap;
+            if (kvMap == null) {
+                this.kvLocal = null;
+            } else {
+                this.kvLocal = new int[layout.numKvBlocks()];
+                Arrays.fill(kvLocal, -1);
+                for (int c = 0; c < kvMap.length; c++) {
+                    kvLocal[kvMap[c]] = c;
+                }
+            }
+            this.nq = qMap == null ? layout.numQBlocks() : qMap.length;
+            this.nkv = kvMap == null ? layout.numKvBlocks() : kvMap.length;
             this.sq = problem.seqQ();
             this.skv = problem.seqKv();
             this.variants = layout.variantCount();
@@ -243,7 +301,8 @@ public final class TileLists {
             // 2^30 tiles), so time and memory follow the listed tiles. Classes: 1 PARTIAL (ragged FULL included), 2 FULL.
             long listed = 0;
             for (int v = 0; v < variants; v++) {
-                listed += layout.grid(v).count(TileClass.PARTIAL) + layout.grid(v).count(TileClass.FULL);
+                listed += qMap == null ? layout.grid(v).count(TileClass.PARTIAL) + layout.grid(v).count(TileClass.FULL)
+                        : gatheredCount(layout.grid(v));
             }
             if (listed > Integer.MAX_VALUE - 16) {
                 throw new IllegalArgumentException("the tile lists of this layout hold " + listed + " tiles, past the "
@@ -263,12 +322,17 @@ public final class TileLists {
                     int row = v * nq + r;
                     rowPtr[row] = pos;
                     int full = 0;
-                    for (int run = 0; run < grid.runCount(r); run++) {
-                        TileClass tc = grid.runClass(r, run);
+                    int gr = qMap == null ? r : qMap[r];
+                    for (int run = 0; run < grid.runCount(gr); run++) {
+                        TileClass tc = grid.runClass(gr, run);
                         if (tc == TileClass.EMPTY) {
                             continue;
                         }
-                        for (int kb = grid.runStart(r, run); kb < grid.runEnd(r, run); kb++) {
+                        for (int gkb = grid.runStart(gr, run); gkb < grid.runEnd(gr, run); gkb++) {
+                            int kb = kvLocal == null ? gkb : kvLocal[gkb];
+                            if (kb < 0) {
+                                continue;
+                            }
                             if (classOf(tc, r, kb) == 1) {
                                 rowKv[pos] = kb;
                                 rowMask[pos++] = -1;  // its bit tile's index is filled in below
@@ -385,9 +449,26 @@ public final class TileLists {
         private static final int PAIRS_BY_ONE = 16;
 
         private void fillWords(int v, int r, int kb, int[] w, int at) {
-            int q0 = r * bq;
-            int k0 = kb * bkv;
-            fill(v, q0, Math.min(sq, q0 + bq), k0, Math.min(skv, k0 + bkv), q0, k0, w, at);
+            // the mask is asked at the layout's positions: a gathered block keeps its original tokens
+            int q0 = (qMap == null ? r : qMap[r]) * bq;
+            int k0 = (kvMap == null ? kb : kvMap[kb]) * bkv;
+            Dims d = layout.dims();
+            fill(v, q0, Math.min(d.seqQ(), q0 + bq), k0, Math.min(d.seqKv(), k0 + bkv), q0, k0, w, at);
+        }
+
+        /** Listed (PARTIAL or FULL) tiles of a grid among the gathered rows and columns. */
+        private long gatheredCount(TileGrid grid) {
+            long n = 0;
+            for (int gr : qMap) {
+                for (int run = 0; run < grid.runCount(gr); run++) {
+                    if (grid.runClass(gr, run) != TileClass.EMPTY) {
+                        for (int gkb = grid.runStart(gr, run); gkb < grid.runEnd(gr, run); gkb++) {
+                            n += kvLocal[gkb] >= 0 ? 1 : 0;
+                        }
+                    }
+                }
+            }
+            return n;
         }
 
         /**

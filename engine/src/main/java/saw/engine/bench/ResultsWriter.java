@@ -66,6 +66,21 @@ public final class ResultsWriter implements Consumer<BenchRow>, AutoCloseable {
         writeLine(line(row));
     }
 
+    /**
+     * Appends one row with fields of its own after the standard ones (readers ignore fields they do not know), e.g.
+     * a ring run's per-GPU times; a name that clashes with a standard field is refused.
+     */
+    public void write(BenchRow row, java.util.Map<String, ?> extra) throws IOException {
+        java.util.Map<String, Object> fields = ResultsJson.flatten(row);
+        for (String name : extra.keySet()) {
+            if (fields.containsKey(name)) {
+                throw new IllegalArgumentException("extra field '" + name + "' would replace a standard row field");
+            }
+        }
+        fields.putAll(extra);
+        writeLine(ResultsJson.MAPPER.writeValueAsString(fields));
+    }
+
     /** {@link #write} for use as a row listener; an I/O failure is rethrown unchecked. */
     @Override
     public void accept(BenchRow row) {

@@ -14,6 +14,7 @@ import jcuda.Pointer;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
 
 /**
  * One GPU with saw's kernels loaded: its primary context (made current on every calling thread), the module
@@ -112,6 +113,11 @@ final class CudaDevice implements AutoCloseable {
 
     /** Launches a kernel; arguments are DeviceBuffers, Integers, Longs and Floats in the kernel's order. */
     void launch(LaunchShape shape, Object... args) {
+        launchOn(null, shape, args);
+    }
+
+    /** As {@link #launch}, on {@code stream} of this device's context (null: the default stream). */
+    void launchOn(CUstream stream, LaunchShape shape, Object... args) {
         if (shape.sharedBytes() > maxSharedOptIn) {
             throw new GpuException(shape + " needs more shared memory than this GPU allows per block (" + maxSharedOptIn + " B)");
         }
@@ -124,7 +130,8 @@ final class CudaDevice implements AutoCloseable {
         for (int i = 0; i < args.length; i++) {
             params[i] = param(args[i]);
         }
-        check("launching " + shape, () -> driver.launch(f, (int) shape.grid(), shape.block(), shape.sharedBytes(), Pointer.to(params)));
+        check("launching " + shape, () -> driver.launch(f, (int) shape.grid(), shape.block(), shape.sharedBytes(), Pointer.to(params),
+                stream));
         pending.add(shape.toString());
         if (syncEachLaunch) {
             sync();

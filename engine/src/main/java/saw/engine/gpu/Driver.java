@@ -5,6 +5,7 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
 
 /**
  * The CUDA driver calls saw makes, one method each, so that tests can put a fake driver in JCuda's place and provoke
@@ -40,6 +41,14 @@ interface Driver {
     void setMaxDynamicShared(CUfunction function, int bytes);
 
     void launch(CUfunction function, int grid, int block, int sharedBytes, Pointer params);
+
+    /** A launch on {@code stream} (null: the default stream); drivers without streams take only the default one. */
+    default void launch(CUfunction function, int grid, int block, int sharedBytes, Pointer params, CUstream stream) {
+        if (stream != null) {
+            throw new UnsupportedOperationException("this driver launches on the default stream only");
+        }
+        launch(function, grid, block, sharedBytes, params);
+    }
 
     void synchronize();
 

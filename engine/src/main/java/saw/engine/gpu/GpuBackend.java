@@ -23,8 +23,9 @@ import saw.engine.mask.TileClass;
 import saw.engine.mask.TileLayout;
 
 /**
- * saw's CUDA kernels through JCuda on GPU 0: block-sparse forward and backward for bf16/fp16, head dims 64 and
- * 128, tiles q{64,128} x kv{32,64,128}; the forward also at head dim 256 with tiles 64x32 and 64x64. Not thread-safe; each call makes the context current on its thread.
+ * saw's CUDA kernels through JCuda on one GPU (GPU 0 unless opened on another): block-sparse forward and backward
+ * for bf16/fp16, head dims 64 and 128, tiles q{64,128} x kv{32,64,128}; the forward also at head dim 256 with tiles
+ * 64x32 and 64x64. Not thread-safe; each call makes the context current on its thread.
  */
 public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
@@ -109,15 +110,29 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
      * @throws GpuException with {@link #detect()}'s sentence when the GPU backend cannot run here
      */
     public static GpuBackend open() {
+        return open(0);
+    }
+
+    /**
+     * Opens GPU {@code ordinal} (0-based, as {@link GpuStatus#devices()} lists them) and loads the kernels.
+     *
+     * @throws GpuException with {@link #detect()}'s sentence when the GPU backend cannot run here, or when there is no
+     *     such GPU
+     */
+    public static GpuBackend open(int ordinal) {
         GpuStatus status = detect();
         if (!status.usable()) {
             throw new GpuException(status.message());
         }
+        if (ordinal < 0 || ordinal >= status.devices().size()) {
+            throw new GpuException("there is no GPU " + ordinal + " here; this machine has " + status.devices().size()
+                    + " (" + String.join("; ", status.devices()) + ")");
+        }
         ForwardKernel fwd = ForwardKernel.configured();
         BackwardKernel bwd = BackwardKernel.configured();
-        CudaDevice cuda = new CudaDevice(0);
+        CudaDevice cuda = new CudaDevice(ordinal);
         JCudaProbe probe = new JCudaProbe();
-        DeviceProbe.Device d = probe.device(0);
+        DeviceProbe.Device d = probe.device(ordinal);
         GpuBackend gpu = new GpuBackend(cuda, d.name(), d.major(), fwd, bwd);
         gpu.identity = d.name() + "|cc" + d.major() + "." + d.minor() + "|driver " + probe.driverVersion() + "|kernels "
                 + CudaDevice.kernelBuildId();
@@ -125,7 +140,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     }
 
     /**
-     * GPU 0's name, compute capability, driver version and the kernel fatbin's build id, joined by '|': what a tuned
+     * The GPU's name, compute capability, driver version and the kernel fatbin's build id, joined by '|': what a tuned
      * choice is valid for.
      */
     public String identity() {
@@ -516,7 +531,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     }
 
     /** The layout tables on the device. */
-    private static final class Tables implements AutoCloseable {
+    static final class Tables implements AutoCloseable {
         final DeviceBuffer rowOrder;
         final DeviceBuffer colOrder;
         final DeviceBuffer variantOf;

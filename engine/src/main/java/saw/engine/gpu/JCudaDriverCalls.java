@@ -10,6 +10,7 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
 /** {@link Driver} on the real CUDA driver, through JCuda. */
@@ -90,6 +91,20 @@ final class JCudaDriverCalls implements Driver {
     @Override
     public void launch(CUfunction function, int grid, int block, int sharedBytes, Pointer params) {
         JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, sharedBytes, null, params, null);
+    }
+
+    @Override
+    public void launch(CUfunction function, int grid, int block, int sharedBytes, Pointer params, CUstream stream) {
+        JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, sharedBytes, stream, params, null);
+    }
+
+    /** The primary context, for the ring's streams and peer copies. */
+    CUcontext context() {
+        return context;
+    }
+
+    CUdevice device() {
+        return device;
     }
 
     @Override

@@ -173,7 +173,7 @@ public final class BenchCharts {
         return axis;
     }
 
-    private static void style(XYPlot plot) {
+    static void style(XYPlot plot) {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(new Color(0xD0D0D0));
         plot.setRangeGridlinePaint(new Color(0xD0D0D0));
@@ -192,7 +192,7 @@ public final class BenchCharts {
         return items;
     }
 
-    private static Paint paint(int i) {
+    static Paint paint(int i) {
         return PALETTE[i % PALETTE.length];
     }
 

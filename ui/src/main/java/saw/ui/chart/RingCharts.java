@@ -4,20 +4,26 @@ import java.awt.Color;
 import java.awt.Font;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
 import saw.engine.ring.RingPlan;
 
 /**
- * Charts of ring plans with plain JFreeChart (they render headless too): the split schemes side by side, and one
- * plan's load per device.
+ * Charts of ring plans with plain JFreeChart (they render headless too): the split schemes side by side, one
+ * plan's load per device, and measured multi-GPU efficiency against the device count.
  */
 public final class RingCharts {
     private static final Color[] SERIES = {new Color(0xD55E00), new Color(0xE69F00), new Color(0x0072B2)};
@@ -62,6 +68,42 @@ public final class RingCharts {
         p.getDomainAxis().setLabel("device");
         if (plan.devices() > 16) {
             p.getDomainAxis().setTickLabelsVisible(false);
+        }
+        return chart;
+    }
+
+    /**
+     * Measured ring efficiency (percent of N x the single GPU's rate) against the ring's device count, one line per
+     * series (a split scheme and pass), from {@code saw ring-run --gpus} results.
+     *
+     * @param series efficiency as a fraction (1 = ideal) by device count, per series name, in legend order
+     * @throws IllegalArgumentException when there is nothing to draw
+     */
+    public static JFreeChart efficiency(String title, String subtitle, Map<String, SortedMap<Integer, Double>> series) {
+        if (series.values().stream().allMatch(Map::isEmpty)) {
+            throw new IllegalArgumentException("no ring rows to chart (rows with ring_devices and efficiency, as "
+                    + "saw ring-run --gpus --out writes)");
+        }
+        XYSeriesCollection data = new XYSeriesCollection();
+        for (Map.Entry<String, SortedMap<Integer, Double>> e : series.entrySet()) {
+            XYSeries s = new XYSeries(e.getKey());
+            e.getValue().forEach((n, eff) -> s.add(n.doubleValue(), 100 * eff));
+            data.addSeries(s);
+        }
+        NumberAxis x = new NumberAxis("devices in the ring (N)");
+        x.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
+        NumberAxis y = new NumberAxis("efficiency (% of N x single-GPU rate)");
+        y.setAutoRangeIncludesZero(true);
+        XYLineAndShapeRenderer lines = new XYLineAndShapeRenderer(true, true);
+        for (int i = 0; i < series.size(); i++) {
+            lines.setSeriesPaint(i, BenchCharts.paint(i));
+        }
+        XYPlot plot = new XYPlot(data, x, y, lines);
+        BenchCharts.style(plot);
+        JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        if (!subtitle.isEmpty()) {
+            chart.addSubtitle(new TextTitle(subtitle));
         }
         return chart;
     }
