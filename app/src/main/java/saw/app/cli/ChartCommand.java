@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jfree.chart.JFreeChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -30,8 +31,15 @@ final class ChartCommand implements Callable<Integer> {
     List<String> files;
 
     @Option(names = "--x", paramLabel = "AXIS", defaultValue = "density",
-            description = "density (lines), block (grouped bars per tile size) or seq (lines); default: ${DEFAULT-VALUE}")
+            description = {"density (lines), block (grouped bars per tile size), seq (lines) or config (grouped bars per",
+                "problem, one per implementation: saw's best tile against each peer); default: ${DEFAULT-VALUE}"})
     String x;
+
+    @Option(names = "--head-dim", paramLabel = "D", description = "chart only the rows with this head dim (files often hold several)")
+    Integer headDim;
+
+    @Option(names = "--title", paramLabel = "TEXT", description = "the chart's title instead of the metric and axis")
+    String title;
 
     @Option(names = "--metric", paramLabel = "M", defaultValue = "useful",
             description = "useful or computed TFLOP/s, or bandwidth GB/s (default: ${DEFAULT-VALUE})")
@@ -66,7 +74,8 @@ final class ChartCommand implements Callable<Integer> {
             try {
                 ResultsFile r = ResultsFile.read(Path.of(f));
                 r.truncation().ifPresent(t -> spec.commandLine().getErr().println("saw chart: note: " + t));
-                results.add(r);
+                results.add(headDim == null ? r : new ResultsFile(r.source(), r.environment(),
+                        r.rows().stream().filter(row -> row.problem().headDim() == headDim).toList(), r.truncation()));
             } catch (BadResultsFile e) {
                 throw new BadInput(e.getMessage());
             } catch (java.nio.file.InvalidPathException e) {
@@ -74,7 +83,11 @@ final class ChartCommand implements Callable<Integer> {
             }
         }
         try {
-            ChartFiles.write(BenchCharts.build(results, options), outFile, wh[0], wh[1]);
+            JFreeChart chart = BenchCharts.build(results, options);
+            if (title != null && !title.isBlank()) {
+                chart.setTitle(title);
+            }
+            ChartFiles.write(chart, outFile, wh[0], wh[1]);
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }

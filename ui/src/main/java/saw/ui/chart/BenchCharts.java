@@ -5,12 +5,14 @@ import java.awt.Color;
 import java.awt.Font;
 import java.awt.Paint;
 import java.awt.Shape;
+import java.text.DecimalFormat;
 import java.text.NumberFormat;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jfree.chart.JFreeChart;
@@ -26,6 +28,7 @@ import org.jfree.chart.plot.CombinedRangeXYPlot;
 import org.jfree.chart.plot.DefaultDrawingSupplier;
 import org.jfree.chart.plot.Plot;
 import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.labels.StandardCategoryItemLabelGenerator;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
@@ -39,8 +42,9 @@ import saw.engine.bench.ResultsFile;
 
 /**
  * Builds the benchmark charts from {@code saw.bench/1} results with plain JFreeChart (no JavaFX, so they also render
- * headless on a GPU server): throughput against block density or sequence length as lines, or per tile size as
- * grouped bars; forward and backward side by side sharing the y axis; any number of files overlaid, each
+ * headless on a GPU server): throughput against block density or sequence length as lines, per tile size as grouped
+ * bars, or per measured problem as grouped bars, one per implementation ({@link ChartKind#CONFIG}, see
+ * {@link ConfigBars}); forward and backward side by side sharing the y axis; any number of files overlaid, each
  * implementation and tile size its own series (see {@link SeriesKeys}). Only rows with status "ok" are drawn.
  */
 public final class BenchCharts {
@@ -64,6 +68,9 @@ public final class BenchCharts {
         if (points.isEmpty()) {
             throw new IllegalArgumentException("nothing to chart: no row with status \"ok\" in "
                     + String.join(", ", files.stream().map(ResultsFile::source).toList()));
+        }
+        if (options.kind() == ChartKind.CONFIG) {
+            return configChart(files, points, options);
         }
         SeriesKeys keys = new SeriesKeys(options.kind(), points);
         List<String> series = new ArrayList<>(new LinkedHashSet<>(points.stream().map(keys::key).toList()));
@@ -140,18 +147,7 @@ public final class BenchCharts {
                     data.setValue(options.metric().of(p.row()), keys.key(p), p.row().tiles().toString());
                 }
             }
-            BarRenderer renderer = new BarRenderer();
-            renderer.setBarPainter(new StandardBarPainter());
-            renderer.setShadowVisible(false);
-            renderer.setItemMargin(0.05);
-            if (options.logScale()) {
-                // bars start at a power of ten below the smallest value: a log axis has no zero
-                renderer.setBase(Math.pow(10, Math.floor(Math.log10(lowest))));
-                renderer.setIncludeBaseInRange(false);
-            }
-            for (int i = 0; i < series.size(); i++) {
-                renderer.setSeriesPaint(i, paint(i));
-            }
+            BarRenderer renderer = barRenderer(series.size(), lowest, options);
             CategoryPlot sub = new CategoryPlot(data, new CategoryAxis("tile size, q x kv (" + passName(pass) + ")"), null, renderer);
             sub.setBackgroundPaint(Color.WHITE);
             sub.setRangeGridlinePaint(new Color(0xD0D0D0));
@@ -159,6 +155,64 @@ public final class BenchCharts {
         }
         combined.setFixedLegendItems(legend(series, false));
         return combined;
+    }
+
+    /**
+     * Implementation against implementation: one group of bars per problem, one bar per implementation (its best
+     * tile size), each bar labelled with its value; see {@link ConfigBars}.
+     */
+    private static JFreeChart configChart(List<ResultsFile> files, List<SeriesKeys.Point> points, ChartOptions options) {
+        ConfigBars.Data data = ConfigBars.of(files, options.metric());
+        double lowest = Double.POSITIVE_INFINITY;
+        for (DefaultCategoryDataset d : data.bars().values()) {
+            for (int r = 0; r < d.getRowCount(); r++) {
+                for (int c = 0; c < d.getColumnCount(); c++) {
+                    Number v = d.getValue(r, c);
+                    if (v != null && v.doubleValue() > 0) {
+                        lowest = Math.min(lowest, v.doubleValue());
+                    }
+                }
+            }
+        }
+        CombinedRangeCategoryPlot combined = new CombinedRangeCategoryPlot(rangeAxis(options));
+        combined.setGap(16);
+        for (Map.Entry<Pass, DefaultCategoryDataset> e : data.bars().entrySet()) {
+            BarRenderer renderer = barRenderer(data.series().size(), Double.isFinite(lowest) ? lowest : 1, options);
+            renderer.setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("0")));
+            renderer.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 9));
+            renderer.setDefaultItemLabelsVisible(true);
+            CategoryAxis axis = new CategoryAxis(passName(e.getKey()));
+            axis.setMaximumCategoryLabelLines(2);
+            axis.setCategoryMargin(0.12);
+            CategoryPlot sub = new CategoryPlot(e.getValue(), axis, null, renderer);
+            sub.setBackgroundPaint(Color.WHITE);
+            sub.setRangeGridlinePaint(new Color(0xD0D0D0));
+            combined.add(sub);
+        }
+        combined.setFixedLegendItems(legend(data.series(), false));
+        JFreeChart chart = new JFreeChart(options.metric().axisLabel() + " vs implementation, per problem",
+                JFreeChart.DEFAULT_TITLE_FONT, combined, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        String sub = subtitle(files, new SeriesKeys(ChartKind.CONFIG, points));
+        chart.addSubtitle(new TextTitle((sub.isEmpty() ? "" : sub + " · ") + "each bar: the implementation's best tile size",
+                new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
+        return chart;
+    }
+
+    private static BarRenderer barRenderer(int series, double lowest, ChartOptions options) {
+        BarRenderer renderer = new BarRenderer();
+        renderer.setBarPainter(new StandardBarPainter());
+        renderer.setShadowVisible(false);
+        renderer.setItemMargin(0.05);
+        if (options.logScale()) {
+            // bars start at a power of ten below the smallest value: a log axis has no zero
+            renderer.setBase(Math.pow(10, Math.floor(Math.log10(lowest))));
+            renderer.setIncludeBaseInRange(false);
+        }
+        for (int i = 0; i < series; i++) {
+            renderer.setSeriesPaint(i, paint(i));
+        }
+        return renderer;
     }
 
     private static ValueAxis rangeAxis(ChartOptions options) {

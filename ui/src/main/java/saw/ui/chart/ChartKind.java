@@ -9,7 +9,9 @@ public enum ChartKind {
     /** Throughput per tile size, as grouped bars. */
     BLOCK("block"),
     /** Throughput against sequence length, one line per series. */
-    SEQ("seq");
+    SEQ("seq"),
+    /** Implementation against implementation: grouped bars, one group per measured problem, one bar per backend. */
+    CONFIG("config");
 
     private final String label;
 
@@ -27,7 +29,7 @@ public enum ChartKind {
                 return k;
             }
         }
-        throw new IllegalArgumentException("chart x axis '" + s + "' is not one of density, block, seq");
+        throw new IllegalArgumentException("chart x axis '" + s + "' is not one of density, block, seq, config");
     }
 
     @Override

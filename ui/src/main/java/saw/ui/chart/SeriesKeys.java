@@ -101,6 +101,10 @@ final class SeriesKeys {
         if (kind == ChartKind.DENSITY) {
             return a == Attribute.DENSITY || a == Attribute.VARIED;
         }
+        if (kind == ChartKind.CONFIG) {
+            // a config chart's categories name the problem; each bar is an implementation's best tile
+            return a != Attribute.SOURCE && a != Attribute.HEADS && a != Attribute.DTYPE;
+        }
         return kind == ChartKind.SEQ ? a == Attribute.SEQ : a == Attribute.TILE;
     }
 
@@ -123,7 +127,7 @@ final class SeriesKeys {
         return points;
     }
 
-    private static String fileName(String source) {
+    static String fileName(String source) {
         try {
             Path name = Path.of(source).getFileName();
             return name == null ? source : name.toString();
@@ -132,7 +136,7 @@ final class SeriesKeys {
         }
     }
 
-    private static String number(double v) {
+    static String number(double v) {
         if (v == Math.rint(v) && Math.abs(v) < 1e15) {
             return Long.toString((long) v);
         }

@@ -149,11 +149,81 @@ class BenchChartsTest {
         assertEquals(1024, data.getXValue(0, 2));
     }
 
+    /** One row of a problem "config" at sequence length seq, timed at ms on backend. */
+    static BenchRow row(String config, int seq, KernelTiles t, Pass pass, String backend, double ms) {
+        AttentionProblem p = AttentionProblem.of(1, 2, 2, seq, seq, 64, DType.BF16);
+        Mask mask = new Mask.RandomBlocks(t.blockQ(), t.blockKv(), 2, 7);
+        TileStats stats = TileStats.of(BoundMask.bind(mask, new Dims(seq, seq, 1, 2)).compile(t.blockQ(), t.blockKv()));
+        return new BenchRow(0, config, Map.of(), Double.NaN, p, t, pass, backend, "", "", stats, Work.of(p, t, pass, stats), 2,
+                new Timing(ms, ms, ms, 20), BenchRow.OK);
+    }
+
+    static ResultsFile file(String source, List<BenchRow> rows) {
+        return new ResultsFile(source, BenchEnvironment.here(rows.get(0).backend(), "test device", "test"), rows, Optional.empty());
+    }
+
+    @Test
+    void configChartComparesEachImplementationsBestRowOnProblemsSawAndAPeerMeasured() {
+        KernelTiles small = new KernelTiles(64, 64);
+        KernelTiles big = new KernelTiles(128, 128);
+        List<BenchRow> sawRows = new ArrayList<>();
+        for (int seq : new int[] {2048, 1024}) {
+            for (Pass pass : Pass.values()) {
+                sawRows.add(row("causal", seq, small, pass, "gpu", 2.0));
+                sawRows.add(row("causal", seq, big, pass, "gpu", 1.0)); // the better tile: its bar is this one
+            }
+        }
+        sawRows.add(row("window", 1024, big, Pass.FWD, "gpu", 1.0)); // no peer measured it: no category
+        // two files of saw's results, as a sweep per sequence length writes them: still one series "saw"
+        ResultsFile saw1 = file("saw-1.json", sawRows.subList(0, 4));
+        ResultsFile saw2 = file("saw-2.json", sawRows.subList(4, sawRows.size()));
+        List<BenchRow> peerRows = new ArrayList<>();
+        for (int seq : new int[] {1024, 2048}) {
+            for (Pass pass : Pass.values()) {
+                peerRows.add(row("causal", seq, big, pass, "flexattention", 1.5));
+            }
+            peerRows.add(row("causal", seq, big, Pass.FWD, "sdpa-cudnn", 0.8)); // forward only
+        }
+        peerRows.add(row("docs", 1024, big, Pass.FWD, "flexattention", 1.0)); // saw did not measure it: no category
+        ResultsFile peers = file("flex.json", peerRows);
+
+        JFreeChart chart = BenchCharts.build(List.of(saw1, saw2, peers), ChartOptions.of(ChartKind.CONFIG));
+        CombinedRangeCategoryPlot plot = assertInstanceOf(CombinedRangeCategoryPlot.class, chart.getPlot());
+        List<CategoryPlot> subplots = plot.getSubplots();
+        assertEquals(2, subplots.size());
+        assertEquals("forward", subplots.get(0).getDomainAxis().getLabel());
+        assertEquals("backward", subplots.get(1).getDomainAxis().getLabel());
+        for (CategoryPlot sub : subplots) {
+            CategoryDataset data = sub.getDataset();
+            assertEquals(List.of("causal 1K D=64", "causal 2K D=64"), data.getColumnKeys(), "sorted by sequence length");
+            assertEquals(List.of("saw", "flexattention", "sdpa-cudnn"), data.getRowKeys(), "saw first");
+        }
+        CategoryDataset fwd = subplots.get(0).getDataset();
+        CategoryDataset bwd = subplots.get(1).getDataset();
+        for (int seq : new int[] {1024, 2048}) {
+            String category = "causal " + seq / 1024 + "K D=64";
+            assertEquals(row("causal", seq, big, Pass.FWD, "gpu", 1.0).usefulTflops(), fwd.getValue("saw", category).doubleValue(), 1e-9);
+            assertEquals(row("causal", seq, big, Pass.BWD, "gpu", 1.0).usefulTflops(), bwd.getValue("saw", category).doubleValue(), 1e-9);
+            assertEquals(row("causal", seq, big, Pass.FWD, "x", 1.5).usefulTflops(),
+                    fwd.getValue("flexattention", category).doubleValue(), 1e-9);
+            assertEquals(row("causal", seq, big, Pass.FWD, "x", 0.8).usefulTflops(),
+                    fwd.getValue("sdpa-cudnn", category).doubleValue(), 1e-9);
+            assertEquals(null, bwd.getValue("sdpa-cudnn", category), "no backward row, no bar");
+        }
+        assertEquals(3, plot.getLegendItems().getItemCount());
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BenchCharts.build(List.of(saw1), ChartOptions.of(ChartKind.CONFIG)));
+        assertTrue(e.getMessage().contains("saw-1.json") && e.getMessage().contains("another implementation"), e.getMessage());
+    }
+
     @Test
     void pngAndSvgFilesAreReadable() throws Exception {
         ResultsFile f = densitySweep("a.json", "gpu", List.of(new KernelTiles(64, 64), new KernelTiles(128, 64)), 0.01, 1024);
+        ResultsFile peer = densitySweep("flex.json", "flexattention", List.of(new KernelTiles(64, 64)), 0.02, 1024);
         for (ChartKind kind : ChartKind.values()) {
-            JFreeChart chart = BenchCharts.build(List.of(f), ChartOptions.of(kind));
+            // a config chart compares implementations, so it needs a peer's rows beside saw's
+            JFreeChart chart = BenchCharts.build(kind == ChartKind.CONFIG ? List.of(f, peer) : List.of(f), ChartOptions.of(kind));
             Path png = dir.resolve(kind + ".png");
             ChartFiles.write(chart, png, 800, 400);
             BufferedImage image = ImageIO.read(png.toFile());
