@@ -193,6 +193,7 @@ public final class BenchCharts {
         JFreeChart chart = new JFreeChart(options.metric().axisLabel() + " vs implementation, per problem",
                 JFreeChart.DEFAULT_TITLE_FONT, combined, true);
         chart.setBackgroundPaint(Color.WHITE);
+        chart.getLegend().setItemFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
         String sub = subtitle(files, new SeriesKeys(ChartKind.CONFIG, points));
         chart.addSubtitle(new TextTitle((sub.isEmpty() ? "" : sub + " · ") + "each bar: the implementation's best tile size",
                 new Font(Font.SANS_SERIF, Font.PLAIN, 12)));

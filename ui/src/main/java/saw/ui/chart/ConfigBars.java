@@ -19,7 +19,7 @@ import saw.engine.bench.ResultsFile;
 
 /**
  * The data of a {@link ChartKind#CONFIG} chart: one category per measured problem (config, sequence length, head
- * dim, and whatever else tells two problems apart), one series per implementation, and per pass the implementation's
+ * dim, and whatever else tells two problems apart), one series per implementation (saw first, then the others by name), and per pass the implementation's
  * best row for that problem over its tile sizes (saw runs several, peers usually report one). saw's own backends
  * ("gpu", "cpu") are labelled "saw". Only problems that saw and at least one other implementation measured are kept,
  * so every group of bars is a comparison.
@@ -82,15 +82,9 @@ final class ConfigBars {
                 .thenComparingInt(p -> p.shape().seqQ()).thenComparingInt(p -> p.shape().seqKv())
                 .thenComparingInt(p -> p.shape().headDim()));
         List<String> labels = labels(problems);
-        List<String> series = new ArrayList<>();
-        for (String s : sawSeries) {
-            series.add(s);
-        }
-        for (String s : peerSeries) {
-            if (!series.contains(s)) {
-                series.add(s);
-            }
-        }
+        // saw first, then the peers by name, so their colours do not depend on the order the files were given in
+        List<String> series = new ArrayList<>(sawSeries);
+        peerSeries.stream().sorted().forEach(series::add);
         Map<Pass, DefaultCategoryDataset> bars = new EnumMap<>(Pass.class);
         for (Pass pass : Pass.values()) {
             DefaultCategoryDataset data = new DefaultCategoryDataset();
