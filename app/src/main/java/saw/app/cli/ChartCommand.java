@@ -82,6 +82,9 @@ final class ChartCommand implements Callable<Integer> {
                 throw new BadInput("'" + f + "' is not a valid file path");
             }
         }
+        if (headDim != null && results.stream().allMatch(r -> r.rows().isEmpty())) {
+            throw new BadInput("--head-dim " + headDim + ": no row with head dim " + headDim + " in " + String.join(", ", files));
+        }
         try {
             JFreeChart chart = BenchCharts.build(results, options);
             if (title != null && !title.isBlank()) {

@@ -73,6 +73,11 @@ class BenchCliTest {
             assertEquals(900, image.getWidth());
             assertEquals(500, image.getHeight());
         }
+        // a config chart compares implementations: one CPU sweep alone has nothing to compare
+        CliTest.badInputInOneLine(saw("chart", results.toString(), "--x", "config", "--out", dir.resolve("config.png").toString()),
+                "nothing to compare");
+        CliTest.badInputInOneLine(saw("chart", results.toString(), "--head-dim", "96", "--out", dir.resolve("d96.png").toString()),
+                "--head-dim 96: no row with head dim 96");
         Path svg = dir.resolve("chart.svg");
         CliTest.Run chart = saw("chart", results.toString(), results.toString(), "--log", "--out", svg.toString());
         assertEquals(SawCli.OK, chart.code(), chart.err());
