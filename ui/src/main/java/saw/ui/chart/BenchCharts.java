@@ -69,17 +69,18 @@ public final class BenchCharts {
             throw new IllegalArgumentException("nothing to chart: no row with status \"ok\" in "
                     + String.join(", ", files.stream().map(ResultsFile::source).toList()));
         }
+        Metric.Unit unit = options.metric().unitFor(points.stream().mapToDouble(p -> options.metric().of(p.row())).max().orElse(0));
         if (options.kind() == ChartKind.CONFIG) {
-            return configChart(files, points, options);
+            return configChart(files, points, unit, options);
         }
         SeriesKeys keys = new SeriesKeys(options.kind(), points);
         List<String> series = new ArrayList<>(new LinkedHashSet<>(points.stream().map(keys::key).toList()));
         List<Pass> passes = new ArrayList<>(new TreeSet<>(points.stream().map(p -> p.row().pass()).toList()));
-        ValueAxis range = rangeAxis(options);
+        ValueAxis range = rangeAxis(unit, options);
         Plot plot = options.kind() == ChartKind.BLOCK
-                ? barPlot(points, keys, series, passes, range, options)
-                : linePlot(points, keys, series, passes, range, options);
-        String title = options.metric().axisLabel() + " vs " + (options.kind() == ChartKind.DENSITY ? "block density"
+                ? barPlot(points, keys, series, passes, range, unit, options)
+                : linePlot(points, keys, series, passes, range, unit, options);
+        String title = unit.axisLabel() + " vs " + (options.kind() == ChartKind.DENSITY ? "block density"
                 : options.kind() == ChartKind.SEQ ? "sequence length" : "tile size");
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);
@@ -91,7 +92,7 @@ public final class BenchCharts {
     }
 
     private static Plot linePlot(List<SeriesKeys.Point> points, SeriesKeys keys, List<String> series, List<Pass> passes,
-                                 ValueAxis range, ChartOptions options) {
+                                 ValueAxis range, Metric.Unit unit, ChartOptions options) {
         CombinedRangeXYPlot combined = new CombinedRangeXYPlot(range);
         combined.setGap(16);
         for (Pass pass : passes) {
@@ -102,7 +103,7 @@ public final class BenchCharts {
             for (SeriesKeys.Point p : points) {
                 if (p.row().pass() == pass) {
                     double x = options.kind() == ChartKind.DENSITY ? p.row().stats().blockDensity() : p.row().problem().seqQ();
-                    data.getSeries(series.indexOf(keys.key(p))).add(x, options.metric().of(p.row()));
+                    data.getSeries(series.indexOf(keys.key(p))).add(x, unit.of(p.row()));
                 }
             }
             NumberAxis domain = new NumberAxis((options.kind() == ChartKind.DENSITY ? "block density" : "sequence length")
@@ -129,12 +130,12 @@ public final class BenchCharts {
     }
 
     private static Plot barPlot(List<SeriesKeys.Point> points, SeriesKeys keys, List<String> series, List<Pass> passes,
-                                ValueAxis range, ChartOptions options) {
+                                ValueAxis range, Metric.Unit unit, ChartOptions options) {
         Set<KernelTiles> tiles = new TreeSet<>(Comparator.comparingInt(KernelTiles::blockQ).thenComparingInt(KernelTiles::blockKv));
         points.forEach(p -> tiles.add(p.row().tiles()));
         CombinedRangeCategoryPlot combined = new CombinedRangeCategoryPlot(range);
         combined.setGap(16);
-        double lowest = points.stream().mapToDouble(p -> options.metric().of(p.row())).filter(v -> v > 0).min().orElse(1);
+        double lowest = points.stream().mapToDouble(p -> unit.of(p.row())).filter(v -> v > 0).min().orElse(1);
         for (Pass pass : passes) {
             DefaultCategoryDataset data = new DefaultCategoryDataset();
             for (String name : series) {
@@ -144,7 +145,7 @@ public final class BenchCharts {
             }
             for (SeriesKeys.Point p : points) {
                 if (p.row().pass() == pass) {
-                    data.setValue(options.metric().of(p.row()), keys.key(p), p.row().tiles().toString());
+                    data.setValue(unit.of(p.row()), keys.key(p), p.row().tiles().toString());
                 }
             }
             BarRenderer renderer = barRenderer(series.size(), lowest, options);
@@ -161,8 +162,9 @@ public final class BenchCharts {
      * Implementation against implementation: one group of bars per problem, one bar per implementation (its best
      * tile size), each bar labelled with its value; see {@link ConfigBars}.
      */
-    private static JFreeChart configChart(List<ResultsFile> files, List<SeriesKeys.Point> points, ChartOptions options) {
-        ConfigBars.Data data = ConfigBars.of(files, options.metric());
+    private static JFreeChart configChart(List<ResultsFile> files, List<SeriesKeys.Point> points, Metric.Unit unit,
+                                          ChartOptions options) {
+        ConfigBars.Data data = ConfigBars.of(files, unit);
         double lowest = Double.POSITIVE_INFINITY;
         for (DefaultCategoryDataset d : data.bars().values()) {
             for (int r = 0; r < d.getRowCount(); r++) {
@@ -174,7 +176,7 @@ public final class BenchCharts {
                 }
             }
         }
-        CombinedRangeCategoryPlot combined = new CombinedRangeCategoryPlot(rangeAxis(options));
+        CombinedRangeCategoryPlot combined = new CombinedRangeCategoryPlot(rangeAxis(unit, options));
         combined.setGap(16);
         for (Map.Entry<Pass, DefaultCategoryDataset> e : data.bars().entrySet()) {
             BarRenderer renderer = barRenderer(data.series().size(), Double.isFinite(lowest) ? lowest : 1, options);
@@ -190,7 +192,7 @@ public final class BenchCharts {
             combined.add(sub);
         }
         combined.setFixedLegendItems(legend(data.series(), false));
-        JFreeChart chart = new JFreeChart(options.metric().axisLabel() + " vs implementation, per problem",
+        JFreeChart chart = new JFreeChart(unit.axisLabel() + " vs implementation, per problem",
                 JFreeChart.DEFAULT_TITLE_FONT, combined, true);
         chart.setBackgroundPaint(Color.WHITE);
         chart.getLegend().setItemFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
@@ -216,14 +218,14 @@ public final class BenchCharts {
         return renderer;
     }
 
-    private static ValueAxis rangeAxis(ChartOptions options) {
+    private static ValueAxis rangeAxis(Metric.Unit unit, ChartOptions options) {
         if (options.logScale()) {
-            LogAxis log = new LogAxis(options.metric().axisLabel() + " (log)");
+            LogAxis log = new LogAxis(unit.axisLabel() + " (log)");
             log.setSmallestValue(1e-9);
             log.setNumberFormatOverride(NumberFormat.getNumberInstance(Locale.ROOT));
             return log;
         }
-        NumberAxis axis = new NumberAxis(options.metric().axisLabel());
+        NumberAxis axis = new NumberAxis(unit.axisLabel());
         axis.setAutoRangeIncludesZero(true);
         return axis;
     }

@@ -46,7 +46,7 @@ final class ConfigBars {
      *
      * @throws IllegalArgumentException when no problem has rows of saw and of another implementation
      */
-    static Data of(List<ResultsFile> files, Metric metric) {
+    static Data of(List<ResultsFile> files, Metric.Unit metric) {
         Map<String, String> implLabel = implementationLabels(files);
         // best value per (problem, implementation, pass), problems and implementations in order of first appearance
         Map<Problem, Map<String, Map<Pass, Double>>> best = new LinkedHashMap<>();

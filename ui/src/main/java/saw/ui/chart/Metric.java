@@ -21,6 +21,24 @@ public enum Metric {
         return axisLabel;
     }
 
+    /**
+     * The unit a chart of values up to {@code largest} shows: TFLOP/s, or GFLOP/s when every value is under one TFLOP/s
+     * (CPU runs), so that its ticks read "1.6" rather than "0.0016".
+     */
+    public Unit unitFor(double largest) {
+        if (this != BANDWIDTH_GBS && largest < 1) {
+            return new Unit(this, 1000, axisLabel.replace("TFLOP/s", "GFLOP/s"));
+        }
+        return new Unit(this, 1, axisLabel);
+    }
+
+    /** A metric in the unit a chart shows it in. */
+    public record Unit(Metric metric, double factor, String axisLabel) {
+        public double of(BenchRow row) {
+            return metric.of(row) * factor;
+        }
+    }
+
     public double of(BenchRow row) {
         if (this == USEFUL_TFLOPS) {
             return row.usefulTflops();

@@ -47,9 +47,9 @@ class BenchChartsTest {
 
     /**
      * A density sweep as a backend would report it: real random-block layouts and tile counts, and a time that
-     * grows with the visited tiles ({@code msPerTile} each), so throughput is known exactly.
+     * grows with the visited tiles ({@code usPerTile} microseconds each), so throughput is known exactly.
      */
-    static ResultsFile densitySweep(String source, String backend, List<KernelTiles> tiles, double msPerTile, int seq) {
+    static ResultsFile densitySweep(String source, String backend, List<KernelTiles> tiles, double usPerTile, int seq) {
         List<BenchRow> rows = new ArrayList<>();
         double[] densities = {0.1, 0.25, 0.5, 1.0};
         for (KernelTiles t : tiles) {
@@ -60,7 +60,7 @@ class BenchChartsTest {
                 TileLayout layout = BoundMask.bind(mask, new Dims(seq, seq, 1, 2)).compile(t.blockQ(), t.blockKv());
                 TileStats stats = TileStats.of(layout);
                 for (Pass pass : Pass.values()) {
-                    double ms = msPerTile * stats.visited() * (pass == Pass.FWD ? 1 : 2.5);
+                    double ms = usPerTile / 1000 * stats.visited() * (pass == Pass.FWD ? 1 : 2.5);
                     rows.add(new BenchRow(rows.size(), "random blocks", Map.of(), d, p, t, pass, backend,
                             pass.label() + "_" + t, "", stats, Work.of(p, t, pass, stats), 2, new Timing(ms, ms * 0.9, ms * 1.2, 20),
                             BenchRow.OK));
@@ -101,6 +101,23 @@ class BenchChartsTest {
         assertEquals(2, plot.getLegendItems().getItemCount(), "one legend entry per series, not per subplot");
         String subtitle = ((TextTitle) chart.getSubtitle(1)).getText();
         assertTrue(subtitle.contains("test device") && subtitle.contains("D=64") && subtitle.contains("bf16"), subtitle);
+    }
+
+    @Test
+    void chartsOfValuesUnderOneTflopsReadInGflops() {
+        // 10 ms per visited tile: CPU speeds, far under one TFLOP/s
+        ResultsFile cpu = densitySweep("cpu.json", "cpu", List.of(new KernelTiles(64, 64)), 1e4, 1024);
+        JFreeChart chart = BenchCharts.build(List.of(cpu), ChartOptions.of(ChartKind.DENSITY));
+        XYPlot fwd = ((CombinedRangeXYPlot) chart.getPlot()).getSubplots().get(0);
+        assertEquals("useful GFLOP/s", ((CombinedRangeXYPlot) chart.getPlot()).getRangeAxis().getLabel());
+        BenchRow first = cpu.rows().stream().filter(r -> r.pass() == Pass.FWD)
+                .min(java.util.Comparator.comparingDouble(r -> r.stats().blockDensity())).orElseThrow();
+        assertTrue(first.usefulTflops() < 1, "the fixture must be under one TFLOP/s");
+        assertEquals(first.usefulTflops() * 1000, fwd.getDataset().getYValue(0, 0), 1e-9);
+
+        ResultsFile gpu = densitySweep("gpu.json", "gpu", List.of(new KernelTiles(64, 64)), 0.01, 1024);
+        JFreeChart fast = BenchCharts.build(List.of(gpu), ChartOptions.of(ChartKind.DENSITY));
+        assertEquals("useful TFLOP/s", ((CombinedRangeXYPlot) fast.getPlot()).getRangeAxis().getLabel());
     }
 
     @Test
@@ -150,7 +167,9 @@ class BenchChartsTest {
     }
 
     /** One row of a problem "config" at sequence length seq, timed at ms on backend. */
-    static BenchRow row(String config, int seq, KernelTiles t, Pass pass, String backend, double ms) {
+    /** A row timed at {@code us} microseconds. */
+    static BenchRow row(String config, int seq, KernelTiles t, Pass pass, String backend, double us) {
+        double ms = us / 1000;
         AttentionProblem p = AttentionProblem.of(1, 2, 2, seq, seq, 64, DType.BF16);
         Mask mask = new Mask.RandomBlocks(t.blockQ(), t.blockKv(), 2, 7);
         TileStats stats = TileStats.of(BoundMask.bind(mask, new Dims(seq, seq, 1, 2)).compile(t.blockQ(), t.blockKv()));
