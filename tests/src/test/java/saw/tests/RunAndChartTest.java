@@ -71,6 +71,8 @@ class RunAndChartTest extends WorkbenchFixture {
         JFreeChart chart = fx(() -> wb.charts().chartProperty().get());
         assertTrue(chart != null, "a chart of the run");
         assertEquals(List.of(2), fx(() -> seriesPerPlot(chart)), "one series per tile size (forward only)");
+        assertEquals("useful GFLOP/s", fx(() -> ((CombinedRangeXYPlot) chart.getPlot()).getRangeAxis().getLabel()),
+                "a CPU run's chart reads in GFLOP/s, not in thousandths of a TFLOP/s");
         assertTrue(fx(() -> robot.lookup("#chart-viewer").query().isVisible()));
     }
 
