@@ -95,7 +95,7 @@ public final class RingView extends BorderPane {
         SplitPane pictures = new SplitPane(gridPane, loads);
         SplitPane centre = new SplitPane(pictures, table);
         centre.setOrientation(Orientation.VERTICAL);
-        centre.setDividerPositions(0.72);
+        centre.setDividerPositions(0.64); // room for a row per scheme at the default window size
         SplitPane.setResizableWithParent(table, false);
         setCenter(centre);
 
