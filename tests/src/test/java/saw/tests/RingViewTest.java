@@ -25,10 +25,11 @@ class RingViewTest extends WorkbenchFixture {
     void ringTabShowsThePlanTheStepAndTheSchemeComparison(FxRobot robot) {
         waitForCompiledCurrent();
         fxRun(() -> wb.showTab("Ring"));
-        waitUntil("the ring is planned", () -> {
-            TableView<?> t = robot.lookup("#ring-comparison").query();
-            return t.getItems().size() >= 3;
-        });
+        // the tab builds its view when first selected, and the view's split panes put their items in the scene
+        // graph only when their skins are made at the next pulse: the table may be missing for a moment, so wait
+        // for it rather than query it at once
+        waitUntil("the ring is planned", () -> robot.lookup("#ring-comparison").<TableView<?>>tryQuery()
+                .map(t -> t.getItems().size() >= 3).orElse(false));
         ImageView grid = robot.lookup("#ring-grid").query();
         assertNotNull(fx(grid::getImage), "the tile grid is drawn");
         String summary = fx(() -> ((Label) robot.lookup("#ring-summary").query()).getText());

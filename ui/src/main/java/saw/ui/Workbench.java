@@ -228,7 +228,7 @@ public final class Workbench {
         return theme;
     }
 
-    /** Selects the tab "Grid", "Run" or "Charts". */
+    /** Selects the tab "Grid", "Run", "Charts", "Ring" or "NSA" (a tab other than Grid builds its view when first shown). */
     public void showTab(String name) {
         centre.getTabs().stream().filter(t -> t.getText().equals(name)).findFirst()
                 .ifPresent(t -> centre.getSelectionModel().select(t));

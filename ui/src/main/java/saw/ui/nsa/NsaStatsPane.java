@@ -2,7 +2,10 @@ package saw.ui.nsa;
 
 import java.util.Locale;
 import javafx.scene.control.Label;
+import javafx.scene.layout.ColumnConstraints;
 import javafx.scene.layout.GridPane;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import saw.engine.nsa.NsaStats;
 
@@ -19,6 +22,12 @@ public final class NsaStatsPane extends VBox {
         title.getStyleClass().add("section-title");
         rows.setHgap(10);
         rows.setVgap(2);
+        // names keep their words; the values beside them take the rest of the inspector's width and wrap
+        ColumnConstraints names = new ColumnConstraints();
+        names.setMinWidth(Region.USE_PREF_SIZE);
+        ColumnConstraints values = new ColumnConstraints();
+        values.setHgrow(Priority.ALWAYS);
+        rows.getColumnConstraints().addAll(names, values);
         rows.addRow(0, name("selected pairs"), pairs);
         rows.addRow(1, name("blocks per q-tile"), distinct);
         rows.addRow(2, name("tokens per block"), sharing);
@@ -43,6 +52,7 @@ public final class NsaStatsPane extends VBox {
     private static Label name(String text) {
         Label l = new Label(text);
         l.getStyleClass().add("field-label");
+        l.setMinWidth(Region.USE_PREF_SIZE);
         return l;
     }
 
@@ -50,6 +60,8 @@ public final class NsaStatsPane extends VBox {
         Label l = new Label("-");
         l.setId(id);
         l.getStyleClass().add("value");
+        l.setWrapText(true);
+        l.setMinHeight(Region.USE_PREF_SIZE);
         return l;
     }
 }

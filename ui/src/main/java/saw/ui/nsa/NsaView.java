@@ -1,11 +1,14 @@
 package saw.ui.nsa;
 
 import java.util.Locale;
+import javafx.geometry.Pos;
 import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Control;
 import javafx.scene.control.Label;
 import javafx.scene.control.Spinner;
 import javafx.scene.layout.BorderPane;
-import javafx.scene.layout.HBox;
+import javafx.scene.layout.FlowPane;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 
 /**
@@ -39,9 +42,12 @@ public final class NsaView extends BorderPane {
         tile.setEditable(true);
         tile.setPrefWidth(100);
         tile.valueProperty().addListener((o, was, is) -> model.qTileProperty().set(is));
-        HBox controls = new HBox(8, new Label("selection"), source, new Label("S"), s, new Label("seed"), seed,
+        // a flow: at narrow widths the fields wrap to a second line instead of squeezing their labels
+        FlowPane controls = new FlowPane(8, 4, new Label("selection"), source, new Label("S"), s, new Label("seed"), seed,
                 new Label("q-tile"), tile);
         controls.getStyleClass().add("toolbar");
+        controls.setAlignment(Pos.CENTER_LEFT);
+        controls.getChildren().forEach(n -> ((Control) n).setMinWidth(Region.USE_PREF_SIZE));
         caption.setId("nsa-caption");
         caption.setWrapText(true);
         setTop(new VBox(4, controls, caption));

@@ -3,7 +3,10 @@ package saw.ui.ring;
 import java.util.Locale;
 import javafx.beans.binding.Bindings;
 import javafx.geometry.Insets;
+import javafx.geometry.Orientation;
+import javafx.geometry.Pos;
 import javafx.scene.control.ChoiceBox;
+import javafx.scene.control.Control;
 import javafx.scene.control.Label;
 import javafx.scene.control.Slider;
 import javafx.scene.control.Spinner;
@@ -11,13 +14,17 @@ import javafx.scene.control.SpinnerValueFactory;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
-import javafx.scene.control.ToolBar;
 import javafx.scene.image.ImageView;
 import javafx.scene.image.PixelFormat;
 import javafx.scene.image.WritableImage;
 import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.FlowPane;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
+import javafx.scene.text.Font;
+import javafx.scene.text.FontWeight;
+import javafx.scene.text.Text;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import org.jfree.chart.fx.ChartViewer;
 import saw.engine.ring.RingPlan;
@@ -61,10 +68,17 @@ public final class RingView extends BorderPane {
         step.valueProperty().addListener((o, a, b) -> model.stepProperty().set((int) Math.round(b.doubleValue())));
         Label stepLabel = new Label();
         stepLabel.textProperty().bind(Bindings.concat("step ", model.stepProperty()));
-        ToolBar bar = new ToolBar(new Label("Devices"), devices, new Label("Scheme"), scheme, stepLabel, step);
+        // a flow, not a ToolBar: at narrow widths the step slider wraps to a second line instead of hiding behind ">>"
+        FlowPane bar = new FlowPane(6, 4, new Label("Devices"), devices, new Label("Scheme"), scheme, stepLabel, step);
+        bar.getStyleClass().add("chart-tools");
+        bar.setAlignment(Pos.CENTER_LEFT);
+        bar.getChildren().forEach(n -> ((Control) n).setMinWidth(Region.USE_PREF_SIZE));
         setTop(new VBox(bar, summary));
         summary.setId("ring-summary");
         summary.setPadding(new Insets(2, 8, 2, 8));
+        // the summary is one long sentence: it wraps rather than losing its end
+        summary.setWrapText(true);
+        summary.setMinHeight(Region.USE_PREF_SIZE);
 
         picture.setId("ring-grid");
         picture.setPreserveRatio(true);
@@ -76,9 +90,14 @@ public final class RingView extends BorderPane {
 
         TableView<RingPlan> table = comparisonTable();
         loads.setId("ring-loads");
-        SplitPane right = new SplitPane(loads, table);
-        right.setOrientation(javafx.geometry.Orientation.VERTICAL);
-        setCenter(new SplitPane(gridPane, right));
+        // the grid and the loads side by side; the scheme comparison under both, as wide as the tab, so its six
+        // columns keep their headers' words
+        SplitPane pictures = new SplitPane(gridPane, loads);
+        SplitPane centre = new SplitPane(pictures, table);
+        centre.setOrientation(Orientation.VERTICAL);
+        centre.setDividerPositions(0.64); // room for a row per scheme at the default window size
+        SplitPane.setResizableWithParent(table, false);
+        setCenter(centre);
 
         Label failure = new Label();
         failure.setId("ring-failure");
@@ -115,6 +134,10 @@ public final class RingView extends BorderPane {
 
     private static TableColumn<RingPlan, String> column(String name, java.util.function.Function<RingPlan, String> f) {
         TableColumn<RingPlan, String> c = new TableColumn<>(name);
+        // a header never shrinks below its words (as the run panel's results table)
+        Text words = new Text(name);
+        words.setFont(Font.font(null, FontWeight.BOLD, 14));
+        c.setMinWidth(words.getLayoutBounds().getWidth() + 28);
         c.setCellValueFactory(d -> new ReadOnlyStringWrapper(f.apply(d.getValue())));
         c.setSortable(false);
         return c;

@@ -119,7 +119,7 @@ public final class RunView extends BorderPane {
         form.addRow(r++, new Label("values"), values);
         form.addRow(r++, new Label("warm-up, repetitions"), new HBox(4, intField("run-warmup", model.warmupProperty()),
                 intField("run-reps", model.repsProperty())));
-        form.addRow(r++, new Label("recommended tile"), tuneRow(model));
+        r = tuneRows(form, r, model);
 
         form.getChildren().stream().filter(n -> n instanceof Label && GridPane.getColumnIndex(n) == 0)
                 .forEach(n -> ((Label) n).setMinWidth(Region.USE_PREF_SIZE));
@@ -241,15 +241,20 @@ public final class RunView extends BorderPane {
         return c;
     }
 
-    /** The tune cache's choice for this problem, and a Tune button with its progress and cancel (TuneModel). */
-    private static HBox tuneRow(RunModel model) {
-        TuneModel tune = new TuneModel(java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "saw-tune");
+    /**
+     * The tune cache's choice for this problem on a row of its own (it names both passes, so it wraps), and under it a
+     * Tune button with its progress and cancel (TuneModel); returns the next free row of the form.
+     */
+    private static int tuneRows(GridPane form, int r, RunModel model) {
+        TuneModel tune = new TuneModel(java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
+            Thread t = new Thread(runnable, "saw-tune");
             t.setDaemon(true);
             return t;
         }), model);
         Label recommended = new Label();
         recommended.setId("run-recommended-tile");
+        recommended.setWrapText(true);
+        recommended.setMaxWidth(520);
         recommended.textProperty().bind(tune.recommendedProperty());
         Button start = new Button("Tune");
         start.setId("run-tune");
@@ -262,10 +267,20 @@ public final class RunView extends BorderPane {
         ProgressBar bar = new ProgressBar();
         bar.setId("run-tune-progress");
         bar.setPrefWidth(120);
+        bar.setMinWidth(60);
         bar.progressProperty().bind(tune.progressProperty());
         Label status = new Label();
         status.setId("run-tune-status");
+        status.setWrapText(true);
+        status.setMaxWidth(360);
         status.textProperty().bind(tune.statusProperty());
-        return new HBox(6, recommended, start, stop, bar, status);
+        // Tune and Cancel tune keep their words; the status wraps beside them
+        HBox actions = new HBox(6, fit(start), fit(stop), bar, status);
+        actions.setAlignment(Pos.CENTER_LEFT);
+        // like the backend's description, the recommendation may use the width of both control columns
+        form.add(new Label("recommended tile"), 0, r);
+        form.add(recommended, 1, r++, 2, 1);
+        form.addRow(r++, new Label("tune"), actions);
+        return r;
     }
 }
