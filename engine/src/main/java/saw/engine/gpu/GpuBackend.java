@@ -8,6 +8,7 @@ import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.FloatArrays;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.PartialAttention;
 import saw.engine.attention.Pass;
@@ -391,7 +392,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
              DeviceBuffer dO = cuda.uploadHalves("dO", p.dtype(), in.dO());
              GradientBuffers g = new GradientBuffers(cuda, p)) {
             launchBackward(plan, t, q, k, v, o, lse, dO, g.dsum, g.dqAcc, g.dq, g.dk, g.dv);
-            return g.read(copy(whole.get(AttentionOutputs.Output.O)), copy(lseIn));
+            return g.read(FloatArrays.copyOf(whole.get(AttentionOutputs.Output.O)), FloatArrays.copyOf(lseIn));
         }
     }
 
@@ -555,12 +556,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
                 t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numKvBlocks(), (float) p.scale(),
                 (float) p.softcap());
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
-    }
-
-    private static float[] copy(java.nio.FloatBuffer b) {
-        float[] a = new float[b.remaining()];
-        b.duplicate().get(a);
-        return a;
     }
 
     /**
