@@ -173,6 +173,42 @@ __device__ __forceinline__ void warp_abt(float (&acc)[NQ][4], const T* sA, const
     }
 }
 
+// dS^T for this warp's 16 kv rows (NQ n8 blocks of q columns, in registers) stored to shared memory, a swizzled
+// [*, QS] tile, for the dQ pass.
+template <typename T, int QS, int NQ>
+__device__ __forceinline__ void warp_store_dst(T* sdS, const float (&s)[NQ][4], int r0, int g, int t) {
+#pragma unroll
+    for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            *reinterpret_cast<uint32_t*>(sdS + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
+                Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
+        }
+    }
+}
+
+// acc += S B for this warp's 16 rows: S its fp32 fragments (NK n8 blocks over K columns, in registers) packed to T as
+// the A operand, B a [K, D] tile in shared memory read transposed. dV += P^T dO, dK += dS^T Q, and NSA's O += P V.
+template <typename T, int D, int K, int NK>
+__device__ __forceinline__ void warp_sb_add(float (&acc)[D / 8][4], const float (&s)[NK][4], const T* sB, int lane) {
+    constexpr int DB = D / 8;
+#pragma unroll
+    for (int kc = 0; kc < K / 16; ++kc) {
+        uint32_t a[4];
+        a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
+        a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
+        a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
+        a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+#pragma unroll
+        for (int d2 = 0; d2 < DB / 2; ++d2) {
+            uint32_t b[4];
+            ldmatrix_x4_trans(b, addr_a_order<D>(sB, kc * 16, d2 * 2, lane));
+            Elem<T>::mma(acc[2 * d2], a, b[0], b[1]);
+            Elem<T>::mma(acc[2 * d2 + 1], a, b[2], b[3]);
+        }
+    }
+}
+
 template <typename T, int D, int BQ, int BKV, bool CAPPED>
 __device__ __forceinline__ void attention_bwd(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
@@ -299,21 +335,7 @@ __device__ __forceinline__ void attention_bwd(
             }
         }
         // dV += P^T dO
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            uint32_t a[4];
-            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
-            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
-            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
-            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
-#pragma unroll
-            for (int d2 = 0; d2 < DB / 2; ++d2) {
-                uint32_t bo[4];
-                ldmatrix_x4_trans(bo, addr_a_order<D>(tdO, kc * 16, d2 * 2, lane));
-                Elem<T>::mma(dv[2 * d2], a, bo[0], bo[1]);
-                Elem<T>::mma(dv[2 * d2 + 1], a, bo[2], bo[3]);
-            }
-        }
+        warp_sb_add<T, D, QS, NQ>(dv, s, tdO, lane);
         // dP^T = V dO^T
         float dp[NQ][4];
         warp_abt<T, D, NQ>(dp, sV, tdO, r0, lane);
@@ -327,30 +349,9 @@ __device__ __forceinline__ void attention_bwd(
                 if constexpr (CAPPED) s[n][e] *= dcap[n][e];
             }
         }
-#pragma unroll
-        for (int n = 0; n < NQ; ++n) {
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                *reinterpret_cast<uint32_t*>(sdS + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
-                    Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
-            }
-        }
+        warp_store_dst<T, QS, NQ>(sdS, s, r0, g, t);
         // dK += dS^T Q
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            uint32_t a[4];
-            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
-            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
-            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
-            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
-#pragma unroll
-            for (int d2 = 0; d2 < DB / 2; ++d2) {
-                uint32_t bq[4];
-                ldmatrix_x4_trans(bq, addr_a_order<D>(tQ, kc * 16, d2 * 2, lane));
-                Elem<T>::mma(dk[2 * d2], a, bq[0], bq[1]);
-                Elem<T>::mma(dk[2 * d2 + 1], a, bq[2], bq[3]);
-            }
-        }
+        warp_sb_add<T, D, QS, NQ>(dk, s, tQ, lane);
         __syncthreads();
         // dQ += dS K, in 16 x 32 pieces spread over the warps, added to global fp32 with atomics
         float* dQh = dQacc + ((size_t)b * H + h) * Sq * D;

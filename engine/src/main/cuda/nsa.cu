@@ -179,21 +179,7 @@ __device__ __forceinline__ void nsa_fwd(const T* __restrict__ Q, const T* __rest
                     o[d][2 * r + 1] *= alpha;
                 }
             }
-#pragma unroll
-            for (int kc = 0; kc < BKV / 16; ++kc) {
-                uint32_t a[4];
-                a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
-                a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
-                a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
-                a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
-#pragma unroll
-                for (int d2 = 0; d2 < DB / 2; ++d2) {
-                    uint32_t bv[4];
-                    ldmatrix_x4_trans(bv, addr_a_order<D>(tV, kc * 16, d2 * 2, lane));
-                    Elem<T>::mma(o[2 * d2], a, bv[0], bv[1]);
-                    Elem<T>::mma(o[2 * d2 + 1], a, bv[2], bv[3]);
-                }
-            }
+            warp_sb_add<T, D, BKV, NB>(o, s, tV, lane);
         }
         __syncthreads();
     }
@@ -359,21 +345,7 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
             }
         }
         // dV += P^T dO
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            uint32_t a[4];
-            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
-            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
-            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
-            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
-#pragma unroll
-            for (int d2 = 0; d2 < DB / 2; ++d2) {
-                uint32_t bo[4];
-                ldmatrix_x4_trans(bo, addr_a_order<D>(tdO, kc * 16, d2 * 2, lane));
-                Elem<T>::mma(dv[2 * d2], a, bo[0], bo[1]);
-                Elem<T>::mma(dv[2 * d2 + 1], a, bo[2], bo[3]);
-            }
-        }
+        warp_sb_add<T, D, QS, NQ>(dv, s, tdO, lane);
         // dP^T = V dO^T; dS^T = P^T (dP^T - Dsum) (1 - tanh^2)
         float dp[NQ][4];
         warp_abt<T, D, NQ>(dp, sV, tdO, r0, lane);
@@ -385,30 +357,9 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
                 if constexpr (CAPPED) s[n][e] *= dcap[n][e];
             }
         }
-#pragma unroll
-        for (int n = 0; n < NQ; ++n) {
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                *reinterpret_cast<uint32_t*>(sdS + Swizzled<QS>::elem(r0 + g + 8 * r, n * 8 + 2 * t)) =
-                    Elem<T>::pack(s[n][2 * r], s[n][2 * r + 1]);
-            }
-        }
+        warp_store_dst<T, QS, NQ>(sdS, s, r0, g, t);
         // dK += dS^T Q
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            uint32_t a[4];
-            a[0] = Elem<T>::pack(s[2 * kc][0], s[2 * kc][1]);
-            a[1] = Elem<T>::pack(s[2 * kc][2], s[2 * kc][3]);
-            a[2] = Elem<T>::pack(s[2 * kc + 1][0], s[2 * kc + 1][1]);
-            a[3] = Elem<T>::pack(s[2 * kc + 1][2], s[2 * kc + 1][3]);
-#pragma unroll
-            for (int d2 = 0; d2 < DB / 2; ++d2) {
-                uint32_t bq[4];
-                ldmatrix_x4_trans(bq, addr_a_order<D>(tQ, kc * 16, d2 * 2, lane));
-                Elem<T>::mma(dk[2 * d2], a, bq[0], bq[1]);
-                Elem<T>::mma(dk[2 * d2 + 1], a, bq[2], bq[3]);
-            }
-        }
+        warp_sb_add<T, D, QS, NQ>(dk, s, tQ, lane);
         __syncthreads();
         // dQ += dS K for the gathered rows, 16 x 32 pieces over the warps, fp32 vector atomics
         for (int u = warp; u < DQ_UNITS; u += WARPS) {

@@ -15,7 +15,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
-import saw.engine.mask.IntArray;
 import saw.engine.mask.Mask;
 import saw.engine.mask.TileLayout;
 
@@ -49,15 +48,7 @@ public class LongSequenceBenchmark {
         } else if (mask.equals("sliding-window-4096")) {
             built = new Mask.And(List.of(causal, new Mask.SlidingWindow(4096, 0)));
         } else {
-            int[] lengths = new int[64];
-            java.util.SplittableRandom rnd = new java.util.SplittableRandom(64);
-            int left = seq;
-            for (int d = 0; d < 63; d++) {
-                lengths[d] = seq / 128 + rnd.nextInt(seq / 64);
-                left -= lengths[d];
-            }
-            lengths[63] = left;
-            built = new Mask.And(List.of(causal, new Mask.Documents(List.of(new Mask.Lengths(IntArray.of(lengths))))));
+            built = BenchMasks.causalDocuments(seq);
         }
     }
 

@@ -1,7 +1,5 @@
 package saw.bench;
 
-import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -16,7 +14,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
-import saw.engine.mask.IntArray;
 import saw.engine.mask.Mask;
 import saw.engine.mask.TileLayout;
 import saw.engine.ring.RingModel;
@@ -57,15 +54,7 @@ public class RingPlanBenchmark {
         if (mask.equals("causal")) {
             built = causal;
         } else {
-            int[] lengths = new int[64];
-            SplittableRandom rnd = new SplittableRandom(64);
-            int left = seq;
-            for (int d = 0; d < 63; d++) {
-                lengths[d] = seq / 128 + rnd.nextInt(seq / 64);
-                left -= lengths[d];
-            }
-            lengths[63] = left;
-            built = new Mask.And(List.of(causal, new Mask.Documents(List.of(new Mask.Lengths(IntArray.of(lengths))))));
+            built = BenchMasks.causalDocuments(seq);
         }
         layout = BoundMask.bind(built, new Dims(seq, seq, 1, 16)).compile(128, 128);
         chosen = RingScheme.parse(scheme);

@@ -21,15 +21,11 @@ import saw.engine.attention.OutputComparison;
 import saw.engine.attention.PartialAttention;
 import saw.engine.attention.Pass;
 import saw.engine.config.ConfigException;
-import saw.engine.config.MaskConfig;
-import saw.engine.config.SpecLoader;
 import saw.engine.cpu.CpuBackend;
 import saw.engine.cpu.ReferenceAttention;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
 import saw.engine.gpu.RingGpus;
-import saw.engine.guard.SizeGuard;
-import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
 import saw.engine.mask.Mask;
 import saw.engine.mask.MaskChecks;
@@ -192,15 +188,15 @@ final class RingRunCommand implements Callable<Integer> {
         int b = batch == null ? 1 : batch;
         int h = heads == null ? 4 : heads;
         String tile = block == null ? "128x128" : block;
-        if (VerifyCommand.isConfig(spec)) {
-            MaskConfig c = SpecLoader.load(spec);
+        if (MaskSpec.isConfig(spec)) {
+            MaskSpec c = MaskSpec.ofConfig(spec, seq, batch, heads, block);
             mask = c.mask();
             name = c.name();
-            sq = seq == null ? c.seqLenQ() : seq;
-            skv = seq == null ? c.seqLenKv() : seq;
-            b = batch == null ? c.batch() : batch;
-            h = heads == null ? c.heads() : heads;
-            tile = block == null ? c.block().q() + "x" + c.block().kv() : block;
+            sq = c.seqQ();
+            skv = c.seqKv();
+            b = c.batch();
+            h = c.heads();
+            tile = c.tile();
         } else {
             if (seq == null) {
                 throw new BadInput("--seq is required with a one-line mask (a config file or preset gives its own)");
@@ -254,9 +250,7 @@ final class RingRunCommand implements Callable<Integer> {
                 throw new BadInput("--devices must be in " + RingPlanner.MIN_DEVICES + ".." + RingPlanner.MAX_DEVICES + ", got " + n);
             }
         }
-        SizeGuard.compile(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
-        SizeGuard.compileTime(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
-        TileLayout layout = BoundMask.bind(mask, dims).compile(tiles.blockQ(), tiles.blockKv());
+        TileLayout layout = MaskSpec.compile(spec, mask, dims, tiles);
         RingModel model = options.model(p.headDim(), p.kvHeads(), 2, name);
         List<Planned> plans = new ArrayList<>();
         String why = null;

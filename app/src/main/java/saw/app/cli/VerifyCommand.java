@@ -1,9 +1,6 @@
 package saw.app.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -25,15 +22,11 @@ import saw.engine.attention.Pass;
 import saw.engine.attention.RunRows;
 import saw.engine.attention.SampledCheck;
 import saw.engine.config.ConfigException;
-import saw.engine.config.MaskConfig;
-import saw.engine.config.SpecLoader;
 import saw.engine.cpu.CpuBackend;
 import saw.engine.cpu.ReferenceAttention;
 import saw.engine.cpu.ReferenceBackend;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
-import saw.engine.guard.SizeGuard;
-import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
 import saw.engine.mask.Mask;
 import saw.engine.mask.MaskChecks;
@@ -260,15 +253,15 @@ final class VerifyCommand implements Callable<Integer> {
         int b = batch == null ? 1 : batch;
         int h = heads == null ? 4 : heads;
         String tile = block == null ? "128x64" : block;
-        if (isConfig(spec)) {
-            MaskConfig c = SpecLoader.load(spec);
+        if (MaskSpec.isConfig(spec)) {
+            MaskSpec c = MaskSpec.ofConfig(spec, seq, batch, heads, block);
             mask = c.mask();
-            sq = seq == null ? c.seqLenQ() : seq;
-            b = batch == null ? c.batch() : batch;
-            h = heads == null ? c.heads() : heads;
-            tile = block == null ? c.block().q() + "x" + c.block().kv() : block;
+            sq = c.seqQ();
+            b = c.batch();
+            h = c.heads();
+            tile = c.tile();
             if (seq == null && seqKv == null) {
-                seqKv = c.seqLenKv();
+                seqKv = c.seqKv();
             }
         } else {
             mask = MaskExpression.parse(spec);
@@ -292,22 +285,8 @@ final class VerifyCommand implements Callable<Integer> {
         for (String p : passes) {
             s.backward |= Pass.parse(p) == Pass.BWD;
         }
-        SizeGuard.compile(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
-        SizeGuard.compileTime(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
-        s.layout = BoundMask.bind(mask, dims).compile(tiles.blockQ(), tiles.blockKv());
+        s.layout = MaskSpec.compile(spec, mask, dims, tiles);
         return s;
-    }
-
-    /** A preset, or a path to an existing file or one ending in .json; anything else is a one-line mask. */
-    static boolean isConfig(String spec) {
-        if (spec.startsWith(SpecLoader.PRESET_PREFIX) || spec.endsWith(".json")) {
-            return true;
-        }
-        try {
-            return Files.isRegularFile(Path.of(spec));
-        } catch (InvalidPathException e) {
-            return false;
-        }
     }
 
     private static AttentionKernels open(String backend) {

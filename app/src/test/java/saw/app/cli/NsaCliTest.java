@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,27 +15,13 @@ import saw.engine.nsa.NsaSelection;
 import saw.engine.nsa.NsaSelections;
 
 class NsaCliTest {
-    private record Result(int code, String out, String err) {}
-
-    private static Result run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int code = SawCli.run(args);
-            return new Result(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+    private static CliResult run(String... args) {
+        return CliResult.ofSystem(args);
     }
 
     @Test
     void verifyRunsTheCpuBackendOnGeneratedAndMaskSelections() {
-        Result r = run("verify", "--nsa", "random", "--seq", "200", "--heads", "8", "--kv-heads", "2", "--head-dim", "32",
+        CliResult r = run("verify", "--nsa", "random", "--seq", "200", "--heads", "8", "--kv-heads", "2", "--head-dim", "32",
                 "--nsa-s", "3", "--nsa-block", "32", "--backend", "cpu", "--softcap", "20");
         assertEquals(SawCli.OK, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("B=1 HQ=8 Hkv=2 G=4 T=200 D=32 bf16 block 32 S 3 softcap 20.0"), r.out());
@@ -51,7 +34,7 @@ class NsaCliTest {
 
     @Test
     void badSelectionsExitTwoWithOneLineNamingTheOption(@TempDir Path dir) throws Exception {
-        Result r = run("verify", "--nsa", "random", "--backend", "cpu");
+        CliResult r = run("verify", "--nsa", "random", "--backend", "cpu");
         assertEquals(SawCli.BAD_INPUT, r.code());
         assertTrue(r.err().contains("--seq is required with --nsa random"), r.err());
         Path bad = dir.resolve("idx.npy");
@@ -68,7 +51,7 @@ class NsaCliTest {
     @Test
     void dumpWritesTheSelectionAndBenchRecordsItsShape(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("dump");
-        Result r = run("dump", "--nsa", "scored", "--seq", "100", "--heads", "4", "--kv-heads", "1", "--head-dim", "16",
+        CliResult r = run("dump", "--nsa", "scored", "--seq", "100", "--heads", "4", "--kv-heads", "1", "--head-dim", "16",
                 "--nsa-s", "2", "--nsa-block", "32", "--backend", "cpu", "--out", out.toString());
         assertEquals(SawCli.OK, r.code(), r.out() + r.err());
         for (String f : List.of("q", "k", "v", "do", "o", "lse", "dq", "dk", "dv", "block_indices", "block_counts")) {

@@ -5,28 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 
 class RingCommandTest {
-    private record Result(int code, String out, String err) {}
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = SawCli.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
+    private static CliResult run(String... args) {
+        return CliResult.ofWriters(args);
     }
 
     @Test
     void jsonPlanHasEveryStepAndItsPairsSumToTheMasks() throws Exception {
-        Result r = run("ring", "preset:packed-documents", "--devices", "4", "--scheme", "zigzag", "--json");
+        CliResult r = run("ring", "preset:packed-documents", "--devices", "4", "--scheme", "zigzag", "--json");
         assertEquals(SawCli.OK, r.code(), r.err());
         JsonNode plan = new ObjectMapper().readTree(r.out());
         assertEquals("saw.ring/1", plan.get("schema").asText());
         assertEquals(16, plan.get("steps").size());
-        Result stats = run("stats", "preset:packed-documents", "--repeat", "1");
+        CliResult stats = run("stats", "preset:packed-documents", "--repeat", "1");
         long pairs = new ObjectMapper().readTree(stats.out()).get("attended_pairs").asLong();
         long sum = 0;
         for (JsonNode s : plan.get("steps")) {
@@ -40,7 +33,7 @@ class RingCommandTest {
 
     @Test
     void tablesEndWithTheSchemeComparison() {
-        Result r = run("ring", "preset:causal", "--seq", "16384", "--devices", "8");
+        CliResult r = run("ring", "preset:causal", "--seq", "16384", "--devices", "8");
         assertEquals(SawCli.OK, r.code(), r.err());
         assertTrue(r.out().contains("schemes (worst first):"), r.out());
         assertTrue(r.out().contains("\ncontiguous "), r.out());
@@ -64,7 +57,7 @@ class RingCommandTest {
             {"ring-run", "causal", "--seq", "256", "--devices", "8", "--backend", "cpu"},
         };
         for (String[] args : cases) {
-            Result r = run(args);
+            CliResult r = run(args);
             String what = String.join(" ", args);
             assertEquals(SawCli.BAD_INPUT, r.code(), what + ": " + r.out() + r.err());
             assertEquals(1, r.err().strip().lines().count(), what + ": " + r.err());
@@ -77,7 +70,7 @@ class RingCommandTest {
 
     @Test
     void ringRunOnTheCpuBackendPassesEverySchemeForwardAndBackward() {
-        Result r = run("ring-run", "and(causal,docs(100,250,80))", "--seq", "512",
+        CliResult r = run("ring-run", "and(causal,docs(100,250,80))", "--seq", "512",
                 "--heads", "2", "--kv-heads", "1", "--head-dim", "32", "--block", "64x32", "--backend", "cpu", "--devices",
                 "2,3", "--repeat", "1", "--steps");
         assertEquals(SawCli.OK, r.code(), r.out() + r.err());

@@ -3,8 +3,6 @@ package saw.app.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,13 +13,8 @@ import saw.engine.gpu.GpuBackend;
 
 /** {@code saw ring-run --gpus}: its input errors (one line, exit 2), without a GPU its one-line refusal; saw ring-chart. */
 class RingGpusCliTest {
-    private record Result(int code, String out, String err) {}
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = SawCli.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Result(code, out.toString(), err.toString());
+    private static CliResult run(String... args) {
+        return CliResult.ofWriters(args);
     }
 
     @Test
@@ -39,7 +32,7 @@ class RingGpusCliTest {
             "--out writes the results of --gpus runs; add --gpus G",
         };
         for (int i = 0; i < cases.length; i++) {
-            Result r = run(cases[i]);
+            CliResult r = run(cases[i]);
             String what = String.join(" ", cases[i]);
             assertEquals(SawCli.BAD_INPUT, r.code(), what + ": " + r.out() + r.err());
             assertEquals(1, r.err().strip().lines().count(), what + ": " + r.err());
@@ -54,12 +47,12 @@ class RingGpusCliTest {
                 row(2, "zigzag", "fwd", 0.91, null), row(2, "zigzag", "bwd", 0.87, 0.88), row(4, "zigzag", "fwd", 0.86, null),
                 row(2, "balanced", "fwd", 0.93, null), "{\"row\":9,\"config\":\"causal\",\"ring_devices\":1}"));
         Path png = dir.resolve("eff.png");
-        Result r = run("ring-chart", results.toString(), "--out", png.toString());
+        CliResult r = run("ring-chart", results.toString(), "--out", png.toString());
         assertEquals(SawCli.OK, r.code(), r.err());
         assertTrue(Files.size(png) > 1000, "a PNG was written");
         Path empty = dir.resolve("empty.json");
         Files.write(empty, List.of("{\"schema\":\"saw.bench/1\"}", "{\"row\":0,\"config\":\"causal\"}"));
-        Result none = run("ring-chart", empty.toString(), "--out", dir.resolve("none.png").toString());
+        CliResult none = run("ring-chart", empty.toString(), "--out", dir.resolve("none.png").toString());
         assertEquals(SawCli.BAD_INPUT, none.code(), none.out());
         assertEquals(1, none.err().strip().lines().count(), none.err());
         assertTrue(none.err().contains("no ring rows to chart"), none.err());
@@ -74,7 +67,7 @@ class RingGpusCliTest {
     @Test
     void withoutAGpuTheRingSaysWhyInOneLine() {
         Assumptions.assumeFalse(GpuBackend.detect().usable(), "a GPU is here; bench/gpu/ring-nccl.sh runs the ring on it");
-        Result r = run("ring-run", "causal", "--seq", "1024", "--devices", "2", "--scheme", "zigzag", "--gpus", "1");
+        CliResult r = run("ring-run", "causal", "--seq", "1024", "--devices", "2", "--scheme", "zigzag", "--gpus", "1");
         assertEquals(SawCli.INTERNAL_ERROR, r.code(), r.out() + r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
         assertTrue(r.err().startsWith("saw ring-run: ") && !r.err().contains("\tat "), r.err());

@@ -4,35 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 
 class VerifyCommandTest {
-    private record Result(int code, String out, String err) {}
-
-    private static Result run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int code = SawCli.run(args);
-            return new Result(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+    private static CliResult run(String... args) {
+        return CliResult.ofSystem(args);
     }
 
     @Test
     void cpuBackendPassesForwardAndBackwardAndPrintsEveryOutput() {
-        Result r = run("verify", "and(causal,docs(50,70))", "--seq", "150", "--heads", "4", "--kv-heads", "2", "--head-dim", "32",
+        CliResult r = run("verify", "and(causal,docs(50,70))", "--seq", "150", "--heads", "4", "--kv-heads", "2", "--head-dim", "32",
                 "--block", "64x32", "--backend", "cpu", "--softcap", "20");
         assertEquals(SawCli.OK, r.code(), r.out() + r.err());
         for (String name : new String[] {"O ", "LSE", "dQ", "dK", "dV"}) {
@@ -43,7 +26,7 @@ class VerifyCommandTest {
 
     @Test
     void presetsGiveTheMaskAndOptionsOverrideTheirSizes() {
-        Result r = run("verify", "preset:causal", "--seq", "200", "--batch", "1", "--heads", "2", "--head-dim", "16", "--block",
+        CliResult r = run("verify", "preset:causal", "--seq", "200", "--batch", "1", "--heads", "2", "--head-dim", "16", "--block",
                 "64x32", "--backend", "cpu");
         assertEquals(SawCli.OK, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("B=1 H=2 Hkv=2 Sq=200 Skv=200 D=16 bf16 block 64x32"), r.out());
@@ -54,7 +37,7 @@ class VerifyCommandTest {
 
     @Test
     void forwardOnlyChecksOAndLse() {
-        Result r = run("verify", "window(16)", "--seq", "100", "--seq-kv", "80", "--pass", "fwd", "--backend", "cpu",
+        CliResult r = run("verify", "window(16)", "--seq", "100", "--seq-kv", "80", "--pass", "fwd", "--backend", "cpu",
                 "--head-dim", "16", "--block", "32x32", "--dtype", "fp16");
         assertEquals(SawCli.OK, r.code(), r.out() + r.err());
         assertTrue(!r.out().contains("dQ"), r.out());
@@ -62,7 +45,7 @@ class VerifyCommandTest {
 
     @Test
     void badInputExitsTwoWithASentence() {
-        Result r = run("verify", "causal", "--seq", "100", "--heads", "3", "--kv-heads", "2", "--backend", "cpu");
+        CliResult r = run("verify", "causal", "--seq", "100", "--heads", "3", "--kv-heads", "2", "--backend", "cpu");
         assertEquals(SawCli.BAD_INPUT, r.code());
         assertEquals("saw verify: heads (3) must be a multiple of kv-heads (2)", r.err().trim());
         r = run("verify", "docs(200)", "--seq", "100", "--backend", "cpu");
@@ -81,14 +64,14 @@ class VerifyCommandTest {
 
     @Test
     void verifyWithRowsChecksASeededSampleAndNamesItsRows() {
-        Result run = run("verify", "and(causal,window(40))", "--seq", "300", "--heads", "4", "--kv-heads", "2",
+        CliResult run = run("verify", "and(causal,window(40))", "--seq", "300", "--heads", "4", "--kv-heads", "2",
                 "--head-dim", "16", "--block", "64x32", "--backend", "cpu", "--rows", "4", "--seed", "9");
         assertEquals(SawCli.OK, run.code(), run.out() + run.err());
         assertTrue(run.out().contains("checked: 16 query rows (4 per head) and 8 kv rows for dK, dV, seed 9"), run.out());
         assertTrue(run.out().contains("query rows: b0 h0 [0, "), run.out());
         assertTrue(run.out().contains(", 299]; b0 h1 [0, "), run.out());
         assertTrue(run.out().strip().endsWith("PASS"), run.out());
-        Result bad = run("verify", "causal", "--seq", "64", "--backend", "cpu", "--rows", "0");
+        CliResult bad = run("verify", "causal", "--seq", "64", "--backend", "cpu", "--rows", "0");
         assertEquals(SawCli.BAD_INPUT, bad.code());
         assertTrue(bad.err().contains("--rows must be >= 1, got 0"), bad.err());
     }

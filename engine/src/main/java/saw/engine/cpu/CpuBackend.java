@@ -4,6 +4,7 @@ import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.FloatArrays;
 import saw.engine.attention.PartialAttention;
 import saw.engine.attention.Pass;
 import saw.engine.attention.TileLists;
@@ -32,8 +33,8 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
         BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout), sinksOf(in));
         float[] o = new float[(int) AttentionInputs.qSize(p)];
         float[] lse = new float[p.batch() * p.heads() * p.seqQ()];
-        kernel.forward(ReferenceAttention.array(in.q()), ReferenceAttention.array(in.k()),
-                ReferenceAttention.array(in.v()), o, lse);
+        kernel.forward(FloatArrays.copyOf(in.q()), FloatArrays.copyOf(in.k()),
+                FloatArrays.copyOf(in.v()), o, lse);
         return AttentionOutputs.forward(o, lse);
     }
 
@@ -106,7 +107,7 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
     }
 
     private static float[] sinksOf(AttentionInputs in) {
-        return in.hasSinks() ? ReferenceAttention.array(in.sinks()) : null;
+        return in.hasSinks() ? FloatArrays.copyOf(in.sinks()) : null;
     }
 
     /** Working arrays of one problem. */
@@ -123,10 +124,10 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
 
         Tensors(AttentionInputs in) {
             AttentionProblem p = in.problem();
-            q = ReferenceAttention.array(in.q());
-            k = ReferenceAttention.array(in.k());
-            v = ReferenceAttention.array(in.v());
-            dO = in.hasGradient() ? ReferenceAttention.array(in.dO()) : null;
+            q = FloatArrays.copyOf(in.q());
+            k = FloatArrays.copyOf(in.k());
+            v = FloatArrays.copyOf(in.v());
+            dO = in.hasGradient() ? FloatArrays.copyOf(in.dO()) : null;
             o = new float[q.length];
             lse = new float[p.batch() * p.heads() * p.seqQ()];
             dq = dO == null ? null : new float[q.length];

@@ -5,6 +5,7 @@ import java.util.stream.IntStream;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.FloatArrays;
 import saw.engine.guard.SizeGuard;
 import saw.engine.mask.BoundMask;
 
@@ -35,17 +36,17 @@ public final class ReferenceAttention {
         }
         SizeGuard.reference(p, backward).orThrow();
         int d = p.headDim();
-        float[] q = array(in.q());
-        float[] k = array(in.k());
-        float[] v = array(in.v());
-        float[] dO = backward ? array(in.dO()) : null;
-        float[] o = nan(q.length);
-        float[] lse = nan(p.batch() * p.heads() * p.seqQ());
-        float[] dq = backward ? nan(q.length) : null;
-        float[] dk = backward ? nan(k.length) : null;
-        float[] dv = backward ? nan(v.length) : null;
-        float[] sinks = in.hasSinks() ? array(in.sinks()) : null;
-        float[] dsink = backward && sinks != null ? nan(p.heads()) : null;
+        float[] q = FloatArrays.copyOf(in.q());
+        float[] k = FloatArrays.copyOf(in.k());
+        float[] v = FloatArrays.copyOf(in.v());
+        float[] dO = backward ? FloatArrays.copyOf(in.dO()) : null;
+        float[] o = FloatArrays.nan(q.length);
+        float[] lse = FloatArrays.nan(p.batch() * p.heads() * p.seqQ());
+        float[] dq = backward ? FloatArrays.nan(q.length) : null;
+        float[] dk = backward ? FloatArrays.nan(k.length) : null;
+        float[] dv = backward ? FloatArrays.nan(v.length) : null;
+        float[] sinks = in.hasSinks() ? FloatArrays.copyOf(in.sinks()) : null;
+        float[] dsink = backward && sinks != null ? FloatArrays.nan(p.heads()) : null;
         double[] dsinkAcc = dsink == null ? null : new double[p.heads()];
         boolean[] touched = new boolean[p.heads()];
         int group = p.heads() / p.kvHeads();
@@ -255,18 +256,6 @@ public final class ReferenceAttention {
                 return hasSink ? -Math.exp(sink - rowLse) * rowD : 0;
             }
         }
-    }
-
-    static float[] array(java.nio.FloatBuffer b) {
-        float[] a = new float[b.remaining()];
-        b.duplicate().get(a);
-        return a;
-    }
-
-    private static float[] nan(int n) {
-        float[] a = new float[n];
-        Arrays.fill(a, Float.NaN);
-        return a;
     }
 
     private static double[] toDouble(float[] a, long from, int n) {

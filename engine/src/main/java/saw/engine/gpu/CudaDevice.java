@@ -2,6 +2,7 @@ package saw.engine.gpu;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +16,8 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
+import saw.engine.attention.DType;
+import saw.engine.attention.HalfFloats;
 
 /**
  * One GPU with saw's kernels loaded: its primary context (made current on every calling thread), the module
@@ -167,6 +170,36 @@ final class CudaDevice implements AutoCloseable {
         DeviceBuffer b = buffer(what, 2L * values.length);
         if (values.length > 0) {
             b.copyIn(Pointer.to(values), 2L * values.length);
+        }
+        return b;
+    }
+
+    /** {@code values} encoded as 16-bit {@code type} and copied to a new buffer. */
+    DeviceBuffer uploadHalves(String what, DType type, FloatBuffer values) {
+        short[] bits = new short[values.remaining()];
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = HalfFloats.encode(type, values.get(i));
+        }
+        return upload(what, bits);
+    }
+
+    /** {@code values} as fp32 bits, copied to a new buffer. */
+    DeviceBuffer uploadFloats(String what, FloatBuffer values) {
+        int[] bits = new int[values.remaining()];
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = Float.floatToRawIntBits(values.get(i));
+        }
+        return upload(what, bits);
+    }
+
+    /** A tensor of {@code n} 16-bit {@code type} elements drawn on the device by the fill kernel from {@code seed}. */
+    DeviceBuffer drawn(String what, DType type, long n, long seed) {
+        DeviceBuffer b = buffer(what, 2 * n);
+        try {
+            launch(KernelCatalog.fill(type, n), b, n, seed);
+        } catch (RuntimeException e) {
+            b.close();
+            throw e;
         }
         return b;
     }

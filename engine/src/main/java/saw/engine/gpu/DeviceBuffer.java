@@ -3,9 +3,15 @@ package saw.engine.gpu;
 import jcuda.CudaException;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
+import saw.engine.attention.DType;
+import saw.engine.attention.HalfFloats;
 
 /** Device memory owned by one run; freed on close (never throwing, so that it does not hide a run's failure). */
 final class DeviceBuffer implements AutoCloseable {
+    /** NaN in bf16 and fp16: outputs are filled with it so that an element a kernel never wrote shows. */
+    static final short NAN16 = (short) 0xffff;
+    /** An fp32 quiet NaN, for the same purpose. */
+    static final int NAN32 = 0x7fc00000;
     final CUdeviceptr ptr;
     final long bytes;
     private final CudaDevice cuda;
@@ -59,6 +65,24 @@ final class DeviceBuffer implements AutoCloseable {
     short[] readShorts(String name, long first, int n) {
         short[] out = new short[n];
         read(name, Pointer.to(out), 2 * first, 2L * n);
+        return out;
+    }
+
+    /** All of the first {@code n} 16-bit elements, decoded from {@code type}. */
+    float[] readHalves(String name, DType type, int n) {
+        return decode(type, readShorts(name, n));
+    }
+
+    /** {@code n} 16-bit elements from element {@code first} on, decoded from {@code type}. */
+    float[] readHalves(String name, DType type, long first, int n) {
+        return decode(type, readShorts(name, first, n));
+    }
+
+    private static float[] decode(DType type, short[] bits) {
+        float[] out = new float[bits.length];
+        for (int i = 0; i < bits.length; i++) {
+            out[i] = HalfFloats.decode(type, bits[i]);
+        }
         return out;
     }
 

@@ -4,13 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
-import jcuda.driver.CUevent;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
-import saw.engine.attention.DType;
-import saw.engine.attention.HalfFloats;
+import saw.engine.attention.FloatArrays;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.PartialAttention;
 import saw.engine.attention.Pass;
@@ -32,8 +30,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     static final int MIN_MAJOR = 8;
     private static final long ROTATION_BYTES = 256L << 20;
     private static final int MAX_INPUT_SETS = 8;
-    private static final short NAN16 = (short) 0xffff;
-    private static final int NAN32 = 0x7fc00000;
 
     private final CudaDevice cuda;
     private final String description;
@@ -259,44 +255,35 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
-        int kvn = (int) AttentionInputs.kvSize(p);
         int rows = p.batch() * p.heads() * p.seqQ();
         try (Tables t = uploadTables(plan);
-             DeviceBuffer q = upload("Q", p.dtype(), in.q());
-             DeviceBuffer k = upload("K", p.dtype(), in.k());
-             DeviceBuffer v = upload("V", p.dtype(), in.v());
+             DeviceBuffer q = cuda.uploadHalves("Q", p.dtype(), in.q());
+             DeviceBuffer k = cuda.uploadHalves("K", p.dtype(), in.k());
+             DeviceBuffer v = cuda.uploadHalves("V", p.dtype(), in.v());
              DeviceBuffer o = cuda.buffer("O", 2L * qn);
              DeviceBuffer lse = cuda.buffer("LSE", 4L * rows);
-             DeviceBuffer sinks = in.hasSinks() ? uploadFloats("sinks", in.sinks()) : null) {
-            o.fill16("O", NAN16);
-            lse.fill32("LSE", NAN32);
+             DeviceBuffer sinks = in.hasSinks() ? cuda.uploadFloats("sinks", in.sinks()) : null) {
+            o.fill16("O", DeviceBuffer.NAN16);
+            lse.fill32("LSE", DeviceBuffer.NAN32);
             launchForward(plan, t, q, k, v, o, lse);
             if (sinks != null) {
                 cuda.launch(KernelCatalog.sinkApply(p), o, lse, sinks, (long) rows, p.heads(), p.seqQ(), p.headDim());
             }
-            float[] oh = decode(p.dtype(), o.readShorts("O", qn));
+            float[] oh = o.readHalves("O", p.dtype(), qn);
             float[] lseh = lse.readFloats("LSE", rows);
             if (!backward) {
                 return AttentionOutputs.forward(oh, lseh);
             }
-            try (DeviceBuffer dO = upload("dO", p.dtype(), in.dO());
-                 DeviceBuffer dsum = cuda.buffer("Dsum", 4L * rows);
-                 DeviceBuffer dqAcc = cuda.buffer("dQ accumulator", 4L * qn);
-                 DeviceBuffer dq = cuda.buffer("dQ", 2L * qn);
-                 DeviceBuffer dk = cuda.buffer("dK", 2L * kvn);
-                 DeviceBuffer dv = cuda.buffer("dV", 2L * kvn)) {
-                dq.fill16("dQ", NAN16);
-                dk.fill16("dK", NAN16);
-                dv.fill16("dV", NAN16);
-                launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
-                AttentionOutputs out = AttentionOutputs.withGradients(oh, lseh, decode(p.dtype(), dq.readShorts("dQ", qn)),
-                        decode(p.dtype(), dk.readShorts("dK", kvn)), decode(p.dtype(), dv.readShorts("dV", kvn)));
+            try (DeviceBuffer dO = cuda.uploadHalves("dO", p.dtype(), in.dO());
+                 GradientBuffers g = new GradientBuffers(cuda, p)) {
+                launchBackward(plan, t, q, k, v, o, lse, dO, g.dsum, g.dqAcc, g.dq, g.dk, g.dv);
+                AttentionOutputs out = g.read(oh, lseh);
                 if (sinks == null) {
                     return out;
                 }
                 try (DeviceBuffer dsink = cuda.buffer("dSink", 4L * p.heads())) {
                     dsink.fill32("dSink", 0);
-                    cuda.launch(KernelCatalog.sinkGrad(p), lse, dsum, sinks, dsink, (long) rows, p.heads(), p.seqQ());
+                    cuda.launch(KernelCatalog.sinkGrad(p), lse, g.dsum, sinks, dsink, (long) rows, p.heads(), p.seqQ());
                     return out.withSinkGradient(dsink.readFloats("dSink", p.heads()));
                 }
             }
@@ -326,27 +313,27 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         long kvn = p.kvElements();
         long rows = p.rows();
         // q k v o lse [dO dsum dqAcc dq dk dv]
-        List<DeviceBuffer> made = new ArrayList<>();
+        BufferList made = new BufferList();
         try (Tables t = uploadTables(plan)) {
-            DeviceBuffer q = keep(made, drawn(p, "Q", qn, seed * 31 + 1));
-            DeviceBuffer k = keep(made, drawn(p, "K", kvn, seed * 31 + 2));
-            DeviceBuffer v = keep(made, drawn(p, "V", kvn, seed * 31 + 3));
-            DeviceBuffer o = keep(made, cuda.buffer("O", 2 * qn));
-            DeviceBuffer lse = keep(made, cuda.buffer("LSE", 4 * rows));
-            o.fill16("O", NAN16);
-            lse.fill32("LSE", NAN32);
+            DeviceBuffer q = made.add(cuda.drawn("Q", p.dtype(), qn, seed * 31 + 1));
+            DeviceBuffer k = made.add(cuda.drawn("K", p.dtype(), kvn, seed * 31 + 2));
+            DeviceBuffer v = made.add(cuda.drawn("V", p.dtype(), kvn, seed * 31 + 3));
+            DeviceBuffer o = made.add(cuda.buffer("O", 2 * qn));
+            DeviceBuffer lse = made.add(cuda.buffer("LSE", 4 * rows));
+            o.fill16("O", DeviceBuffer.NAN16);
+            lse.fill32("LSE", DeviceBuffer.NAN32);
             launchForward(plan, t, q, k, v, o, lse);
             DeviceBuffer[] grads = new DeviceBuffer[4];
             if (backward) {
-                DeviceBuffer dO = keep(made, drawn(p, "dO", qn, seed * 31 + 4));
-                DeviceBuffer dsum = keep(made, cuda.buffer("Dsum", 4 * rows));
-                DeviceBuffer dqAcc = keep(made, cuda.buffer("dQ accumulator", 4 * qn));
-                DeviceBuffer dq = keep(made, cuda.buffer("dQ", 2 * qn));
-                DeviceBuffer dk = keep(made, cuda.buffer("dK", 2 * kvn));
-                DeviceBuffer dv = keep(made, cuda.buffer("dV", 2 * kvn));
-                dq.fill16("dQ", NAN16);
-                dk.fill16("dK", NAN16);
-                dv.fill16("dV", NAN16);
+                DeviceBuffer dO = made.add(cuda.drawn("dO", p.dtype(), qn, seed * 31 + 4));
+                DeviceBuffer dsum = made.add(cuda.buffer("Dsum", 4 * rows));
+                DeviceBuffer dqAcc = made.add(cuda.buffer("dQ accumulator", 4 * qn));
+                DeviceBuffer dq = made.add(cuda.buffer("dQ", 2 * qn));
+                DeviceBuffer dk = made.add(cuda.buffer("dK", 2 * kvn));
+                DeviceBuffer dv = made.add(cuda.buffer("dV", 2 * kvn));
+                dq.fill16("dQ", DeviceBuffer.NAN16);
+                dk.fill16("dK", DeviceBuffer.NAN16);
+                dv.fill16("dV", DeviceBuffer.NAN16);
                 launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
                 grads = new DeviceBuffer[] {dO, dq, dk, dv};
             }
@@ -366,20 +353,15 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
             };
             return reader.apply(found);
         } finally {
-            made.forEach(DeviceBuffer::close);
+            made.close();
         }
-    }
-
-    private static DeviceBuffer keep(List<DeviceBuffer> made, DeviceBuffer b) {
-        made.add(b);
-        return b;
     }
 
     /** {@code n} rows of a 16-bit tensor from token {@code from} of (batch, head), decoded; 64-bit offsets throughout. */
     private static float[] rows16(AttentionProblem p, DeviceBuffer buffer, RunRows.Tensor t, int b, int h, int from, int n) {
         boolean kv = t == RunRows.Tensor.K || t == RunRows.Tensor.V || t == RunRows.Tensor.DK || t == RunRows.Tensor.DV;
         long first = rowOffset(p, kv, b, h, from);
-        return decode(p.dtype(), buffer.readShorts(t.name(), first, Math.multiplyExact(n, p.headDim())));
+        return buffer.readHalves(t.name(), p.dtype(), first, Math.multiplyExact(n, p.headDim()));
     }
 
     /** The element offset of token {@code token} of (batch, head) in a [batch, heads, seq, headDim] tensor. */
@@ -387,18 +369,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         long heads = kv ? p.kvHeads() : p.heads();
         long seq = kv ? p.seqKv() : p.seqQ();
         return ((b * heads + h) * seq + token) * p.headDim();
-    }
-
-    /** A device tensor of {@code n} 16-bit elements drawn by the fill kernel from {@code seed}. */
-    private DeviceBuffer drawn(AttentionProblem p, String what, long n, long seed) {
-        DeviceBuffer b = cuda.buffer(what, 2 * n);
-        try {
-            cuda.launch(KernelCatalog.fill(p.dtype(), n), b, n, seed);
-        } catch (RuntimeException e) {
-            b.close();
-            throw e;
-        }
-        return b;
     }
 
     /** The backward of a part of a ring: O and LSE come from the merged forward, not from this layout. */
@@ -412,29 +382,17 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         cuda.makeCurrent();
         SizeGuard.gpuRun(p, layout, Pass.BWD, 1, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
-        int qn = (int) AttentionInputs.qSize(p);
-        int kvn = (int) AttentionInputs.kvSize(p);
-        int rows = p.batch() * p.heads() * p.seqQ();
         java.nio.FloatBuffer lseIn = whole.get(AttentionOutputs.Output.LSE);
         try (Tables t = uploadTables(plan);
-             DeviceBuffer q = upload("Q", p.dtype(), in.q());
-             DeviceBuffer k = upload("K", p.dtype(), in.k());
-             DeviceBuffer v = upload("V", p.dtype(), in.v());
-             DeviceBuffer o = upload("O", p.dtype(), whole.get(AttentionOutputs.Output.O));
-             DeviceBuffer lse = uploadFloats("LSE", lseIn);
-             DeviceBuffer dO = upload("dO", p.dtype(), in.dO());
-             DeviceBuffer dsum = cuda.buffer("Dsum", 4L * rows);
-             DeviceBuffer dqAcc = cuda.buffer("dQ accumulator", 4L * qn);
-             DeviceBuffer dq = cuda.buffer("dQ", 2L * qn);
-             DeviceBuffer dk = cuda.buffer("dK", 2L * kvn);
-             DeviceBuffer dv = cuda.buffer("dV", 2L * kvn)) {
-            dq.fill16("dQ", NAN16);
-            dk.fill16("dK", NAN16);
-            dv.fill16("dV", NAN16);
-            launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
-            return AttentionOutputs.withGradients(copy(whole.get(AttentionOutputs.Output.O)),
-                    copy(lseIn), decode(p.dtype(), dq.readShorts("dQ", qn)),
-                    decode(p.dtype(), dk.readShorts("dK", kvn)), decode(p.dtype(), dv.readShorts("dV", kvn)));
+             DeviceBuffer q = cuda.uploadHalves("Q", p.dtype(), in.q());
+             DeviceBuffer k = cuda.uploadHalves("K", p.dtype(), in.k());
+             DeviceBuffer v = cuda.uploadHalves("V", p.dtype(), in.v());
+             DeviceBuffer o = cuda.uploadHalves("O", p.dtype(), whole.get(AttentionOutputs.Output.O));
+             DeviceBuffer lse = cuda.uploadFloats("LSE", lseIn);
+             DeviceBuffer dO = cuda.uploadHalves("dO", p.dtype(), in.dO());
+             GradientBuffers g = new GradientBuffers(cuda, p)) {
+            launchBackward(plan, t, q, k, v, o, lse, dO, g.dsum, g.dqAcc, g.dq, g.dk, g.dv);
+            return g.read(FloatArrays.copyOf(whole.get(AttentionOutputs.Output.O)), FloatArrays.copyOf(lseIn));
         }
     }
 
@@ -524,7 +482,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         long start = System.nanoTime();
         Tables t = new Tables(cuda, plan.lists);
         double seconds = (System.nanoTime() - start) / 1e9;
-        long bytes = t.made.stream().mapToLong(b -> b.bytes).sum();
+        long bytes = t.made.bytes();
         TableCost built = lastTables;
         lastTables = new TableCost(bytes, built.lists(), built.heads(), built.buildSeconds(), seconds);
         return t;
@@ -547,7 +505,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         final DeviceBuffer bitsT;
 
         /** Every table made so far, so that a failed upload frees the ones before it. */
-        private final List<DeviceBuffer> made = new ArrayList<>();
+        private final BufferList made = new BufferList();
 
         Tables(CudaDevice cuda, TileLists t) {
             try {
@@ -571,14 +529,12 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
 
         private DeviceBuffer add(DeviceBuffer b) {
-            made.add(b);
-            return b;
+            return made.add(b);
         }
 
         @Override
         public void close() {
-            made.forEach(DeviceBuffer::close);
-            made.clear();
+            made.close();
         }
     }
 
@@ -600,36 +556,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
                 t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numKvBlocks(), (float) p.scale(),
                 (float) p.softcap());
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
-    }
-
-    private DeviceBuffer upload(String what, DType type, java.nio.FloatBuffer values) {
-        short[] bits = new short[values.remaining()];
-        for (int i = 0; i < bits.length; i++) {
-            bits[i] = HalfFloats.encode(type, values.get(i));
-        }
-        return cuda.upload(what, bits);
-    }
-
-    private static float[] copy(java.nio.FloatBuffer b) {
-        float[] a = new float[b.remaining()];
-        b.duplicate().get(a);
-        return a;
-    }
-
-    private DeviceBuffer uploadFloats(String what, java.nio.FloatBuffer values) {
-        int[] bits = new int[values.remaining()];
-        for (int i = 0; i < bits.length; i++) {
-            bits[i] = Float.floatToRawIntBits(values.get(i));
-        }
-        return cuda.upload(what, bits);
-    }
-
-    private static float[] decode(DType type, short[] bits) {
-        float[] out = new float[bits.length];
-        for (int i = 0; i < bits.length; i++) {
-            out[i] = HalfFloats.decode(type, bits[i]);
-        }
-        return out;
     }
 
     /**
@@ -657,62 +583,32 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         private final Plan plan;
         private final Pass pass;
         private final Tables tables;
-        private final List<DeviceBuffer[]> sets = new ArrayList<>();
-        private final CUevent start;
-        private final CUevent end;
-        private final int eventsMadeIn;
+        private final TimedSets sets;
         /** Sink logits and the dSink output when the run times sinks, else null. */
         private DeviceBuffer sinks;
         private DeviceBuffer dsink;
-        private int next;
 
         TimedRun(Plan plan, Pass pass, long seed) {
             this.plan = plan;
             this.pass = pass;
             AttentionProblem p = plan.p;
-            long qn = p.qElements();
-            long kvn = p.kvElements();
-            long rows = p.rows();
             int count = inputSets(p, pass);
             SizeGuard.gpuRun(p, plan.layout, pass, count, cuda.freeBytes()).orThrow();
             this.tables = uploadTables(plan);
             try {
                 if (timedSinks) {
-                    sinks = uploadFloats("sinks", java.nio.FloatBuffer.wrap(AttentionInputs.randomSinks(p.heads(), seed)));
+                    sinks = cuda.uploadFloats("sinks", java.nio.FloatBuffer.wrap(AttentionInputs.randomSinks(p.heads(), seed)));
                     dsink = cuda.buffer("dSink", 4L * p.heads());
                 }
-                for (int s = 0; s < count; s++) {
-                    // q k v o lse [dO dsum dqAcc dq dk dv]
-                    DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
-                    sets.add(set); // before allocating, so that close() frees what a failure leaves
-                    set[0] = filled("Q", qn, seed * 31 + s * 7 + 1);
-                    set[1] = filled("K", kvn, seed * 31 + s * 7 + 2);
-                    set[2] = filled("V", kvn, seed * 31 + s * 7 + 3);
-                    set[3] = cuda.buffer("O", 2 * qn);
-                    set[4] = cuda.buffer("LSE", 4 * rows);
-                    if (pass == Pass.BWD) {
-                        set[5] = filled("dO", qn, seed * 31 + s * 7 + 4);
-                        set[6] = cuda.buffer("Dsum", 4 * rows);
-                        set[7] = cuda.buffer("dQ accumulator", 4 * qn);
-                        set[8] = cuda.buffer("dQ", 2 * qn);
-                        set[9] = cuda.buffer("dK", 2 * kvn);
-                        set[10] = cuda.buffer("dV", 2 * kvn);
-                        launchForward(plan, tables, set[0], set[1], set[2], set[3], set[4]);
-                        applySinks(set[3], set[4]);
-                    }
-                }
-                cuda.sync();
+                this.sets = new TimedSets(cuda, p, pass, seed, count, set -> {
+                    launchForward(plan, tables, set[TimedSets.Q], set[TimedSets.K], set[TimedSets.V], set[TimedSets.O],
+                            set[TimedSets.LSE]);
+                    applySinks(set[TimedSets.O], set[TimedSets.LSE]);
+                });
             } catch (RuntimeException e) {
-                close();
+                closeOwn();
                 throw e;
             }
-            this.eventsMadeIn = cuda.generation();
-            this.start = cuda.event();
-            this.end = cuda.event();
-        }
-
-        private DeviceBuffer filled(String what, long n, long seed) {
-            return drawn(plan.p, what, n, seed);
         }
 
         @Override
@@ -722,28 +618,19 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
 
         @Override
         public double runTimedMs() {
-            cuda.makeCurrent();
-            if (cuda.generation() != eventsMadeIn) {
-                throw new GpuException("this prepared run's GPU memory was lost when the context was reset after a fault; "
-                        + "prepare the run again");
-            }
-            cuda.syncEachLaunch(false);
-            DeviceBuffer[] s = sets.get(next);
-            next = (next + 1) % sets.size();
-            cuda.record(start);
-            if (pass == Pass.FWD) {
-                launchForward(plan, tables, s[0], s[1], s[2], s[3], s[4]);
-                applySinks(s[3], s[4]);
-            } else {
-                launchBackward(plan, tables, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
-                if (sinks != null) {
-                    dsink.fill32("dSink", 0);
-                    cuda.launch(KernelCatalog.sinkGrad(plan.p), s[4], s[6], sinks, dsink,
-                            (long) plan.p.batch() * plan.p.heads() * plan.p.seqQ(), plan.p.heads(), plan.p.seqQ());
+            return sets.time(s -> {
+                if (pass == Pass.FWD) {
+                    launchForward(plan, tables, s[0], s[1], s[2], s[3], s[4]);
+                    applySinks(s[3], s[4]);
+                } else {
+                    launchBackward(plan, tables, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
+                    if (sinks != null) {
+                        dsink.fill32("dSink", 0);
+                        cuda.launch(KernelCatalog.sinkGrad(plan.p), s[4], s[6], sinks, dsink,
+                                (long) plan.p.batch() * plan.p.heads() * plan.p.seqQ(), plan.p.heads(), plan.p.seqQ());
+                    }
                 }
-            }
-            cuda.record(end);
-            return cuda.elapsedMs(start, end);
+            });
         }
 
         private void applySinks(DeviceBuffer o, DeviceBuffer lse) {
@@ -756,25 +643,19 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
 
         @Override
         public void close() {
+            sets.close();
+            closeOwn();
+        }
+
+        /** The sink buffers and the tables. */
+        private void closeOwn() {
             if (sinks != null) {
                 sinks.close();
             }
             if (dsink != null) {
                 dsink.close();
             }
-            for (DeviceBuffer[] set : sets) {
-                for (DeviceBuffer b : set) {
-                    if (b != null) {
-                        b.close();
-                    }
-                }
-            }
-            sets.clear();
             tables.close();
-            if (start != null) {
-                cuda.destroy(start, eventsMadeIn);
-                cuda.destroy(end, eventsMadeIn);
-            }
         }
     }
 }

@@ -2,13 +2,11 @@ package saw.engine.gpu;
 
 import java.util.ArrayList;
 import java.util.List;
-import jcuda.driver.CUevent;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
-import saw.engine.attention.HalfFloats;
 import saw.engine.attention.Pass;
 import saw.engine.nsa.NsaKernels;
 import saw.engine.nsa.NsaReference;
@@ -22,8 +20,6 @@ import saw.engine.nsa.NsaSelection;
 public final class NsaGpu implements NsaKernels {
     static final int[] BLOCKS = {32, 64, 128};
     static final int FWD_THREADS = 128;
-    private static final short NAN16 = (short) 0xffff;
-    private static final int NAN32 = 0x7fc00000;
 
     /** The forward's loop order; the backward always gathers per kv-block. */
     public enum Forward {
@@ -236,7 +232,7 @@ public final class NsaGpu implements NsaKernels {
 
     /** The tables on the device. */
     private static final class DeviceTables implements AutoCloseable {
-        private final List<DeviceBuffer> made = new ArrayList<>();
+        private final BufferList made = new BufferList();
         final DeviceBuffer tilePtr;
         final DeviceBuffer tileBlk;
         final DeviceBuffer tileMask;
@@ -271,14 +267,12 @@ public final class NsaGpu implements NsaKernels {
         }
 
         private DeviceBuffer add(DeviceBuffer b) {
-            made.add(b);
-            return b;
+            return made.add(b);
         }
 
         @Override
         public void close() {
-            made.forEach(DeviceBuffer::close);
-            made.clear();
+            made.close();
         }
     }
 
@@ -288,34 +282,25 @@ public final class NsaGpu implements NsaKernels {
         cuda.makeCurrent();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
-        int kvn = (int) AttentionInputs.kvSize(p);
         int rows = p.batch() * p.heads() * p.seqQ();
         try (DeviceTables t = new DeviceTables(cuda, plan);
-             DeviceBuffer q = upload("Q", p.dtype(), in.q());
-             DeviceBuffer k = upload("K", p.dtype(), in.k());
-             DeviceBuffer v = upload("V", p.dtype(), in.v());
+             DeviceBuffer q = cuda.uploadHalves("Q", p.dtype(), in.q());
+             DeviceBuffer k = cuda.uploadHalves("K", p.dtype(), in.k());
+             DeviceBuffer v = cuda.uploadHalves("V", p.dtype(), in.v());
              DeviceBuffer o = cuda.buffer("O", 2L * qn);
              DeviceBuffer lse = cuda.buffer("LSE", 4L * rows)) {
-            o.fill16("O", NAN16);
-            lse.fill32("LSE", NAN32);
+            o.fill16("O", DeviceBuffer.NAN16);
+            lse.fill32("LSE", DeviceBuffer.NAN32);
             launchForward(plan, t, q, k, v, o, lse);
-            float[] oh = decode(p.dtype(), o.readShorts("O", qn));
+            float[] oh = o.readHalves("O", p.dtype(), qn);
             float[] lseh = lse.readFloats("LSE", rows);
             if (!backward) {
                 return AttentionOutputs.forward(oh, lseh);
             }
-            try (DeviceBuffer dO = upload("dO", p.dtype(), in.dO());
-                 DeviceBuffer dsum = cuda.buffer("Dsum", 4L * rows);
-                 DeviceBuffer dqAcc = cuda.buffer("dQ accumulator", 4L * qn);
-                 DeviceBuffer dq = cuda.buffer("dQ", 2L * qn);
-                 DeviceBuffer dk = cuda.buffer("dK", 2L * kvn);
-                 DeviceBuffer dv = cuda.buffer("dV", 2L * kvn)) {
-                dq.fill16("dQ", NAN16);
-                dk.fill16("dK", NAN16);
-                dv.fill16("dV", NAN16);
-                launchBackward(plan, t, q, k, v, o, lse, dO, dsum, dqAcc, dq, dk, dv);
-                return AttentionOutputs.withGradients(oh, lseh, decode(p.dtype(), dq.readShorts("dQ", qn)),
-                        decode(p.dtype(), dk.readShorts("dK", kvn)), decode(p.dtype(), dv.readShorts("dV", kvn)));
+            try (DeviceBuffer dO = cuda.uploadHalves("dO", p.dtype(), in.dO());
+                 GradientBuffers g = new GradientBuffers(cuda, p)) {
+                launchBackward(plan, t, q, k, v, o, lse, dO, g.dsum, g.dqAcc, g.dq, g.dk, g.dv);
+                return g.read(oh, lseh);
             }
         }
     }
@@ -352,22 +337,6 @@ public final class NsaGpu implements NsaKernels {
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
     }
 
-    private DeviceBuffer upload(String what, DType type, java.nio.FloatBuffer values) {
-        short[] bits = new short[values.remaining()];
-        for (int i = 0; i < bits.length; i++) {
-            bits[i] = HalfFloats.encode(type, values.get(i));
-        }
-        return cuda.upload(what, bits);
-    }
-
-    private static float[] decode(DType type, short[] bits) {
-        float[] out = new float[bits.length];
-        for (int i = 0; i < bits.length; i++) {
-            out[i] = HalfFloats.decode(type, bits[i]);
-        }
-        return out;
-    }
-
     /**
      * A pass on device-drawn random inputs, timed with CUDA events; the backward (Dsum, the kernel, dQ conversion) is
      * timed after one untimed forward. Runs rotate over input sets as {@link GpuBackend}'s do, so L2 does not hold them.
@@ -383,59 +352,24 @@ public final class NsaGpu implements NsaKernels {
         private final Plan plan;
         private final Pass pass;
         private final DeviceTables tables;
-        private final List<DeviceBuffer[]> sets = new ArrayList<>();
-        private final CUevent start;
-        private final CUevent end;
-        private final int eventsMadeIn;
-        private int next;
+        private final TimedSets sets;
 
         TimedRun(Plan plan, Pass pass, long seed) {
             this.plan = plan;
             this.pass = pass;
             AttentionProblem p = plan.p;
-            long qn = AttentionInputs.qSize(p);
-            long kvn = AttentionInputs.kvSize(p);
-            long rows = (long) p.batch() * p.heads() * p.seqQ();
+            // the sizes' host-array limits, as a checked run has them
+            AttentionInputs.qSize(p);
+            AttentionInputs.kvSize(p);
             int count = GpuBackend.inputSets(p, pass);
             this.tables = new DeviceTables(cuda, plan);
             try {
-                for (int s = 0; s < count; s++) {
-                    DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
-                    sets.add(set);
-                    set[0] = filled("Q", qn, seed * 31 + s * 7 + 1);
-                    set[1] = filled("K", kvn, seed * 31 + s * 7 + 2);
-                    set[2] = filled("V", kvn, seed * 31 + s * 7 + 3);
-                    set[3] = cuda.buffer("O", 2 * qn);
-                    set[4] = cuda.buffer("LSE", 4 * rows);
-                    if (pass == Pass.BWD) {
-                        set[5] = filled("dO", qn, seed * 31 + s * 7 + 4);
-                        set[6] = cuda.buffer("Dsum", 4 * rows);
-                        set[7] = cuda.buffer("dQ accumulator", 4 * qn);
-                        set[8] = cuda.buffer("dQ", 2 * qn);
-                        set[9] = cuda.buffer("dK", 2 * kvn);
-                        set[10] = cuda.buffer("dV", 2 * kvn);
-                        launchForward(plan, tables, set[0], set[1], set[2], set[3], set[4]);
-                    }
-                }
-                cuda.sync();
+                this.sets = new TimedSets(cuda, p, pass, seed, count, set -> launchForward(plan, tables,
+                        set[TimedSets.Q], set[TimedSets.K], set[TimedSets.V], set[TimedSets.O], set[TimedSets.LSE]));
             } catch (RuntimeException e) {
-                close();
+                tables.close();
                 throw e;
             }
-            this.eventsMadeIn = cuda.generation();
-            this.start = cuda.event();
-            this.end = cuda.event();
-        }
-
-        private DeviceBuffer filled(String what, long n, long seed) {
-            DeviceBuffer b = cuda.buffer(what, 2 * n);
-            try {
-                cuda.launch(KernelCatalog.fill(plan.p.dtype(), n), b, n, seed);
-            } catch (RuntimeException e) {
-                b.close();
-                throw e;
-            }
-            return b;
         }
 
         @Override
@@ -446,39 +380,19 @@ public final class NsaGpu implements NsaKernels {
 
         @Override
         public double runTimedMs() {
-            cuda.makeCurrent();
-            if (cuda.generation() != eventsMadeIn) {
-                throw new GpuException("this prepared run's GPU memory was lost when the context was reset after a fault; "
-                        + "prepare the run again");
-            }
-            cuda.syncEachLaunch(false);
-            DeviceBuffer[] s = sets.get(next);
-            next = (next + 1) % sets.size();
-            cuda.record(start);
-            if (pass == Pass.FWD) {
-                launchForward(plan, tables, s[0], s[1], s[2], s[3], s[4]);
-            } else {
-                launchBackward(plan, tables, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
-            }
-            cuda.record(end);
-            return cuda.elapsedMs(start, end);
+            return sets.time(s -> {
+                if (pass == Pass.FWD) {
+                    launchForward(plan, tables, s[0], s[1], s[2], s[3], s[4]);
+                } else {
+                    launchBackward(plan, tables, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
+                }
+            });
         }
 
         @Override
         public void close() {
-            for (DeviceBuffer[] set : sets) {
-                for (DeviceBuffer b : set) {
-                    if (b != null) {
-                        b.close();
-                    }
-                }
-            }
-            sets.clear();
+            sets.close();
             tables.close();
-            if (start != null) {
-                cuda.destroy(start, eventsMadeIn);
-                cuda.destroy(end, eventsMadeIn);
-            }
         }
     }
 

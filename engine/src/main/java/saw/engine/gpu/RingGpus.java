@@ -704,22 +704,14 @@ public final class RingGpus implements AutoCloseable {
             DType t = shards.global().dtype();
             int qn = (int) qElems(d);
             int kvn = (int) kvElems(d);
-            float[] o = decode(t, buf[d].o.readShorts("O of ring device " + d, qn));
+            float[] o = buf[d].o.readHalves("O of ring device " + d, t, qn);
             float[] lse = buf[d].lse.readFloats("LSE of ring device " + d, (int) rows(d));
             if (!backward) {
                 return AttentionOutputs.forward(o, lse);
             }
-            return AttentionOutputs.withGradients(o, lse, decode(t, buf[d].dq.readShorts("dQ of ring device " + d, qn)),
-                    decode(t, buf[d].dk.readShorts("dK of ring device " + d, kvn)),
-                    decode(t, buf[d].dv.readShorts("dV of ring device " + d, kvn)));
-        }
-
-        private float[] decode(DType type, short[] bits) {
-            float[] out = new float[bits.length];
-            for (int i = 0; i < bits.length; i++) {
-                out[i] = HalfFloats.decode(type, bits[i]);
-            }
-            return out;
+            return AttentionOutputs.withGradients(o, lse, buf[d].dq.readHalves("dQ of ring device " + d, t, qn),
+                    buf[d].dk.readHalves("dK of ring device " + d, t, kvn),
+                    buf[d].dv.readHalves("dV of ring device " + d, t, kvn));
         }
 
         // ---- RingMachine: the program's operations on this ring's streams ----

@@ -4,6 +4,7 @@ import java.util.stream.IntStream;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.FloatArrays;
 
 /**
  * NSA selected attention on the CPU in fp32, on every core: the forward and dQ per query row, dK and dV per kv-block
@@ -32,6 +33,33 @@ public final class NsaCpu implements NsaKernels {
     @Override
     public void close() {}
 
+    /** A query row's token, the kv-blocks its (batch, kv-head) selected for it, and where that K/V plane starts. */
+    private static final class Row {
+        final int t;
+        final int[] blocks;
+        final int nb;
+        final long kvBase;
+
+        private Row(int t, int[] blocks, int nb, long kvBase) {
+            this.t = t;
+            this.blocks = blocks;
+            this.nb = nb;
+            this.kvBase = kvBase;
+        }
+
+        static Row of(AttentionProblem p, NsaSelection sel, int row) {
+            int seq = p.seqQ();
+            int heads = p.heads();
+            int t = row % seq;
+            int bh = row / seq;
+            int b = bh / heads;
+            int hkv = bh % heads / (heads / p.kvHeads());
+            int[] blocks = new int[sel.maxSelected()];
+            int nb = sel.blocks(b, t, hkv, blocks);
+            return new Row(t, blocks, nb, ((long) b * p.kvHeads() + hkv) * seq * p.headDim());
+        }
+    }
+
     private static AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
         AttentionProblem p = in.problem();
         NsaReference.check(p, sel);
@@ -41,28 +69,22 @@ public final class NsaCpu implements NsaKernels {
         int group = heads / p.kvHeads();
         float scale = (float) p.scale();
         float cap = (float) p.softcap();
-        float[] q = NsaReference.array(in.q());
-        float[] k = NsaReference.array(in.k());
-        float[] v = NsaReference.array(in.v());
+        float[] q = FloatArrays.copyOf(in.q());
+        float[] k = FloatArrays.copyOf(in.k());
+        float[] v = FloatArrays.copyOf(in.v());
         float[] o = new float[q.length];
         float[] lse = new float[p.batch() * heads * seq];
         int rows = lse.length;
         IntStream.range(0, rows).parallel().forEach(row -> {
-            int t = row % seq;
-            int bh = row / seq;
-            int b = bh / heads;
-            int hkv = bh % heads / group;
-            int[] blocks = new int[sel.maxSelected()];
-            int nb = sel.blocks(b, t, hkv, blocks);
+            Row r = Row.of(p, sel, row);
             long qa = (long) row * d;
-            long kvBase = ((long) b * p.kvHeads() + hkv) * seq * d;
             float max = Float.NEGATIVE_INFINITY;
             float sum = 0;
             float[] acc = new float[d];
-            for (int s = 0; s < nb; s++) {
-                int k0 = blocks[s] * sel.blockSize();
-                for (int j = k0, end = k0 + sel.keysInBlock(t, blocks[s]); j < end; j++) {
-                    float z = logit(q, qa, k, kvBase + (long) j * d, d, scale, cap);
+            for (int s = 0; s < r.nb; s++) {
+                int k0 = r.blocks[s] * sel.blockSize();
+                for (int j = k0, end = k0 + sel.keysInBlock(r.t, r.blocks[s]); j < end; j++) {
+                    float z = logit(q, qa, k, r.kvBase + (long) j * d, d, scale, cap);
                     if (z > max) {
                         float alpha = (float) Math.exp(max - z);
                         sum *= alpha;
@@ -73,7 +95,7 @@ public final class NsaCpu implements NsaKernels {
                     }
                     float e = (float) Math.exp(z - max);
                     sum += e;
-                    long va = kvBase + (long) j * d;
+                    long va = r.kvBase + (long) j * d;
                     for (int x = 0; x < d; x++) {
                         acc[x] += e * v[(int) (va + x)];
                     }
@@ -88,7 +110,7 @@ public final class NsaCpu implements NsaKernels {
         if (!backward) {
             return AttentionOutputs.forward(o, lse);
         }
-        float[] dO = NsaReference.array(in.dO());
+        float[] dO = FloatArrays.copyOf(in.dO());
         float[] dsum = new float[rows];
         float[] dq = new float[q.length];
         IntStream.range(0, rows).parallel().forEach(row -> {
@@ -100,19 +122,13 @@ public final class NsaCpu implements NsaKernels {
             dsum[row] = s;
         });
         IntStream.range(0, rows).parallel().forEach(row -> {
-            int t = row % seq;
-            int bh = row / seq;
-            int b = bh / heads;
-            int hkv = bh % heads / group;
-            int[] blocks = new int[sel.maxSelected()];
-            int nb = sel.blocks(b, t, hkv, blocks);
+            Row r = Row.of(p, sel, row);
             long qa = (long) row * d;
-            long kvBase = ((long) b * p.kvHeads() + hkv) * seq * d;
-            for (int s = 0; s < nb; s++) {
-                int k0 = blocks[s] * sel.blockSize();
-                for (int j = k0, end = k0 + sel.keysInBlock(t, blocks[s]); j < end; j++) {
-                    float ds = dScore(q, k, v, dO, qa, kvBase + (long) j * d, d, scale, cap, lse[row], dsum[row]);
-                    long ka = kvBase + (long) j * d;
+            for (int s = 0; s < r.nb; s++) {
+                int k0 = r.blocks[s] * sel.blockSize();
+                for (int j = k0, end = k0 + sel.keysInBlock(r.t, r.blocks[s]); j < end; j++) {
+                    float ds = dScore(q, k, v, dO, qa, r.kvBase + (long) j * d, d, scale, cap, lse[row], dsum[row]);
+                    long ka = r.kvBase + (long) j * d;
                     for (int x = 0; x < d; x++) {
                         dq[(int) (qa + x)] += ds * k[(int) (ka + x)];
                     }

@@ -1,11 +1,11 @@
 package saw.engine.nsa;
 
-import java.nio.FloatBuffer;
 import java.util.Arrays;
 import java.util.stream.IntStream;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.FloatArrays;
 
 /**
  * NSA selected attention in fp64, token by token straight from the selection: the oracle for the CPU backend and the
@@ -48,15 +48,15 @@ public final class NsaReference {
         int d = p.headDim();
         int seq = p.seqQ();
         int group = p.heads() / p.kvHeads();
-        float[] q = array(in.q());
-        float[] k = array(in.k());
-        float[] v = array(in.v());
-        float[] dO = backward ? array(in.dO()) : null;
-        float[] o = nan(q.length);
-        float[] lse = nan(p.batch() * p.heads() * seq);
-        float[] dq = backward ? nan(q.length) : null;
-        float[] dk = backward ? nan(k.length) : null;
-        float[] dv = backward ? nan(v.length) : null;
+        float[] q = FloatArrays.copyOf(in.q());
+        float[] k = FloatArrays.copyOf(in.k());
+        float[] v = FloatArrays.copyOf(in.v());
+        float[] dO = backward ? FloatArrays.copyOf(in.dO()) : null;
+        float[] o = FloatArrays.nan(q.length);
+        float[] lse = FloatArrays.nan(p.batch() * p.heads() * seq);
+        float[] dq = backward ? FloatArrays.nan(q.length) : null;
+        float[] dk = backward ? FloatArrays.nan(k.length) : null;
+        float[] dv = backward ? FloatArrays.nan(v.length) : null;
         // every (group, query head) in parallel, each with its own dK/dV sums, added per group afterwards
         int[][] work = new int[groups.length * group][];
         for (int i = 0; i < groups.length; i++) {
@@ -180,17 +180,5 @@ public final class NsaReference {
             }
         }
         return backward ? AttentionOutputs.withGradients(o, lse, dq, dk, dv) : AttentionOutputs.forward(o, lse);
-    }
-
-    static float[] array(FloatBuffer b) {
-        float[] a = new float[b.remaining()];
-        b.duplicate().get(a);
-        return a;
-    }
-
-    private static float[] nan(int n) {
-        float[] a = new float[n];
-        Arrays.fill(a, Float.NaN);
-        return a;
     }
 }

@@ -15,11 +15,8 @@ import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleObjectProperty;
 import javafx.css.CssMetaData;
-import javafx.css.SimpleStyleableObjectProperty;
 import javafx.css.Styleable;
 import javafx.css.StyleableObjectProperty;
-import javafx.css.StyleableProperty;
-import javafx.css.converter.ColorConverter;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Tooltip;
@@ -31,6 +28,7 @@ import javafx.scene.input.ScrollEvent;
 import javafx.scene.layout.Region;
 import javafx.scene.paint.Color;
 import saw.engine.mask.TileGrid;
+import saw.ui.StyleableColours;
 
 /**
  * The tile grid: a canvas that draws only what is visible (through {@link GridRaster}), with wheel zoom around the
@@ -57,12 +55,12 @@ public final class TileGridView extends Region {
     private Consumer<TileRef> onOpen = t -> {};
     private Consumer<List<TileRef>> onStroke = s -> {};
 
-    private final StyleableObjectProperty<Color> emptyColor = colour("emptyColor", Color.web("#f4f4f2"), EMPTY_CSS);
-    private final StyleableObjectProperty<Color> partialColor = colour("partialColor", Color.web("#e69f00"), PARTIAL_CSS);
-    private final StyleableObjectProperty<Color> fullColor = colour("fullColor", Color.web("#0072b2"), FULL_CSS);
-    private final StyleableObjectProperty<Color> outsideColor = colour("outsideColor", Color.web("#d0d0d0"), OUTSIDE_CSS);
-    private final StyleableObjectProperty<Color> lineColor = colour("lineColor", Color.web("#ffffff80"), LINE_CSS);
-    private final StyleableObjectProperty<Color> markColor = colour("markColor", Color.web("#cc79a7"), MARK_CSS);
+    private final StyleableObjectProperty<Color> emptyColor = StyleableColours.property(this, "emptyColor", Color.web("#f4f4f2"), EMPTY_CSS);
+    private final StyleableObjectProperty<Color> partialColor = StyleableColours.property(this, "partialColor", Color.web("#e69f00"), PARTIAL_CSS);
+    private final StyleableObjectProperty<Color> fullColor = StyleableColours.property(this, "fullColor", Color.web("#0072b2"), FULL_CSS);
+    private final StyleableObjectProperty<Color> outsideColor = StyleableColours.property(this, "outsideColor", Color.web("#d0d0d0"), OUTSIDE_CSS);
+    private final StyleableObjectProperty<Color> lineColor = StyleableColours.property(this, "lineColor", Color.web("#ffffff80"), LINE_CSS);
+    private final StyleableObjectProperty<Color> markColor = StyleableColours.property(this, "markColor", Color.web("#cc79a7"), MARK_CSS);
 
     private GridRaster raster;
     private WritableImage image;
@@ -455,31 +453,12 @@ public final class TileGridView extends Region {
 
     // ---- stylesheet colours ----
 
-    private StyleableObjectProperty<Color> colour(String name, Color initial, CssMetaData<TileGridView, Color> meta) {
-        return new SimpleStyleableObjectProperty<>(meta, this, name, initial);
-    }
-
-    private static CssMetaData<TileGridView, Color> meta(String property, Color initial,
-                                                         Function<TileGridView, StyleableObjectProperty<Color>> get) {
-        return new CssMetaData<>(property, ColorConverter.getInstance(), initial) {
-            @Override
-            public boolean isSettable(TileGridView v) {
-                return !get.apply(v).isBound();
-            }
-
-            @Override
-            public StyleableProperty<Color> getStyleableProperty(TileGridView v) {
-                return get.apply(v);
-            }
-        };
-    }
-
-    private static final CssMetaData<TileGridView, Color> EMPTY_CSS = meta("-saw-empty-color", Color.web("#f4f4f2"), v -> v.emptyColor);
-    private static final CssMetaData<TileGridView, Color> PARTIAL_CSS = meta("-saw-partial-color", Color.web("#e69f00"), v -> v.partialColor);
-    private static final CssMetaData<TileGridView, Color> FULL_CSS = meta("-saw-full-color", Color.web("#0072b2"), v -> v.fullColor);
-    private static final CssMetaData<TileGridView, Color> OUTSIDE_CSS = meta("-saw-outside-color", Color.web("#d0d0d0"), v -> v.outsideColor);
-    private static final CssMetaData<TileGridView, Color> LINE_CSS = meta("-saw-line-color", Color.web("#ffffff80"), v -> v.lineColor);
-    private static final CssMetaData<TileGridView, Color> MARK_CSS = meta("-saw-mark-color", Color.web("#cc79a7"), v -> v.markColor);
+    private static final CssMetaData<TileGridView, Color> EMPTY_CSS = StyleableColours.meta("-saw-empty-color", Color.web("#f4f4f2"), v -> v.emptyColor);
+    private static final CssMetaData<TileGridView, Color> PARTIAL_CSS = StyleableColours.meta("-saw-partial-color", Color.web("#e69f00"), v -> v.partialColor);
+    private static final CssMetaData<TileGridView, Color> FULL_CSS = StyleableColours.meta("-saw-full-color", Color.web("#0072b2"), v -> v.fullColor);
+    private static final CssMetaData<TileGridView, Color> OUTSIDE_CSS = StyleableColours.meta("-saw-outside-color", Color.web("#d0d0d0"), v -> v.outsideColor);
+    private static final CssMetaData<TileGridView, Color> LINE_CSS = StyleableColours.meta("-saw-line-color", Color.web("#ffffff80"), v -> v.lineColor);
+    private static final CssMetaData<TileGridView, Color> MARK_CSS = StyleableColours.meta("-saw-mark-color", Color.web("#cc79a7"), v -> v.markColor);
     private static final List<CssMetaData<? extends Styleable, ?>> CSS;
 
     static {

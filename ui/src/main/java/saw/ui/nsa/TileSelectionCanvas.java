@@ -3,17 +3,14 @@ package saw.ui.nsa;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.function.Function;
 import javafx.css.CssMetaData;
-import javafx.css.SimpleStyleableObjectProperty;
 import javafx.css.Styleable;
 import javafx.css.StyleableObjectProperty;
-import javafx.css.StyleableProperty;
-import javafx.css.converter.ColorConverter;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.layout.Region;
 import javafx.scene.paint.Color;
+import saw.ui.StyleableColours;
 
 /**
  * One q-tile's selection as a grid: a row per token, a column per kv-block chosen by any of them; a cell is filled
@@ -22,9 +19,9 @@ import javafx.scene.paint.Color;
  */
 final class TileSelectionCanvas extends Region {
     private final Canvas canvas = new Canvas();
-    private final StyleableObjectProperty<Color> emptyColor = colour("emptyColor", Color.web("#f4f4f2"), EMPTY_CSS);
-    private final StyleableObjectProperty<Color> chosenColor = colour("chosenColor", Color.web("#0072b2"), CHOSEN_CSS);
-    private final StyleableObjectProperty<Color> sharedColor = colour("sharedColor", Color.web("#e69f00"), SHARED_CSS);
+    private final StyleableObjectProperty<Color> emptyColor = StyleableColours.property(this, "emptyColor", Color.web("#f4f4f2"), EMPTY_CSS);
+    private final StyleableObjectProperty<Color> chosenColor = StyleableColours.property(this, "chosenColor", Color.web("#0072b2"), CHOSEN_CSS);
+    private final StyleableObjectProperty<Color> sharedColor = StyleableColours.property(this, "sharedColor", Color.web("#e69f00"), SHARED_CSS);
     private TileSelection tile;
 
     TileSelectionCanvas() {
@@ -80,28 +77,9 @@ final class TileSelectionCanvas extends Region {
         }
     }
 
-    private StyleableObjectProperty<Color> colour(String name, Color initial, CssMetaData<TileSelectionCanvas, Color> meta) {
-        return new SimpleStyleableObjectProperty<>(meta, this, name, initial);
-    }
-
-    private static CssMetaData<TileSelectionCanvas, Color> meta(String property, Color initial,
-            Function<TileSelectionCanvas, StyleableObjectProperty<Color>> get) {
-        return new CssMetaData<>(property, ColorConverter.getInstance(), initial) {
-            @Override
-            public boolean isSettable(TileSelectionCanvas v) {
-                return !get.apply(v).isBound();
-            }
-
-            @Override
-            public StyleableProperty<Color> getStyleableProperty(TileSelectionCanvas v) {
-                return get.apply(v);
-            }
-        };
-    }
-
-    private static final CssMetaData<TileSelectionCanvas, Color> EMPTY_CSS = meta("-saw-empty-color", Color.web("#f4f4f2"), v -> v.emptyColor);
-    private static final CssMetaData<TileSelectionCanvas, Color> CHOSEN_CSS = meta("-saw-chosen-color", Color.web("#0072b2"), v -> v.chosenColor);
-    private static final CssMetaData<TileSelectionCanvas, Color> SHARED_CSS = meta("-saw-shared-color", Color.web("#e69f00"), v -> v.sharedColor);
+    private static final CssMetaData<TileSelectionCanvas, Color> EMPTY_CSS = StyleableColours.meta("-saw-empty-color", Color.web("#f4f4f2"), v -> v.emptyColor);
+    private static final CssMetaData<TileSelectionCanvas, Color> CHOSEN_CSS = StyleableColours.meta("-saw-chosen-color", Color.web("#0072b2"), v -> v.chosenColor);
+    private static final CssMetaData<TileSelectionCanvas, Color> SHARED_CSS = StyleableColours.meta("-saw-shared-color", Color.web("#e69f00"), v -> v.sharedColor);
     private static final List<CssMetaData<? extends Styleable, ?>> CSS;
 
     static {

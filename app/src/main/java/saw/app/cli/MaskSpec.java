@@ -1,0 +1,48 @@
+package saw.app.cli;
+
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import saw.engine.attention.KernelTiles;
+import saw.engine.config.ConfigException;
+import saw.engine.config.MaskConfig;
+import saw.engine.config.SpecLoader;
+import saw.engine.guard.SizeGuard;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
+import saw.engine.mask.TileLayout;
+
+/**
+ * A SPEC that names a config (a file or preset:NAME) for the commands that also take a one-line mask (verify,
+ * ring-run): the config's mask and shape with the command's --seq, --batch, --heads and --block over them.
+ */
+record MaskSpec(Mask mask, String name, int seqQ, int seqKv, int batch, int heads, String tile) {
+
+    /** A preset, or a path to an existing file or one ending in .json; anything else is a one-line mask. */
+    static boolean isConfig(String spec) {
+        if (spec.startsWith(SpecLoader.PRESET_PREFIX) || spec.endsWith(".json")) {
+            return true;
+        }
+        try {
+            return Files.isRegularFile(Path.of(spec));
+        } catch (InvalidPathException e) {
+            return false;
+        }
+    }
+
+    /** The config {@code spec} names; a given --seq sets both lengths, the other overrides their own value. */
+    static MaskSpec ofConfig(String spec, Integer seq, Integer batch, Integer heads, String block) throws ConfigException {
+        MaskConfig c = SpecLoader.load(spec);
+        return new MaskSpec(c.mask(), c.name(), seq == null ? c.seqLenQ() : seq, seq == null ? c.seqLenKv() : seq,
+                batch == null ? c.batch() : batch, heads == null ? c.heads() : heads,
+                block == null ? c.block().q() + "x" + c.block().kv() : block);
+    }
+
+    /** {@code mask} at {@code dims} compiled into tiles, after the size guards refuse a layout too large to build. */
+    static TileLayout compile(String spec, Mask mask, Dims dims, KernelTiles tiles) {
+        SizeGuard.compile(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
+        SizeGuard.compileTime(spec, mask, dims, tiles.blockQ(), tiles.blockKv()).orThrow();
+        return BoundMask.bind(mask, dims).compile(tiles.blockQ(), tiles.blockKv());
+    }
+}
