@@ -7,8 +7,10 @@
 #      block_indices .npy for both; outputs and gradients cross-checked on one shape from `saw dump`; medians of saw's
 #      CUDA-event timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x)      (~100 s)
 # Runs from a folder made by bench/gpu-pack.sh. Logs: $OUT/nsa/ (verify.log, sanitizer.log, compare.log,
-# saw-bench.jsonl, compare.json). Prints a summary table last.
+# saw-bench.jsonl, compare.json). Prints a summary table last. NSA_PARTS="verify sanitizer compare" picks parts.
 set -uo pipefail
+parts=" ${NSA_PARTS:-verify sanitizer compare} "
+part() { [[ $parts == *" $1 "* ]]; }
 here=$(cd "$(dirname "$0")" && pwd)
 logs=${OUT:-$here}/nsa
 mkdir -p "$logs"
@@ -19,6 +21,7 @@ summary="$logs/summary.txt"
 : >"$summary"
 
 # ---- 1. verify matrix -------------------------------------------------------------------------------------------
+if part verify; then
 vlog="$logs/verify.log"; : >"$vlog"
 vpass=0; vfail=0; vfailed=()
 v() {
@@ -66,10 +69,13 @@ v_other --nsa scored --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-di
 v_other 'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
 echo "verify matrix: $vpass passed, $vfail failed" | tee -a "$summary"
 for f in "${vfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
+fi
 
 # ---- 2. compute-sanitizer -----------------------------------------------------------------------------------------
 slog="$logs/sanitizer.log"; : >"$slog"
-if command -v compute-sanitizer >/dev/null; then
+if ! part sanitizer; then
+  echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
+elif command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     o=$(timeout 80 compute-sanitizer --tool $tool --error-exitcode 9 "$here/runtime/bin/java" -cp "$here/lib/*" saw.app.Main \
         verify --nsa random --seq 300 --heads 8 --kv-heads 2 --head-dim 64 --dtype bf16 --nsa-block 32 --nsa-s 4 \
@@ -243,6 +249,7 @@ for r in rows:
         f"{f(r['fla_bwd']):>8} {f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | "
         f"{r['fla_error'][:60]}")
 PY
+if part compare; then
 echo
 timeout 170 python3 "$work/compare.py" "$here/saw" "$work" "$logs" | tail -14 | tee -a "$summary"
 # the same shape with a selection whose neighbouring tokens agree (top-S of block scores): how much the 64-row tiles'
@@ -253,6 +260,7 @@ echo "$o" | tee -a "$summary"
 o=$(timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 --nsa-s 16 --nsa-block 64 \
     --backend gpu --pass fwd,bwd --warmup 3 --reps 10 --out "$logs/saw-scored.jsonl" 2>&1)
 echo "$o" | tee -a "$summary"
+fi
 echo
 echo "== summary ($logs)"
 cat "$summary"
