@@ -19,6 +19,8 @@
 #                        causal, window-1024, docs-8, random 25 %, prefix-lm and sinks-window, and the two 32K rows.
 #                        AUTOTUNE_ROWS=none skips max-autotune.
 #   STAGES="saw flex table"  which stages run (default all three); FRESH=1 starts over instead of resuming.
+#                        A saw result is kept only with its exported layouts (FlexAttention's inputs) beside it.
+#   HEAD_DIMS=128,64     head dims of the B=4 H=16 rows (default both).
 # Writes under $OUT/flex-compare/: specs, saw's results and layouts, FlexAttention's and cuDNN's results, the
 # output cross-check (check.txt), table.txt and table.md (worst saw/Flex ratio first, with the worst and median
 # ratios for fwd and fwd+bwd per Flex mode, ready for docs/benchmarks.md). The table is printed last.
@@ -70,7 +72,8 @@ bench() { # NAME S SPEC EXTRA...: one saw bench call, skipped when its results f
   local name=$1 S=$2 specname=$3; shift 3
   local res="$OUT_DIR/results/saw-$name-$S.json"
   [[ $name =~ $ROWS ]] || return 0
-  if [[ -s $res ]] && ! grep -q '"status": *"failed' "$res" && [[ $(wc -l < "$res") -gt 1 ]]; then
+  if [[ -s $res ]] && ! grep -q '"status": *"failed' "$res" && [[ $(wc -l < "$res") -gt 1 ]] \
+     && [[ -d $OUT_DIR/layouts/$name-$S ]]; then
     log "saw bench $name S=$S: kept from an earlier run"; return 0
   fi
   log "saw bench $name S=$S"
@@ -80,7 +83,7 @@ bench() { # NAME S SPEC EXTRA...: one saw bench call, skipped when its results f
 }
 if has_stage saw; then
   "$SAW" env > "$OUT_DIR/env.txt" 2>&1 || log "saw env failed (see env.txt)"
-  COMMON=(--batch 4 --heads 16 --kv-heads 16 --head-dim 128,64)
+  COMMON=(--batch 4 --heads 16 --kv-heads 16 --head-dim "${HEAD_DIMS:-128,64}")
   for S in 8192 16384; do
     for C in causal window-1024 docs-8 prefix-lm sinks-window; do
       bench "$C" "$S" "$C" --block 128x64,128x128 "${COMMON[@]}"
