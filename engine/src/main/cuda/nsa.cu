@@ -9,6 +9,8 @@
 //   nsa_fwd_*  one CTA per 64-row tile of a plane: it walks the union of the kv-blocks its rows' tokens chose
 //              (built on the host, ascending), each with a 64-bit row mask saying which rows chose it. A warp whose
 //              16 rows did not choose a block skips its math; the K/V loads are shared by the whole tile.
+//   nsa_fwd_warp_*  (at the end of the file) one warp per (token, 16 heads) streaming the token's own blocks: the
+//              default forward for G >= 8 (NsaGpu.Forward.forGroup), no tables, no CTA barriers.
 //   nsa_bwd_*  one CTA per (b, hkv, kv-block): K and V stay in shared memory while it gathers, 64 rows at a time,
 //              the rows of the tokens that chose the block (reverse index, built on the host), accumulating dK and
 //              dV in registers (no atomics); dQ is added to an fp32 accumulator with vector atomics as in
@@ -722,3 +724,252 @@ extern "C" __global__ void nsa_fwd_lse(const float2* part, float* LSE, const int
                                        int Hkv, int Tn, int S, long long rows) {
     saw::nsa_fwd_lse(part, LSE, indices, counts, H, Hkv, Tn, S, rows);
 }
+
+// ---- warp-order forward (the NSA paper's loop order), the default for G >= 8 ---------------------------------------
+//   nsa_fwd_warp_*  one warp per (b, hkv, token, group of 16 heads): the token's heads are the MMA's M dimension
+//                   (G = 16 fills an m16n8k16 tile; smaller G leaves rows idle, larger G takes ceil(G / 16) warps).
+//                   Each warp streams ITS OWN selected blocks, 16 keys at a time (K and V together, 8 KB at D = 128),
+//                   through a private ring of NSA_WARP_STAGES slices of shared memory with cp.async, reading
+//                   block_indices and block_counts directly (no host tables). Q stays in registers as A fragments,
+//                   online softmax and O in registers; warps never wait for each other (only __syncwarp), so a CTA of
+//                   4 warps is just a way to pack 2 CTAs (8 independent streams) onto an SM.
+// Chunks past the token (key > t) are neither loaded nor computed; the chunk that holds t masks its later keys.
+// Work items run plane-major (one kv head's K and V in L2 at a time), tokens descending (the short lists of the
+// first tokens last).
+
+namespace saw {
+
+constexpr int NSA_WARP_WARPS = 4;
+constexpr int NSA_WARP_KEYS = 16;   // keys per pipeline chunk
+constexpr int NSA_WARP_STAGES = 3;  // chunks per warp ring: two in flight while one is computed
+
+// The walk over a token's chunks: slot s of its list, chunk c of that block. Both the copier and the consumer keep one.
+template <int BKV>
+struct NsaChunkCursor {
+    const int* list;  // block_indices of this (b, token, hkv)
+    int count;
+    int token;
+    int slot;
+    int kv0;     // first key of the current chunk, -1 when the walk is over
+    int blkEnd;  // one past the last key of the current block this token may see
+
+    __device__ __forceinline__ void start(const int* l, int c, int t) {
+        list = l;
+        count = c;
+        token = t;
+        slot = -1;
+        nextBlock();
+    }
+
+    __device__ __forceinline__ void nextBlock() {
+        kv0 = -1;
+        while (++slot < count) {
+            const int kb = __ldg(list + slot);
+            if (kb >= 0 && kb * BKV <= token) {
+                kv0 = kb * BKV;
+                blkEnd = min(kv0 + BKV, token + 1);
+                return;
+            }
+        }
+    }
+
+    __device__ __forceinline__ void advance() {
+        kv0 += NSA_WARP_KEYS;
+        if (kv0 >= blkEnd) nextBlock();
+    }
+};
+
+template <typename T, int D, int BKV>
+__device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                             T* __restrict__ O, float* __restrict__ LSE, const int* __restrict__ indices,
+                                             const int* __restrict__ counts, int Bn, int H, int Hkv, int Tn, int S,
+                                             float scale, float softcap) {
+    constexpr int DB = D / 8;
+    constexpr int KC = D / 16;
+    constexpr int CHUNKS = D / 8;                       // 16-byte pieces per row
+    constexpr int STAGE = 2 * NSA_WARP_KEYS * D;        // elements of one ring slice: K then V
+    constexpr int COPIES = NSA_WARP_KEYS * CHUNKS / 32; // 16-byte copies per lane per operand
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    const int warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    T* ring = reinterpret_cast<T*>(smem) + warp * NSA_WARP_STAGES * STAGE;
+
+    const int G = H / Hkv;
+    const int groups = (G + 15) / 16;
+    const long long item = (long long)blockIdx.x * NSA_WARP_WARPS + warp;
+    const long long perPlane = (long long)Tn * groups;
+    if (item >= (long long)Bn * Hkv * perPlane) return;  // the last CTA's spare warps (no CTA barrier follows)
+    const int plane = (int)(item / perPlane);
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int rem = (int)(item % perPlane);
+    const int token = Tn - 1 - rem / groups;
+    const int h0 = (rem % groups) * 16;
+    const int heads = min(16, G - h0);  // rows of this warp that are real heads
+    const long long sel = ((long long)b * Tn + token) * Hkv + hkv;
+
+    const T* Kh = K + (size_t)plane * Tn * D;
+    const T* Vh = V + (size_t)plane * Tn * D;
+
+    const bool capped = softcap > 0.f;
+    const float sl2 = capped ? LOG2E : scale * LOG2E;
+    const float capIn = capped ? scale / softcap : 0.f;
+
+    // Q of rows g and g + 8 (heads h0 + g, h0 + g + 8) as m16n8k16 A fragments; idle rows are zero
+    const size_t rowStride = (size_t)Tn * D;
+    const T* q0 = Q + (((size_t)b * H + hkv * G + h0 + g) * Tn + token) * D + 2 * t;
+    const T* q1 = q0 + 8 * rowStride;
+    const bool has0 = g < heads;
+    const bool has1 = g + 8 < heads;
+    uint32_t qa[KC][4];
+#pragma unroll
+    for (int kc = 0; kc < KC; ++kc) {
+        qa[kc][0] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16)) : 0u;
+        qa[kc][1] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16)) : 0u;
+        qa[kc][2] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16 + 8)) : 0u;
+        qa[kc][3] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16 + 8)) : 0u;
+    }
+
+    // one chunk: 16 keys of K and V from key kv0 on into ring slice `stage` (keys past Tn zero-filled)
+    auto load = [&](int kv0, int stage) {
+        T* sK = ring + stage * STAGE;
+        T* sV = sK + NSA_WARP_KEYS * D;
+#pragma unroll
+        for (int i = 0; i < COPIES; ++i) {
+            const int p = i * 32 + lane;
+            const int r = p / CHUNKS;
+            const int c = p % CHUNKS;
+            const bool valid = kv0 + r < Tn;
+            const size_t at = valid ? (size_t)(kv0 + r) * D + c * 8 : 0;
+            cp_async16(smem_u32(sK + Swizzled<D>::chunk(r, c)), Kh + at, valid);
+            cp_async16(smem_u32(sV + Swizzled<D>::chunk(r, c)), Vh + at, valid);
+        }
+    };
+
+    NsaChunkCursor<BKV> copier;
+    NsaChunkCursor<BKV> cur;
+    const int count = min(__ldg(counts + sel), S);
+    copier.start(indices + sel * S, count, token);
+    cur = copier;
+#pragma unroll
+    for (int st = 0; st < NSA_WARP_STAGES - 1; ++st) {
+        if (copier.kv0 >= 0) {
+            load(copier.kv0, st);
+            copier.advance();
+        }
+        cp_async_commit();
+    }
+
+    float o[DB][4];
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.f, 0.f};
+#pragma unroll
+    for (int d = 0; d < DB; ++d) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[d][e] = 0.f;
+    }
+
+    for (int it = 0; cur.kv0 >= 0; ++it) {
+        const int stage = it % NSA_WARP_STAGES;
+        cp_async_wait<NSA_WARP_STAGES - 2>();
+        __syncwarp();  // the chunk landed for every lane; the slice computed last step is free again
+        if (copier.kv0 >= 0) {
+            load(copier.kv0, (it + NSA_WARP_STAGES - 1) % NSA_WARP_STAGES);
+            copier.advance();
+        }
+        cp_async_commit();
+
+        const T* sK = ring + stage * STAGE;
+        const T* sV = sK + NSA_WARP_KEYS * D;
+        float s[2][4];
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
+        }
+#pragma unroll
+        for (int kc = 0; kc < KC; ++kc) {
+            uint32_t bk[4];
+            ldmatrix_x4(bk, addr_b_order<D>(sK, 0, kc * 2, lane));
+            Elem<T>::mma(s[0], qa[kc], bk[0], bk[1]);
+            Elem<T>::mma(s[1], qa[kc], bk[2], bk[3]);
+        }
+        const int kv0 = cur.kv0;
+        const bool partial = kv0 + NSA_WARP_KEYS > token + 1;  // only the chunk holding the token has later keys
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float z = s[n][e];
+                if (capped) z = softcap * tanhf(z * capIn);
+                if (partial && kv0 + n * 8 + 2 * t + (e & 1) > token) z = -INFINITY;
+                s[n][e] = z;
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            // the chunk's first key is never past the token, so the max is finite
+            const float mx = fmaxf(m[r], quad_max(fmaxf(fmaxf(s[0][2 * r], s[0][2 * r + 1]),
+                                                        fmaxf(s[1][2 * r], s[1][2 * r + 1]))));
+            const float base = mx * sl2;
+            const float alpha = exp2_approx(fmaf(m[r], sl2, -base));
+            m[r] = mx;
+            float sum = 0.f;
+#pragma unroll
+            for (int n = 0; n < 2; ++n) {
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const float p = exp2_approx(fmaf(s[n][2 * r + e], sl2, -base));
+                    s[n][2 * r + e] = p;
+                    sum += p;
+                }
+            }
+            l[r] = l[r] * alpha + sum;
+#pragma unroll
+            for (int d = 0; d < DB; ++d) {
+                o[d][2 * r] *= alpha;
+                o[d][2 * r + 1] *= alpha;
+            }
+        }
+        warp_sb_add<T, D, NSA_WARP_KEYS, 2>(o, s, sV, lane);
+        cur.advance();
+    }
+    cp_async_wait<0>();
+
+    // epilogue: each row straight from registers to its (head, token) place
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const float sum = quad_sum(l[r]);  // every lane shuffles, then only real heads store
+        if (g + 8 * r >= heads) continue;
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        const size_t row = ((size_t)b * H + hkv * G + h0 + g + 8 * r) * Tn + token;
+        T* out = O + row * D + 2 * t;
+#pragma unroll
+        for (int d = 0; d < DB; ++d) {
+            *reinterpret_cast<uint32_t*>(out + d * 8) = Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
+        }
+        if (t == 0) LSE[row] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+    }
+}
+
+}  // namespace saw
+
+#define SAW_NSA_WARP(TN, T, D, BKV)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(saw::NSA_WARP_WARPS * 32) nsa_fwd_warp_##TN##_d##D##_b##BKV(        \
+        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* indices, const int* counts, int B, int H,     \
+        int Hkv, int Tn, int S, float scale, float softcap) {                                                        \
+        saw::nsa_fwd_warp<T, D, BKV>(Q, K, V, O, LSE, indices, counts, B, H, Hkv, Tn, S, scale, softcap);             \
+    }
+
+#define SAW_NSA_WARP_BLOCKS(TN, T, D) \
+    SAW_NSA_WARP(TN, T, D, 32)        \
+    SAW_NSA_WARP(TN, T, D, 64)        \
+    SAW_NSA_WARP(TN, T, D, 128)
+
+SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 64)
+SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 128)
+SAW_NSA_WARP_BLOCKS(fp16, __half, 64)
+SAW_NSA_WARP_BLOCKS(fp16, __half, 128)

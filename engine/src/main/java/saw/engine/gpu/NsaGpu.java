@@ -13,7 +13,8 @@ import saw.engine.nsa.NsaReference;
 import saw.engine.nsa.NsaSelection;
 
 /**
- * NSA selected attention on GPU 0 through nsa.cu: forward per 64-row tile over the union of its tokens' blocks,
+ * NSA selected attention on GPU 0 through nsa.cu: forward in one of three loop orders ({@link Forward}; by default a
+ * warp per token streaming its own blocks for G >= 8, per 64-row tile over the union of its tokens' blocks below),
  * backward per kv-block over the tokens that chose it (tables from {@link NsaTables}, built on the host and not part
  * of the timed work). Not thread-safe.
  */
@@ -23,26 +24,44 @@ public final class NsaGpu implements NsaKernels {
 
     /** The forward's loop order; the backward always gathers per kv-block. */
     public enum Forward {
-        /** Per 64-row tile over the union of its tokens' blocks (NSA's order, K/V shared within the tile). */
+        /** Per 64-row tile over the union of its tokens' blocks (K/V shared within the tile). */
         TILE,
         /** Per kv-block over the tokens that chose it (FSA's order): a stats pass, LSE, then P V with fp32 atomics. */
-        GATHER;
+        GATHER,
+        /** A warp per (token, 16 heads) streaming its own blocks (the NSA paper's order, nsa_fwd_warp_* in nsa.cu). */
+        WARP,
+        /** {@link #forGroup}: the order predicted fastest for the problem's group size. */
+        AUTO;
 
         public static final String PROPERTY = "saw.nsa.fwd";
         public static final String ENV = "SAW_NSA_FWD";
 
-        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile or gather), else TILE. */
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile, gather, warp or auto), else AUTO. */
         public static Forward configured() {
             String v = System.getProperty(PROPERTY, System.getenv(ENV));
             if (v == null || v.isBlank()) {
-                return TILE;
+                return AUTO;
             }
             for (Forward f : values()) {
                 if (f.name().equalsIgnoreCase(v.trim())) {
                     return f;
                 }
             }
-            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile or gather");
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile, gather, warp or auto");
+        }
+
+        /**
+         * The one selection rule. The warp order loads each (token, kv head)'s blocks once and keeps 8 warps streaming
+         * per SM; its MMA rows are the group's heads, so with G < 8 more than half of them idle, and the tile order,
+         * which packs 64 / G tokens into the rows, is kept there (docs/kernel-notes.md, NSA section).
+         */
+        static Forward forGroup(int group) {
+            return group >= 8 ? WARP : TILE;
+        }
+
+        /** This order, or for AUTO the one {@link #forGroup} picks. */
+        public Forward resolve(int group) {
+            return this == AUTO ? forGroup(group) : this;
         }
     }
 
@@ -104,6 +123,10 @@ public final class NsaGpu implements NsaKernels {
         return "nsa_fwd_" + t.label() + "_d" + d + "_b" + block;
     }
 
+    static String warpName(DType t, int d, int block) {
+        return "nsa_fwd_warp_" + t.label() + "_d" + d + "_b" + block;
+    }
+
     static String backwardName(DType t, int d, int block, boolean softcap) {
         return "nsa_bwd_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
     }
@@ -112,6 +135,20 @@ public final class NsaGpu implements NsaKernels {
         int d = p.headDim();
         return new LaunchShape(forwardName(p.dtype(), d, block), (long) p.batch() * p.kvHeads() * tilesPerPlane, FWD_THREADS,
                 (NsaTables.ROWS * d + 4 * block * d) * 2);
+    }
+
+    /** Warps per CTA, keys per pipeline chunk and chunks per warp ring of nsa_fwd_warp (NSA_WARP_* in nsa.cu). */
+    static final int WARP_WARPS = 4;
+    static final int WARP_KEYS = 16;
+    static final int WARP_STAGES = 3;
+
+    /** One warp per (batch, kv head, token, 16 heads of the group); each warp a ring of K and V chunks. */
+    static LaunchShape warpShape(AttentionProblem p, int block) {
+        int d = p.headDim();
+        int group = p.heads() / p.kvHeads();
+        long items = (long) p.batch() * p.kvHeads() * p.seqQ() * ((group + 15) / 16);
+        return new LaunchShape(warpName(p.dtype(), d, block), (items + WARP_WARPS - 1) / WARP_WARPS, WARP_WARPS * 32,
+                WARP_WARPS * WARP_STAGES * 2 * WARP_KEYS * d * 2);
     }
 
     static LaunchShape backwardShape(AttentionProblem p, int block, int numKvBlocks) {
@@ -159,6 +196,7 @@ public final class NsaGpu implements NsaKernels {
             for (int d : KernelCatalog.HEAD_DIMS) {
                 for (int b : BLOCKS) {
                     names.add(forwardName(t, d, b));
+                    names.add(warpName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
                     for (String cap : new String[] {"", "_softcap"}) {
@@ -200,6 +238,7 @@ public final class NsaGpu implements NsaKernels {
         final NsaSelection sel;
         final NsaTables tables;
         final LaunchShape fwd;
+        final LaunchShape warp;
         final LaunchShape bwd;
         final Forward order;
         final LaunchShape stats;
@@ -212,9 +251,10 @@ public final class NsaGpu implements NsaKernels {
             }
             this.p = p;
             this.sel = sel;
-            this.order = order;
-            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), backward || order == Forward.GATHER);
+            this.order = order.resolve(p.heads() / p.kvHeads());
+            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), backward || this.order == Forward.GATHER);
             this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
+            this.warp = warpShape(p, sel.blockSize());
             this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());
             this.stats = statsShape(p, sel.blockSize(), sel.numKvBlocks());
             this.pv = pvShape(p, sel.blockSize(), sel.numKvBlocks());
@@ -248,6 +288,7 @@ public final class NsaGpu implements NsaKernels {
         DeviceTables(CudaDevice cuda, Plan plan) {
             NsaTables t = plan.tables;
             boolean gather = plan.order == Forward.GATHER;
+            boolean selection = gather || plan.order == Forward.WARP;
             try {
                 tilePtr = add(cuda.upload("NSA tile pointers", t.tilePtr));
                 tileBlk = add(cuda.upload("NSA tile blocks", t.tileBlk));
@@ -256,8 +297,8 @@ public final class NsaGpu implements NsaKernels {
                 colPtr = add(cuda.upload("NSA block pointers", t.colPtr));
                 colTok = add(cuda.upload("NSA block tokens", t.colTok));
                 colSlot = add(cuda.upload("NSA block slots", t.colSlot));
-                indices = add(cuda.upload("NSA block_indices", gather ? plan.sel.indices() : new int[0]));
-                counts = add(cuda.upload("NSA block_counts", gather ? plan.sel.counts() : new int[0]));
+                indices = add(cuda.upload("NSA block_indices", selection ? plan.sel.indices() : new int[0]));
+                counts = add(cuda.upload("NSA block_counts", selection ? plan.sel.counts() : new int[0]));
                 part = add(cuda.buffer("NSA row stats per block", plan.partBytes()));
                 oAcc = add(cuda.buffer("O accumulator", plan.oAccBytes()));
             } catch (RuntimeException e) {
@@ -311,6 +352,11 @@ public final class NsaGpu implements NsaKernels {
         if (plan.order == Forward.TILE) {
             cuda.launch(plan.fwd, q, k, v, o, lse, t.tilePtr, t.tileBlk, t.tileMask, p.heads(), p.kvHeads(), p.seqQ(),
                     plan.tables.tilesPerPlane, (float) p.scale(), (float) p.softcap());
+            return;
+        }
+        if (plan.order == Forward.WARP) {
+            cuda.launch(plan.warp, q, k, v, o, lse, t.indices, t.counts, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
+                    plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());
             return;
         }
         int nkv = plan.sel.numKvBlocks();
@@ -374,8 +420,14 @@ public final class NsaGpu implements NsaKernels {
 
         @Override
         public String kernelName() {
-            return pass == Pass.BWD ? plan.bwd.kernel() : plan.order == Forward.TILE ? plan.fwd.kernel()
-                    : plan.stats.kernel() + "+" + plan.pv.kernel();
+            if (pass == Pass.BWD) {
+                return plan.bwd.kernel();
+            }
+            return switch (plan.order) {
+                case TILE -> plan.fwd.kernel();
+                case WARP -> plan.warp.kernel();
+                default -> plan.stats.kernel() + "+" + plan.pv.kernel();
+            };
         }
 
         @Override

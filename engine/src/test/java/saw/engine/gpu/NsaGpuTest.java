@@ -114,6 +114,38 @@ class NsaGpuTest {
     }
 
     @Test
+    void theWarpForwardIsPickedFromEightHeadsPerKvHeadAndTheTileBelow() {
+        for (int g = 1; g <= 64; g++) {
+            assertEquals(g >= 8 ? NsaGpu.Forward.WARP : NsaGpu.Forward.TILE, NsaGpu.Forward.AUTO.resolve(g), "G " + g);
+            for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.GATHER, NsaGpu.Forward.WARP}) {
+                assertEquals(f, f.resolve(g), "an explicit order stays, G " + g);
+            }
+        }
+    }
+
+    @Test
+    void theWarpForwardLaunchesAWarpPerTokenAndSixteenHeads() throws BadSelection {
+        FakeDriver driver = new FakeDriver(1L << 34);
+        driver.kernels.addAll(NsaGpu.allNames());
+        NsaSelection sel = NsaSelections.random(2, 300, 2, 4, 32, 5);
+        AttentionProblem p = new AttentionProblem(2, 48, 2, 300, 300, 128, DType.BF16, 0.1, 0);
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            gpu.forwardOrder(NsaGpu.Forward.AUTO);
+            gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
+            assertEquals(List.of("nsa_fwd_warp_bf16_d128_b32", "bwd_pre_bf16_d128", "nsa_bwd_bf16_d128_b32", "bwd_dq_bf16"),
+                    kernelsOf(driver.launched));
+            assertTrue(driver.live.isEmpty(), "every buffer freed");
+        }
+        // G = 24: two warps per token (16 + 8 heads), four warps per CTA, a 3-chunk ring of 16 keys of K and V each
+        AttentionProblem g24 = new AttentionProblem(1, 48, 2, 1001, 1001, 64, DType.FP16, 0.1, 0);
+        LaunchShape s = NsaGpu.warpShape(g24, 64);
+        assertEquals("nsa_fwd_warp_fp16_d64_b64", s.kernel());
+        assertEquals((2L * 1001 * 2 + 3) / 4, s.grid());
+        assertEquals(128, s.block());
+        assertEquals(4 * 3 * 2 * 16 * 64 * 2, s.sharedBytes());
+    }
+
+    @Test
     void unsupportedShapesAreNamed() throws BadSelection {
         NsaSelection sel = NsaSelections.random(1, 100, 2, 4, 16, 5);
         AttentionProblem p = new AttentionProblem(1, 4, 2, 100, 100, 128, DType.BF16, 0.1, 0);
@@ -130,13 +162,13 @@ class NsaGpuTest {
         long master = Long.getLong("saw.test.seed", 0x45AL);
         try (NsaGpu gpu = NsaGpu.open()) {
             for (int n = 0; n < 24; n++) {
-                gpu.forwardOrder(n % 2 == 0 ? NsaGpu.Forward.TILE : NsaGpu.Forward.GATHER);
+                gpu.forwardOrder(NsaGpu.Forward.values()[n % 3]);
                 long seed = master * 1_000_003L + n;
                 SplittableRandom rnd = new SplittableRandom(seed);
                 int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
                 int seq = 1 + rnd.nextInt(600);
                 int kvHeads = 1 + rnd.nextInt(2);
-                int group = new int[] {1, 2, 4, 8, 16}[rnd.nextInt(5)];
+                int group = new int[] {1, 2, 4, 8, 16, 24}[rnd.nextInt(6)];
                 DType type = rnd.nextBoolean() ? DType.BF16 : DType.FP16;
                 int d = rnd.nextBoolean() ? 64 : 128;
                 NsaSelection sel = NsaSelections.random(1, seq, kvHeads, 1 + rnd.nextInt(16), block, seed);
