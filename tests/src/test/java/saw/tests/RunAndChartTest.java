@@ -77,6 +77,35 @@ class RunAndChartTest extends WorkbenchFixture {
     }
 
     @Test
+    void tickingLearnedSinksRunsTheCpuSweepWithThemAndSaysSo(FxRobot robot) {
+        prepareSweep(robot, 256, "2", "0.5", "64x64", "1");
+        robot.clickOn("#run-bwd");
+        javafx.scene.control.CheckBox sinks = robot.lookup("#run-sinks").queryAs(javafx.scene.control.CheckBox.class);
+        assertTrue(fx(() -> sinks.getTooltip().getText()).contains("one logit per head added to each row's softmax denominator"));
+        robot.clickOn("#run-sinks");
+        assertTrue(fx(() -> wb.run().sinksProperty().get()), "the box drives the run panel's setting");
+        robot.clickOn("#run-start");
+        waitUntil("the sweep finishes", () -> !wb.run().runningProperty().get() && wb.run().rows().size() == 2,
+                () -> wb.run().statusProperty().get());
+        assertEquals("2 rows with learned sinks.", fx(() -> wb.run().statusProperty().get()));
+        for (BenchRow row : fx(() -> List.copyOf(wb.run().rows()))) {
+            assertTrue(row.ok(), row.status());
+            assertTrue(row.sinks(), "the row records the sinks: " + row);
+            assertTrue(row.kernel().endsWith("_sinks"), "the CPU timed the sink logits: " + row.kernel());
+        }
+        TableView<?> table = robot.lookup("#run-results").queryTableView();
+        var column = fx(() -> table.getColumns().stream().filter(c -> c.getText().equals("sinks")).findFirst().orElseThrow());
+        assertEquals("learned", fx(() -> String.valueOf(column.getCellData(0))));
+        assertTrue(fx(() -> wb.run().results().rows().stream().allMatch(BenchRow::sinks)), "the charts get rows with sinks");
+
+        fxRun(() -> wb.showTab("Charts"));
+        JFreeChart chart = fx(() -> wb.charts().chartProperty().get());
+        assertTrue(chart != null, "a chart of the run");
+        String subtitle = fx(() -> ((org.jfree.chart.title.TextTitle) chart.getSubtitle(1)).getText());
+        assertTrue(subtitle.contains("learned sinks"), subtitle);
+    }
+
+    @Test
     void cancelStopsASweepAndKeepsTheFinishedRows(FxRobot robot) {
         prepareSweep(robot, 2048, "2", "0.02, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1", "64x64, 128x64", "5");
         int total = 22;

@@ -123,7 +123,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-cache", description = "on the GPU without --block, ignore the tuned choices of 'saw tune'")
     boolean noCache;
 
-    @Option(names = "--sinks", description = "time learned sink logits too (GPU only): random fp32 values, one per head")
+    @Option(names = "--sinks", description = "time learned sink logits too: random fp32 values, one per head (rows record sinks: true)")
     boolean sinks;
 
     @Option(names = "--resume", description = "keep the rows already in --out (an interrupted sweep) and run the rest")
@@ -154,7 +154,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         SweepRunner.Settings settings;
         try {
-            settings = new SweepRunner.Settings(warmup, reps, seed);
+            settings = new SweepRunner.Settings(warmup, reps, seed, sinks);
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }
@@ -175,11 +175,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         Path layoutDir = exportFlex == null ? null : layoutFolder();
         try (AttentionBackend backend = openBackend()) {
-            if (sinks) {
-                if (!(backend instanceof GpuBackend)) {
-                    throw new BadInput("--sinks: only the gpu backend times sink logits; use --backend gpu");
-                }
-                ((GpuBackend) backend).timedSinks(true);
+            if (sinks && !backend.timesSinks()) {
+                throw new BadInput(AttentionBackend.sinksRefusal(backend.name()));
             }
             List<SweepPoint> planned = backend instanceof GpuBackend && blocks.isEmpty() && !noCache
                     ? tuned((GpuBackend) backend, points, sinks, err) : points;

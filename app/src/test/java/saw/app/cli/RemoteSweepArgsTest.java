@@ -27,13 +27,23 @@ class RemoteSweepArgsTest {
 
     @Test
     void theBenchCommandLineOfAWindowSweepRunsTheSamePoints() throws Exception {
+        runsTheSamePoints(false);
+    }
+
+    @Test
+    void aWindowSweepWithLearnedSinksSendsSinksAndItsRowsRecordThem() throws Exception {
+        runsTheSamePoints(true);
+    }
+
+    private void runsTheSamePoints(boolean sinks) throws Exception {
         var config = Presets.get("sliding-window");
         Sweep sweep = new Sweep(config.name(), Sweep.tree(config), List.of(new Vary(firstNumberPointer(config), List.of(64.0, 128.0))),
                 List.of(), List.of(512), List.of(new KernelTiles(64, 64), new KernelTiles(128, 64)), List.of(Pass.FWD, Pass.BWD),
                 1, 2, 1, List.of(16), DType.FP16, 1);
         Path file = dir.resolve("config.json");
         new ObjectMapper().writeValue(file.toFile(), sweep.config());
-        List<String> args = new ArrayList<>(RemoteSweep.benchArgs(sweep, new SweepRunner.Settings(0, 1, 1), file));
+        List<String> args = new ArrayList<>(RemoteSweep.benchArgs(sweep, new SweepRunner.Settings(0, 1, 1, sinks), file));
+        assertEquals(sinks, args.contains("--sinks"), args.toString());
         assertEquals(List.of("--backend", "gpu", "--out", "-"), args.subList(args.size() - 4, args.size()));
         args.set(args.size() - 3, "cpu");
         args.set(args.size() - 1, dir.resolve("r.json").toString());
@@ -49,6 +59,8 @@ class RemoteSweepArgsTest {
             assertEquals(p.tiles(), row.tiles(), "row " + i);
             assertEquals(p.pass(), row.pass(), "row " + i);
             assertEquals(p.problem(), row.problem(), "row " + i);
+            assertEquals(sinks, row.sinks(), "row " + i);
+            assertEquals(BenchRow.OK, row.status(), "row " + i);
         }
     }
 

@@ -21,6 +21,34 @@ public interface AttentionBackend extends AutoCloseable {
      */
     PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed);
 
+    /**
+     * Whether {@link #prepare(AttentionProblem, TileLayout, Pass, long, boolean)} can time learned sink logits
+     * (softmax_aux, one per head); a backend that cannot refuses such runs.
+     */
+    default boolean timesSinks() {
+        return false;
+    }
+
+    /**
+     * Prepares one pass as {@link #prepare(AttentionProblem, TileLayout, Pass, long)} does, with {@code sinks} also
+     * learned sink logits: random fp32 values, one per head, drawn from {@code seed} ({@link AttentionInputs#randomSinks}),
+     * added to every row's softmax denominator after the forward, and dSink after the backward.
+     *
+     * @throws IllegalArgumentException with sinks on a backend that does not time them (see {@link #timesSinks()}),
+     *     or when this backend cannot run the problem
+     */
+    default PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed, boolean sinks) {
+        if (sinks && !timesSinks()) {
+            throw new IllegalArgumentException(sinksRefusal(name()));
+        }
+        return prepare(problem, layout, pass, seed);
+    }
+
+    /** The sentence a backend that does not time sink logits refuses them with; it names the setting ({@code --sinks}). */
+    static String sinksRefusal(String backend) {
+        return "--sinks: the " + backend + " backend does not time learned sink logits; run on the gpu or cpu backend, or turn them off";
+    }
+
     @Override
     void close();
 

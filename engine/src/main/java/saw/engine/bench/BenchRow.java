@@ -11,13 +11,21 @@ import saw.engine.attention.Pass;
 /**
  * One row of a {@code saw.bench/1} results file: one configuration, tile size and pass, timed on one backend.
  * {@code varied} maps each swept JSON pointer to its value at this point (in sweep order); {@code density} is the
- * requested block density of a {@code --density} point, else NaN. A failed point has no timing (null) and a status
- * of "failed: message".
+ * requested block density of a {@code --density} point, else NaN; {@code sinks} says whether the run timed learned
+ * sink logits too. A failed point has no timing (null) and a status of "failed: message".
  */
 public record BenchRow(int index, String config, Map<String, Double> varied, double density,
-                       AttentionProblem problem, KernelTiles tiles, Pass pass, String backend, String kernel, String layout,
-                       TileStats stats, Work work, int warmup, Timing timing, String status) {
+                       AttentionProblem problem, KernelTiles tiles, Pass pass, boolean sinks, String backend, String kernel,
+                       String layout, TileStats stats, Work work, int warmup, Timing timing, String status) {
     public static final String OK = "ok";
+
+    /** A row of a run without sink logits. */
+    public BenchRow(int index, String config, Map<String, Double> varied, double density, AttentionProblem problem,
+            KernelTiles tiles, Pass pass, String backend, String kernel, String layout, TileStats stats, Work work,
+            int warmup, Timing timing, String status) {
+        this(index, config, varied, density, problem, tiles, pass, false, backend, kernel, layout, stats, work, warmup,
+                timing, status);
+    }
 
     public BenchRow {
         Objects.requireNonNull(config, "config");

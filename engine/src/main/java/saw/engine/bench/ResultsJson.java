@@ -57,6 +57,7 @@ final class ResultsJson {
         m.put("dtype", p.dtype().label());
         m.put("scale", p.scale());
         m.put("softcap", p.softcap());
+        m.put("sinks", r.sinks());
         m.put("tile", r.tiles().toString());
         m.put("block_q", r.tiles().blockQ());
         m.put("block_kv", r.tiles().blockKv());
@@ -138,7 +139,7 @@ final class ResultsJson {
                     f.count("attended_pairs"), f.optionalNumber("token_density"), f.optionalNumber("block_density"));
             Work work = new Work(f.number("useful_flops"), f.number("computed_flops"), f.number("bytes"));
             return new BenchRow(f.integer("row"), f.text("config"), varied, f.optionalNumber("density"), problem, tiles,
-                    pass, f.text("backend"), f.optionalText("kernel"), f.optionalText("layout"), stats, work, f.optionalInteger("warmup"), timing, status);
+                    pass, f.optionalBoolean("sinks"), f.text("backend"), f.optionalText("kernel"), f.optionalText("layout"), stats, work, f.optionalInteger("warmup"), timing, status);
         } catch (IllegalArgumentException e) {
             throw new BadResultsFile(where + ": " + e.getMessage());
         }
@@ -210,6 +211,18 @@ final class ResultsJson {
                 throw new BadResultsFile(where + ": field '" + name + "' must be a 32-bit whole number, got " + n);
             }
             return n.asInt();
+        }
+
+        /** False when absent (files written before the field). */
+        boolean optionalBoolean(String name) throws BadResultsFile {
+            JsonNode n = o.get(name);
+            if (n == null || n.isNull()) {
+                return false;
+            }
+            if (!n.isBoolean()) {
+                throw new BadResultsFile(where + ": field '" + name + "' must be true or false, got " + n);
+            }
+            return n.asBoolean();
         }
 
         int optionalInteger(String name) throws BadResultsFile {

@@ -17,10 +17,18 @@ import saw.engine.mask.TileLayout;
  * repetitions; a point cut short by it gives no row.
  */
 public final class SweepRunner {
-    /** Repetitions and the seed for the random inputs. */
-    public record Settings(int warmup, int reps, long seed) {
+    /**
+     * Repetitions, the seed for the random inputs, and whether every pass also times learned sink logits (random,
+     * one per head, from the seed; a backend that does not time them fails each point with a sentence that says so).
+     */
+    public record Settings(int warmup, int reps, long seed, boolean sinks) {
         public static final int DEFAULT_WARMUP = 5;
         public static final int DEFAULT_REPS = 20;
+
+        /** Settings of runs without sink logits. */
+        public Settings(int warmup, int reps, long seed) {
+            this(warmup, reps, seed, false);
+        }
 
         public Settings {
             if (warmup < 0) {
@@ -123,7 +131,7 @@ public final class SweepRunner {
     /** The row of one point, or null when cancelled part way. */
     private BenchRow measure(int index, SweepPoint p, CompiledPoint c, BooleanSupplier cancelled) {
         String kernel = "";
-        try (AttentionBackend.PreparedRun run = backend.prepare(p.problem(), c.layout, p.pass(), settings.seed())) {
+        try (AttentionBackend.PreparedRun run = backend.prepare(p.problem(), c.layout, p.pass(), settings.seed(), settings.sinks())) {
             kernel = run.kernelName();
             for (int w = 0; w < settings.warmup(); w++) {
                 if (cancelled.getAsBoolean()) {
@@ -140,7 +148,7 @@ public final class SweepRunner {
             }
             Timing timing = Timing.of(samples);
             return new BenchRow(index, p.config(), p.varied(), p.density(), p.problem(), p.tiles(), p.pass(),
-                    backend.name(), kernel, c.saved, c.stats, Work.of(p.problem(), p.tiles(), p.pass(), c.stats),
+                    settings.sinks(), backend.name(), kernel, c.saved, c.stats, Work.of(p.problem(), p.tiles(), p.pass(), c.stats),
                     settings.warmup(), timing, BenchRow.OK);
         } catch (RuntimeException e) {
             return failedRow(index, p, c.stats, c.saved, kernel, describe(e));
@@ -149,8 +157,8 @@ public final class SweepRunner {
 
     private BenchRow failedRow(int index, SweepPoint p, TileStats stats, String layout, String kernel, String message) {
         TileStats s = stats != null ? stats : new TileStats(0, 0, 0, 0, Double.NaN, Double.NaN);
-        return new BenchRow(index, p.config(), p.varied(), p.density(), p.problem(), p.tiles(), p.pass(), backend.name(),
-                kernel, layout, s, Work.of(p.problem(), p.tiles(), p.pass(), s), settings.warmup(), null, BenchRow.failed(message));
+        return new BenchRow(index, p.config(), p.varied(), p.density(), p.problem(), p.tiles(), p.pass(), settings.sinks(),
+                backend.name(), kernel, layout, s, Work.of(p.problem(), p.tiles(), p.pass(), s), settings.warmup(), null, BenchRow.failed(message));
     }
 
     private String save(int row, SweepPoint point, TileLayout layout) {

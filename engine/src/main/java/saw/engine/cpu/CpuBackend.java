@@ -72,9 +72,22 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
 
     @Override
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
+        return prepare(problem, layout, pass, seed, false);
+    }
+
+    @Override
+    public boolean timesSinks() {
+        return true;
+    }
+
+    /** With {@code sinks}, the forward folds them into each row's denominator and the backward adds dSink. */
+    @Override
+    public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed, boolean sinks) {
         SizeGuard.cpuRun(problem, layout, pass).orThrow();
         AttentionInputs in = AttentionInputs.random(problem, seed, pass == Pass.BWD);
-        BlockSparseCpu kernel = new BlockSparseCpu(problem, TileLists.of(problem, layout), null);
+        float[] sinkLogits = sinks ? AttentionInputs.randomSinks(problem.heads(), seed) : null;
+        float[] dsink = sinks && pass == Pass.BWD ? new float[problem.heads()] : null;
+        BlockSparseCpu kernel = new BlockSparseCpu(problem, TileLists.of(problem, layout), sinkLogits);
         Tensors x = new Tensors(in);
         if (pass == Pass.BWD) {
             kernel.forward(x.q, x.k, x.v, x.o, x.lse);
@@ -82,7 +95,7 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
         return new PreparedRun() {
             @Override
             public String kernelName() {
-                return "cpu_" + pass.label() + "_fp32_q" + layout.blockQ() + "_kv" + layout.blockKv();
+                return "cpu_" + pass.label() + "_fp32_q" + layout.blockQ() + "_kv" + layout.blockKv() + (sinks ? "_sinks" : "");
             }
 
             @Override
@@ -91,7 +104,7 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
                 if (pass == Pass.FWD) {
                     kernel.forward(x.q, x.k, x.v, x.o, x.lse);
                 } else {
-                    kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv, null);
+                    kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv, dsink);
                 }
                 return (System.nanoTime() - t0) / 1e6;
             }

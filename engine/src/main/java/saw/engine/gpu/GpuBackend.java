@@ -396,15 +396,27 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
     }
 
+    /** Times sink logits when {@link #timedSinks(boolean)} is on. */
     @Override
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
+        return prepare(problem, layout, pass, seed, timedSinks);
+    }
+
+    @Override
+    public boolean timesSinks() {
+        return true;
+    }
+
+    /** With {@code sinks}, the sink kernels run after the forward, and dSink after the backward. */
+    @Override
+    public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed, boolean sinks) {
         Plan plan = plan(problem, layout);
         if (pass == Pass.BWD && KernelCatalog.unsupportedBackward(problem) != null) {
             throw new IllegalArgumentException(KernelCatalog.unsupportedBackward(problem));
         }
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
-        return new TimedRun(plan, pass, seed);
+        return new TimedRun(plan, pass, seed, sinks);
     }
 
     @Override
@@ -588,7 +600,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         private DeviceBuffer sinks;
         private DeviceBuffer dsink;
 
-        TimedRun(Plan plan, Pass pass, long seed) {
+        TimedRun(Plan plan, Pass pass, long seed, boolean withSinks) {
             this.plan = plan;
             this.pass = pass;
             AttentionProblem p = plan.p;
@@ -596,7 +608,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
             SizeGuard.gpuRun(p, plan.layout, pass, count, cuda.freeBytes()).orThrow();
             this.tables = uploadTables(plan);
             try {
-                if (timedSinks) {
+                if (withSinks) {
                     sinks = cuda.uploadFloats("sinks", java.nio.FloatBuffer.wrap(AttentionInputs.randomSinks(p.heads(), seed)));
                     dsink = cuda.buffer("dSink", 4L * p.heads());
                 }

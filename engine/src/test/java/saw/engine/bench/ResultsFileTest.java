@@ -50,6 +50,29 @@ class ResultsFileTest {
     }
 
     @Test
+    void sinksRoundTripAndRowsWrittenBeforeTheFieldReadAsWithout() throws Exception {
+        Path file = dir.resolve("r.json");
+        BenchEnvironment env = BenchEnvironment.here("cpu", "CPU", "saw bench test");
+        List<BenchRow> rows = new ArrayList<>();
+        try (ResultsWriter out = ResultsWriter.create(file, env); saw.engine.cpu.CpuBackend cpu = new saw.engine.cpu.CpuBackend()) {
+            new SweepRunner(cpu, new SweepRunner.Settings(0, 1, 3, true)).run(SweepRunnerTest.points(16),
+                    (row, p) -> {
+                        rows.add(row);
+                        out.accept(row);
+                    }, () -> false);
+        }
+        assertEquals(rows, ResultsFile.read(file).rows());
+        assertTrue(ResultsFile.read(file).rows().stream().allMatch(BenchRow::sinks));
+        String text = Files.readString(file, StandardCharsets.UTF_8);
+        assertTrue(text.contains(",\"sinks\":true,"), text);
+        ResultsFile older = ResultsFile.parse("old.json", text.replace("\"sinks\":true,", ""));
+        assertTrue(older.rows().stream().noneMatch(BenchRow::sinks));
+        BadResultsFile wrong = assertThrows(BadResultsFile.class,
+                () -> ResultsFile.parse("w.json", text.replace("\"sinks\":true,", "\"sinks\":\"yes\",")));
+        assertEquals("w.json line 2: field 'sinks' must be true or false, got \"yes\"", wrong.getMessage());
+    }
+
+    @Test
     void aFileCutAnywhereKeepsEveryCompleteRow() throws Exception {
         Path file = dir.resolve("r.json");
         sweep(file, dir.resolve("r.csv"));

@@ -80,4 +80,31 @@ class SweepRunnerTest {
         assertEquals(4 * 3 + 2, backend.runs, "no repetition runs after the cancel flag is seen");
         assertFalse(rows.stream().anyMatch(r -> !r.ok()));
     }
+
+    @Test
+    void withSinksTheCpuTimesThemAndEveryRowRecordsThem() {
+        List<BenchRow> rows = new ArrayList<>();
+        try (saw.engine.cpu.CpuBackend cpu = new saw.engine.cpu.CpuBackend()) {
+            SweepRunner.Outcome outcome = new SweepRunner(cpu, new SweepRunner.Settings(0, 1, 3, true))
+                    .run(points(16), (row, p) -> rows.add(row), () -> false);
+            assertEquals(new SweepRunner.Outcome(4, 0, false), outcome);
+        }
+        for (BenchRow r : rows) {
+            assertTrue(r.ok() && r.sinks(), r.toString());
+            assertTrue(r.kernel().endsWith("_sinks"), r.kernel());
+        }
+    }
+
+    @Test
+    void aBackendThatDoesNotTimeSinksFailsEachPointNamingTheSetting() {
+        List<BenchRow> rows = new ArrayList<>();
+        SweepRunner.Outcome outcome = new SweepRunner(new TileWorkBackend(-1), new SweepRunner.Settings(0, 1, 3, true))
+                .run(points(16), (row, p) -> rows.add(row), () -> false);
+        assertEquals(new SweepRunner.Outcome(4, 4, false), outcome);
+        for (BenchRow r : rows) {
+            assertTrue(r.sinks(), r.toString());
+            assertEquals("failed: --sinks: the test-double backend does not time learned sink logits; run on the gpu or cpu"
+                    + " backend, or turn them off", r.status());
+        }
+    }
 }

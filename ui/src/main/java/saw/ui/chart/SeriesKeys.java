@@ -18,7 +18,8 @@ import saw.engine.bench.ResultsFile;
 /**
  * Names chart series. A series is one implementation (the row's backend: "gpu", "cpu", "flexattention", ...; with
  * the file name added when two files bring the same one) at one tile size, plus whatever else differs between the
- * rows on the chart (config, swept values, sequence length, head dim, ...). What all rows share goes to the subtitle.
+ * rows on the chart (config, swept values, sequence length, head dim, learned sinks, ...). What all rows share goes to
+ * the subtitle.
  */
 final class SeriesKeys {
     /** A successful row and the implementation label it is charted under. */
@@ -37,7 +38,8 @@ final class SeriesKeys {
                 : "S=" + p.row().problem().seqQ() + "x" + p.row().problem().seqKv()),
         HEAD_DIM(p -> "D=" + p.row().problem().headDim()),
         HEADS(p -> "B=" + p.row().problem().batch() + " H=" + p.row().problem().heads() + "/" + p.row().problem().kvHeads()),
-        DTYPE(p -> p.row().problem().dtype().label());
+        DTYPE(p -> p.row().problem().dtype().label()),
+        SINKS(p -> p.row().sinks() ? "learned sinks" : "");
 
         private final Function<Point, String> text;
 
@@ -103,7 +105,7 @@ final class SeriesKeys {
         }
         if (kind == ChartKind.CONFIG) {
             // a config chart's categories name the problem; each bar is an implementation's best tile
-            return a != Attribute.SOURCE && a != Attribute.HEADS && a != Attribute.DTYPE;
+            return a != Attribute.SOURCE && a != Attribute.HEADS && a != Attribute.DTYPE && a != Attribute.SINKS;
         }
         return kind == ChartKind.SEQ ? a == Attribute.SEQ : a == Attribute.TILE;
     }

@@ -100,7 +100,7 @@ public final class RemoteSweep extends Task<SweepRunner.Outcome> {
                         BenchEnvironment env = ResultsFile.parseHeader(text, "the remote results line 1");
                         device[0] = (env.gpu().isEmpty() ? env.device() : env.gpu()) + " on " + target;
                         environment.accept(env);
-                        updateMessage("Running on " + device[0] + " (0 of " + points + ")");
+                        updateMessage("Running on " + device[0] + with() + " (0 of " + points + ")");
                         return;
                     }
                     BenchRow row = ResultsFile.parseRow(text, "the remote results line " + line);
@@ -111,7 +111,7 @@ public final class RemoteSweep extends Task<SweepRunner.Outcome> {
                     int done = received.incrementAndGet();
                     updateProgress(done, points);
                     long eta = new SweepRunner.Progress(done, points, System.nanoTime() - start).etaNanos();
-                    updateMessage(done + " of " + points + " points done on " + device[0]
+                    updateMessage(done + " of " + points + " points done on " + device[0] + with()
                             + (eta < 0 ? "" : String.format(Locale.ROOT, ", about %.0f s left", eta / 1e9)));
                 } catch (BadResultsFile e) {
                     bad[0] = e.getMessage();
@@ -156,6 +156,10 @@ public final class RemoteSweep extends Task<SweepRunner.Outcome> {
         return new SweepRunner.Outcome(received.get(), failed.get(), f.cancelled());
     }
 
+    private String with() {
+        return settings.sinks() ? " with learned sinks" : "";
+    }
+
     /** The {@code saw bench} command line of a sweep of the config in {@code config}, rows to standard output. */
     public static List<String> benchArgs(Sweep s, SweepRunner.Settings settings, Path config) {
         List<String> a = new ArrayList<>(List.of("bench", config.toString()));
@@ -181,6 +185,9 @@ public final class RemoteSweep extends Task<SweepRunner.Outcome> {
         for (Vary v : s.vary()) {
             a.add("--vary");
             a.add(v.pointer() + "=" + v.values().stream().map(RemoteSweep::number).collect(Collectors.joining(",")));
+        }
+        if (settings.sinks()) {
+            a.add("--sinks");
         }
         a.addAll(List.of("--seed", Long.toString(s.seed()), "--reps", Integer.toString(settings.reps()), "--warmup",
                 Integer.toString(settings.warmup()), "--backend", BACKEND, "--out", "-"));

@@ -78,6 +78,7 @@ public final class RunModel {
     private final ObjectProperty<DType> dtype = new SimpleObjectProperty<>(this, "dtype", DType.BF16);
     private final BooleanProperty forward = new SimpleBooleanProperty(this, "forward", true);
     private final BooleanProperty backward = new SimpleBooleanProperty(this, "backward", false);
+    private final BooleanProperty sinks = new SimpleBooleanProperty(this, "sinks", false);
     private final StringProperty tiles = new SimpleStringProperty(this, "tiles", "64x64, 128x64");
     private final ObjectProperty<Swept> swept = new SimpleObjectProperty<>(this, "swept", Swept.NONE);
     private final StringProperty values = new SimpleStringProperty(this, "values", "");
@@ -110,7 +111,7 @@ public final class RunModel {
         }
         // a refusal is about the settings as they were: any change makes it stale, so it goes
         for (Observable setting : List.of(config, backend, batch, heads, kvHeads, headDim, dtype, forward,
-                backward, tiles, swept, values, warmup, reps)) {
+                backward, sinks, tiles, swept, values, warmup, reps)) {
             setting.addListener(o -> {
                 if (failed.get() && !running.get()) {
                     failed.set(false);
@@ -182,6 +183,15 @@ public final class RunModel {
 
     public BooleanProperty backwardProperty() {
         return backward;
+    }
+
+    /**
+     * Learned sink logits (softmax_aux, as in gpt-oss): every timed pass adds one logit per head to each row's softmax
+     * denominator (dSink in the backward), random fp32 values drawn from the run's seed as {@code saw bench --sinks}
+     * and {@code saw verify --sinks} draw them. Rows record it.
+     */
+    public BooleanProperty sinksProperty() {
+        return sinks;
     }
 
     /** Tile sizes as "64x64, 128x64". */
@@ -282,7 +292,7 @@ public final class RunModel {
         }
         SweepRunner.Settings settings;
         try {
-            settings = new SweepRunner.Settings(warmup.get(), reps.get(), 1);
+            settings = settings();
         } catch (IllegalArgumentException e) {
             fail(e.getMessage());
             return;
@@ -291,25 +301,29 @@ public final class RunModel {
         failed.set(false);
         running.set(true);
         progress.set(0);
-        status.set("Opening the " + choice.name() + " backend\u2026");
+        String with = withSinks(settings);
+        status.set("Opening the " + choice.name() + " backend" + with + "\u2026");
         task = choice.remote() != null ? remoteSweep(choice, config, settings, points.size()) : new Task<>() {
             @Override
             protected SweepRunner.Outcome call() {
                 // running ends when this thread is done, after every row it posted (a cancelled task returns early)
                 try (AttentionBackend b = choice.open().get()) {
+                    if (settings.sinks() && !b.timesSinks()) {
+                        throw new IllegalArgumentException(AttentionBackend.sinksRefusal(b.name()));
+                    }
                     BenchEnvironment env = BenchEnvironment.here(b.name(), b.device(), "saw window");
                     Platform.runLater(() -> environment = env);
                     return new SweepRunner(b, settings).run(points, new SweepRunner.Listener() {
                         @Override
                         public void pointStarted(SweepPoint point, SweepRunner.Progress p) {
-                            updateMessage("Running " + point.label() + " (" + (p.done() + 1) + " of " + p.total() + ")" + eta(p));
+                            updateMessage("Running " + point.label() + with + " (" + (p.done() + 1) + " of " + p.total() + ")" + eta(p));
                         }
 
                         @Override
                         public void rowFinished(BenchRow row, SweepRunner.Progress p) {
                             Platform.runLater(() -> rows.add(row));
                             updateProgress(p.done(), p.total());
-                            updateMessage(p.done() + " of " + p.total() + " points done" + eta(p));
+                            updateMessage(p.done() + " of " + p.total() + " points done" + with + eta(p));
                         }
                     }, this::isCancelled);
                 } finally {
@@ -327,7 +341,7 @@ public final class RunModel {
         task.progressProperty().addListener((o, a, p) -> progress.set(Math.max(0, p.doubleValue())));
         task.setOnSucceeded(e -> {
             SweepRunner.Outcome out = task.getValue();
-            status.set(out.rows() + " rows" + (out.failed() > 0 ? ", " + out.failed() + " failed" : "") + ".");
+            status.set(out.rows() + " rows" + with + (out.failed() > 0 ? ", " + out.failed() + " failed" : "") + ".");
         });
         task.setOnCancelled(e -> status.set("Cancelling after the repetition in progress\u2026"));
         task.setOnFailed(e -> {
@@ -465,6 +479,11 @@ public final class RunModel {
         }
     }
 
+    /** The repetitions, seed and learned sinks of a run with these settings; a bad count throws with the CLI's words. */
+    SweepRunner.Settings settings() {
+        return new SweepRunner.Settings(warmup.get(), reps.get(), 1, sinks.get());
+    }
+
     Sweep sweep(MaskConfig config) throws BadSweep {
         List<KernelTiles> tileSizes = new ArrayList<>();
         for (String t : tiles.get().split("[,;\\s]+")) {
@@ -562,7 +581,12 @@ public final class RunModel {
                 .replace("--batch, --heads and --kv-heads", "batch, heads and kv heads")
                 .replace("--warmup", "warm-up").replace("--reps", "repetitions").replace("--block", "tile size")
                 .replace("--density", "density").replace("--head-dim", "head dim").replace("--seq", "sequence length")
-                .replace("--vary", "sweep");
+                .replace("--vary", "sweep").replace("--sinks", "learned sinks");
+    }
+
+    /** " with learned sinks" for a run that times them, for the progress and summary lines; else "". */
+    static String withSinks(SweepRunner.Settings settings) {
+        return settings.sinks() ? " with learned sinks" : "";
     }
 
     private static String eta(SweepRunner.Progress p) {

@@ -15,6 +15,7 @@ import javafx.scene.control.ProgressBar;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.GridPane;
 import javafx.scene.layout.HBox;
@@ -25,7 +26,7 @@ import saw.engine.bench.BenchRow;
 import saw.ui.model.ComposerModel;
 
 /**
- * The run panel: backend, shapes, dtype, passes, tile sizes and one swept parameter of the open config; Run and
+ * The run panel: backend, shapes, dtype, passes, learned sinks, tile sizes and one swept parameter of the open config; Run and
  * Cancel with a progress bar and ETA; the results table filling as rows finish.
  */
 public final class RunView extends BorderPane {
@@ -71,6 +72,10 @@ public final class RunView extends BorderPane {
         CheckBox bwd = new CheckBox("backward");
         bwd.setId("run-bwd");
         bwd.selectedProperty().bindBidirectional(model.backwardProperty());
+        CheckBox sinks = new CheckBox("learned sinks");
+        sinks.setId("run-sinks");
+        sinks.selectedProperty().bindBidirectional(model.sinksProperty());
+        sinks.setTooltip(new Tooltip(SINKS_TIP));
         TextField tiles = new TextField();
         tiles.setId("run-tiles");
         tiles.textProperty().bindBidirectional(model.tilesProperty());
@@ -100,6 +105,7 @@ public final class RunView extends BorderPane {
                 fit(new Label("(0 = the config's)"))));
         form.addRow(r++, new Label("head dim, dtype"), new HBox(4, headDim, dtype));
         form.addRow(r++, new Label("passes"), new HBox(8, fit(fwd), fit(bwd)));
+        form.addRow(r++, new Label("softmax"), fit(sinks));
         Label tilesProblem = new Label();
         tilesProblem.setId("run-tiles-error");
         tilesProblem.getStyleClass().add("field-error");
@@ -180,6 +186,12 @@ public final class RunView extends BorderPane {
         setCenter(table(model));
     }
 
+    /** What the learned sinks box does, as its tooltip. */
+    static final String SINKS_TIP = "Learned attention-sink logits (softmax_aux, as in gpt-oss): one logit per head added to"
+            + " each row's softmax denominator, so a row may give attention to no token; the backward also computes dSink."
+            + "\nThe values are random, one fp32 per head in [-2, 4), drawn from the run's seed as saw verify --sinks and"
+            + " saw bench --sinks draw them. Each result row records sinks.";
+
     private static <T extends javafx.scene.control.Control> T fit(T c) {
         c.setMinWidth(Region.USE_PREF_SIZE);
         return c;
@@ -219,6 +231,7 @@ public final class RunView extends BorderPane {
         t.getColumns().add(text("seq", row -> Integer.toString(row.problem().seqQ())));
         t.getColumns().add(text("tile", row -> row.tiles().toString()));
         t.getColumns().add(text("pass", row -> row.pass().label()));
+        t.getColumns().add(text("sinks", row -> row.sinks() ? "learned" : "off"));
         t.getColumns().add(text("block density", row -> String.format(Locale.ROOT, "%.3f", row.stats().blockDensity())));
         t.getColumns().add(text("median ms", row -> row.ok() ? String.format(Locale.ROOT, "%.3f", row.timing().medianMs()) : ""));
         t.getColumns().add(text("p10-p90 ms", row -> row.ok() ? String.format(Locale.ROOT, "%.3f-%.3f",

@@ -42,7 +42,7 @@ public final class TuneModel {
         this.executor = executor;
         this.run = run;
         for (javafx.beans.Observable setting : java.util.List.of(run.configProperty(), run.batchProperty(), run.headsProperty(),
-                run.kvHeadsProperty(), run.headDimProperty(), run.dtypeProperty())) {
+                run.kvHeadsProperty(), run.headDimProperty(), run.dtypeProperty(), run.sinksProperty())) {
             setting.addListener(o -> refresh());
         }
         refresh();
@@ -111,15 +111,18 @@ public final class TuneModel {
             if (!status.isBound()) {
                 status.set(w);
             }
-        }).entries(), p, mask));
+        }).entries(), p, mask, run.sinksProperty().get()));
     }
 
-    /** The cached choices for both passes of this problem, from any GPU, in one line. */
-    static String recommended(Map<String, TuneChoice> entries, AttentionProblem p, BoundMask mask) {
+    /**
+     * The cached choices for both passes of this problem, from any GPU, in one line; runs with learned sinks have
+     * entries of their own ({@code saw tune --sinks}).
+     */
+    static String recommended(Map<String, TuneChoice> entries, AttentionProblem p, BoundMask mask, boolean sinks) {
         MaskSignature sig = MaskSignature.of(mask);
         StringBuilder s = new StringBuilder();
         for (Pass pass : Pass.values()) {
-            String tail = "|" + TuneKey.of("any", pass, p, false, sig).withoutDevice();
+            String tail = "|" + TuneKey.of("any", pass, p, sinks, sig).withoutDevice();
             for (Map.Entry<String, TuneChoice> e : entries.entrySet()) {
                 if (e.getKey().endsWith(tail)) {
                     TuneChoice c = e.getValue();
@@ -129,7 +132,7 @@ public final class TuneModel {
                 }
             }
         }
-        return s.length() == 0 ? "not tuned for this mask and shape" : s.toString();
+        return s.length() == 0 ? "not tuned for this mask and shape" + (sinks ? " with learned sinks" : "") : s.toString();
     }
 
     /** Tunes both passes on GPU 0 and stores the winners; progress and status follow the task. */
@@ -137,17 +140,19 @@ public final class TuneModel {
         if (running.get()) {
             return;
         }
+        boolean sinks = run.sinksProperty().get();
         Task<String> t = new Task<>() {
             @Override
             protected String call() throws Exception {
                 StringBuilder done = new StringBuilder();
                 try (GpuBackend gpu = GpuBackend.open()) {
+                    gpu.timedSinks(sinks);
                     TuneCache cache = new TuneCache(TuneCache.defaultFile(), w -> updateMessage(w));
                     Pass[] passes = Pass.values();
                     for (int i = 0; i < passes.length; i++) {
                         int at = i;
                         updateMessage("tuning the " + passes[i].label() + " pass");
-                        TuneResult r = Tuner.tune(new GpuCandidates(gpu), p, mask, passes[i], false, 0,
+                        TuneResult r = Tuner.tune(new GpuCandidates(gpu), p, mask, passes[i], sinks, 0,
                                 x -> updateProgress(at + x, passes.length), this::isCancelled);
                         cache.put(r.key(), r.choice(java.time.Instant.now().toString()));
                         done.append(String.format(Locale.ROOT, "%s %s in %.1f s; ", passes[i].label(), r.winner().candidate(),

@@ -103,6 +103,36 @@ class BenchChartsTest {
         assertTrue(subtitle.contains("test device") && subtitle.contains("D=64") && subtitle.contains("bf16"), subtitle);
     }
 
+    /** The rows of {@code f} as a run with learned sinks would report them, from another file. */
+    private static ResultsFile withSinks(ResultsFile f, String source) {
+        List<BenchRow> rows = new ArrayList<>();
+        for (BenchRow r : f.rows()) {
+            rows.add(new BenchRow(r.index(), r.config(), r.varied(), r.density(), r.problem(), r.tiles(), r.pass(), true,
+                    r.backend(), r.kernel(), r.layout(), r.stats(), r.work(), r.warmup(), r.timing(), r.status()));
+        }
+        return new ResultsFile(source, f.environment(), rows, Optional.empty());
+    }
+
+    @Test
+    void learnedSinksAreInTheSubtitleOfARunWithThemAndInTheSeriesNamesBesideARunWithout() {
+        ResultsFile plain = densitySweep("plain.json", "gpu", List.of(new KernelTiles(64, 64)), 0.01, 1024);
+        ResultsFile sinks = withSinks(plain, "sinks.json");
+        JFreeChart alone = BenchCharts.build(List.of(sinks), ChartOptions.of(ChartKind.DENSITY));
+        String subtitle = ((TextTitle) alone.getSubtitle(1)).getText();
+        assertTrue(subtitle.contains("learned sinks"), subtitle);
+        JFreeChart without = BenchCharts.build(List.of(plain), ChartOptions.of(ChartKind.DENSITY));
+        assertTrue(!((TextTitle) without.getSubtitle(1)).getText().contains("sinks"), "no sinks, no word of them");
+
+        JFreeChart both = BenchCharts.build(List.of(plain, sinks), ChartOptions.of(ChartKind.DENSITY));
+        XYDataset data = ((CombinedRangeXYPlot) both.getPlot()).getSubplots().get(0).getDataset();
+        List<String> keys = new ArrayList<>();
+        for (int s = 0; s < data.getSeriesCount(); s++) {
+            keys.add(data.getSeriesKey(s).toString());
+        }
+        assertEquals(2, keys.size(), keys.toString());
+        assertEquals(1, keys.stream().filter(k -> k.endsWith("learned sinks")).count(), keys.toString());
+    }
+
     @Test
     void chartsOfValuesUnderOneTflopsReadInGflops() {
         // 10 ms per visited tile: CPU speeds, far under one TFLOP/s
