@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 13 on the H200 (about 3.5 minutes, at most 4; run from the repository root so that bench/compare_flex.py is found): (1) saw verify with learned sink logits (--sinks) over masks, GQA, softcap,
 # both dtypes, the mma.sync tiles and the Hopper default tile 128x128, forward and backward (dSink checked);
-# (2) head dim 256 forward verify (masks, GQA, softcap, sinks, both dtypes) and the D=256 backward refused in one line;
+# (2) head dim 256 forward verify (masks, GQA, softcap, sinks, both dtypes) and one forward + backward (the D=256
+# backward's own matrix is d256-bwd.sh);
 # (3) sinks cross-checked in one python run: O and LSE against FlexAttention through its returned LSE
 # (out_sink = out * exp(lse - logaddexp(lse, sink))), dQ/dK/dV/dSink against a dense fp32 torch autograd reference;
 # (4) D=256 causal S=8192 forward timing: saw against FlexAttention and cuDNN SDPA, and causal 8K with and without
@@ -47,10 +48,9 @@ verify causal                      --seq 4096 --heads 8 --kv-heads 2  --head-dim
 verify 'window(512)'               --seq 4096 --heads 4 --kv-heads 1  --head-dim 256 --dtype bf16 --block 64x32 --pass fwd --softcap 30
 verify 'docs(700,1500,1200,500)'   --seq 4096 --heads 2               --head-dim 256 --dtype fp16 --block 64x32 --pass fwd --sinks --softcap 50
 verify 'random(128,128,4,3)'       --seq 4096 --heads 4 --kv-heads 2  --head-dim 256 --dtype bf16 --block 64x64 --pass fwd --sinks
-out=$(timeout 60 "$saw" verify causal --seq 512 --heads 2 --head-dim 256 --block 64x64 2>&1); rc=$?
-echo "$out" >>"$log"
-note "D=256 backward: rc=$rc (2 expected: not in the kernels yet): $(echo "$out" | tail -1)"
-summary+=("verify (sinks, D=256 fwd)|$pass passed, $fail failed")
+# the D=256 backward (issue 13) has its own matrix, sanitizer and timing in d256-bwd.sh; one case here
+verify causal                      --seq 1000 --seq-kv 1500 --heads 4 --kv-heads 2 --head-dim 256 --dtype bf16 --block 64x64 --sinks
+summary+=("verify (sinks, D=256)|$pass passed, $fail failed")
 
 # ---------------------------------------------------------------- (3) sinks against FlexAttention + dense autograd
 cat >"$dir/cfg/window.json" <<'JSON'

@@ -2,7 +2,10 @@
 //   bwd_pre_*   Dsum = rowsum(dO * O), fp32, one warp per query row
 //   bwd_*       one CTA per (kv-tile, kv-head, batch): K and V stay in shared memory, dK and dV accumulate in
 //               registers over every head of the GQA group and every q-tile of the transposed layout column
-//               (PARTIAL tiles first, then FULL ones), in q steps of 64 rows; dQ is added with fp32 atomics
+//               (PARTIAL tiles first, then FULL ones), in q steps of 64 rows; dQ is added with fp32 atomics.
+//               At D = 256 the outputs' head dim is split over two CTAs per (kv-tile, kv-head, batch) (Split):
+//               each recomputes S and dP over all of D and accumulates its half of the columns of dK, dV and dQ,
+//               in q steps of 32 rows (docs/kernel-notes.md, issue 13)
 //   bwd_dq_*    dQ = scale * dQacc, converted to the element type
 //
 // Column tables (transposed layout, built on the host by saw.engine.attention.TileLists):
@@ -151,15 +154,17 @@ __device__ __forceinline__ void load_row_stats(float* sLse, float* sDs, const fl
 }
 
 // acc[NQ][4] = rows [r0, r0 + 16) of sA (a [*, D] tile) times the first NQ * 8 rows of sB (a [*, D] tile),
-// transposed: one warp's m16 x (NQ * 8) block of A B^T, on the tensor cores.
-template <typename T, int D, int NQ>
+// transposed: one warp's m16 x (NQ * 8) block of A B^T, on the tensor cores. UNROLL k16 steps per loop trip (all
+// by default; 4 = one group of 8 swizzled chunks, whose addresses are a base plus constants, so that a kernel
+// short of registers does not keep an address per step).
+template <typename T, int D, int NQ, int UNROLL = D / 16>
 __device__ __forceinline__ void warp_abt(float (&acc)[NQ][4], const T* sA, const T* sB, int r0, int lane) {
 #pragma unroll
     for (int n = 0; n < NQ; ++n) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[n][e] = 0.f;
     }
-#pragma unroll
+#pragma unroll UNROLL
     for (int kc = 0; kc < D / 16; ++kc) {
         uint32_t a[4];
         ldmatrix_x4(a, addr_a_order<D>(sA, r0, kc * 2, lane));
@@ -188,10 +193,12 @@ __device__ __forceinline__ void warp_store_dst(T* sdS, const float (&s)[NQ][4], 
 }
 
 // acc += S B for this warp's 16 rows: S its fp32 fragments (NK n8 blocks over K columns, in registers) packed to T as
-// the A operand, B a [K, D] tile in shared memory read transposed. dV += P^T dO, dK += dS^T Q, and NSA's O += P V.
-template <typename T, int D, int K, int NK>
-__device__ __forceinline__ void warp_sb_add(float (&acc)[D / 8][4], const float (&s)[NK][4], const T* sB, int lane) {
-    constexpr int DB = D / 8;
+// the A operand, B a [K, D] tile in shared memory read transposed, of which the first DO columns (all by default;
+// pass sB + 64 * j to read columns from 64 * j on: the swizzle permutes chunks only within groups of 8).
+// dV += P^T dO, dK += dS^T Q, and NSA's O += P V.
+template <typename T, int D, int K, int NK, int DO = D>
+__device__ __forceinline__ void warp_sb_add(float (&acc)[DO / 8][4], const float (&s)[NK][4], const T* sB, int lane) {
+    constexpr int DB = DO / 8;
 #pragma unroll
     for (int kc = 0; kc < K / 16; ++kc) {
         uint32_t a[4];
@@ -209,6 +216,21 @@ __device__ __forceinline__ void warp_sb_add(float (&acc)[D / 8][4], const float 
     }
 }
 
+// How the backward covers head dim D (KernelCatalog mirrors it). Up to D = 128 one CTA per kv tile accumulates dK
+// and dV over all of D: D / 2 registers each per thread, 128 in all at D = 128. At D = 256 that would be 256, so
+// SPLIT = 2 CTAs share a kv tile, each recomputing S^T and dP^T over all of D (the reductions) and accumulating only
+// its DO = D / 2 columns of dK, dV and dQ (no output is written twice); and the q step shrinks to QS = 32 rows, which
+// halves the score and dP fragments (16 registers each), keeps the Q and dO stages at 16 KB, and so leaves room
+// for two stages on sm_80 as well. dS^T is kept in a [BKV, 64] swizzled tile (QS columns of it used).
+template <int D>
+struct BwdSplit {
+    static constexpr int SPLIT = D > 128 ? 2 : 1;
+    static constexpr int QS = D > 128 ? 32 : 64;
+    static constexpr int DO = D / SPLIT;
+    static constexpr int DS_COLS = 64;
+    static constexpr int ABT_UNROLL = D > 128 ? 4 : D / 16;  // warp_abt's unroll
+};
+
 template <typename T, int D, int BQ, int BKV, bool CAPPED>
 __device__ __forceinline__ void attention_bwd(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
@@ -217,22 +239,26 @@ __device__ __forceinline__ void attention_bwd(
     const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
     const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
     float scale, float softcap) {
-    constexpr int QS = 64;  // q rows per step
+    constexpr int QS = BwdSplit<D>::QS;  // q rows per step
+    constexpr int DO = BwdSplit<D>::DO;  // columns of dK, dV and dQ this CTA adds
+    constexpr int DS_COLS = BwdSplit<D>::DS_COLS;
+    constexpr int ABT_UNROLL = BwdSplit<D>::ABT_UNROLL;
     constexpr int SUBS = BQ / QS;
     constexpr int WARPS = BKV / 16;
     constexpr int THREADS = WARPS * 32;
     constexpr int NQ = QS / 8;  // n8 blocks of a transposed score row
-    constexpr int DB = D / 8;
+    constexpr int DB = DO / 8;
     constexpr int WORDS = BQ / 32;
-    constexpr int DQ_UNITS = (QS / 16) * (D / 32);  // 16 x 32 pieces of a dQ step
+    constexpr int DQ_UNITS = (QS / 16) * (DO / 32);  // 16 x 32 pieces of a dQ step
+    static_assert(QS % 32 == 0 && QS <= DS_COLS && BQ % QS == 0, "a step covers whole bit words of the q tile");
 
     extern __shared__ __align__(128) unsigned char smem[];
     T* sK = reinterpret_cast<T*>(smem);
     T* sV = sK + BKV * D;
     T* sQ = sV + BKV * D;          // 2 stages of QS x D
     T* sdO = sQ + 2 * QS * D;      // 2 stages of QS x D
-    T* sdS = sdO + 2 * QS * D;     // BKV x QS, dS transposed
-    float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
+    T* sdS = sdO + 2 * QS * D;     // BKV x DS_COLS, dS transposed (QS columns used)
+    float* sLse = reinterpret_cast<float*>(sdS + BKV * DS_COLS);  // 2 stages of QS
     float* sDs = sLse + 2 * QS;                                // 2 stages of QS
 
     const int tid = threadIdx.x;
@@ -241,7 +267,12 @@ __device__ __forceinline__ void attention_bwd(
     const int g = lane >> 2;
     const int t = lane & 3;
 
-    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
+    // SPLIT neighbouring CTAs share a work item; this one owns output columns [c0, c0 + DO). A multiple of 64 columns
+    // (8 chunks) as an element offset of a swizzled tile's base keeps the swizzle's chunk pattern a constant.
+    constexpr int SPLIT = BwdSplit<D>::SPLIT;
+    static_assert(SPLIT == 1 || DO % 64 == 0, "a column half starts on a whole group of 8 swizzled chunks");
+    const int c0 = SPLIT == 1 ? 0 : (int)(blockIdx.x % SPLIT) * DO;
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x / SPLIT], variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int b = cols.b;
     const int hkv = cols.hkv;
     const int group = cols.group;
@@ -299,7 +330,7 @@ __device__ __forceinline__ void attention_bwd(
 
         // S^T = K Q^T for this warp's 16 kv rows
         float s[NQ][4];
-        warp_abt<T, D, NQ>(s, sK, tQ, r0, lane);
+        warp_abt<T, D, NQ, ABT_UNROLL>(s, sK, tQ, r0, lane);
         // P^T = exp(logits - LSE); capped logits keep their derivative factor (1 - tanh^2) in s
         float dcap[CAPPED ? NQ : 1][4];
 #pragma unroll
@@ -322,7 +353,7 @@ __device__ __forceinline__ void attention_bwd(
             for (int r = 0; r < 2; ++r) {
                 const uint32_t* rowBits = tileBits + (r0 + g + 8 * r) * WORDS + cur.sub * (QS / 32);
                 const uint32_t w0 = __ldg(rowBits);
-                const uint32_t w1 = __ldg(rowBits + 1);
+                const uint32_t w1 = QS > 32 ? __ldg(rowBits + 1) : 0u;
 #pragma unroll
                 for (int n = 0; n < NQ; ++n) {
 #pragma unroll
@@ -335,10 +366,10 @@ __device__ __forceinline__ void attention_bwd(
             }
         }
         // dV += P^T dO
-        warp_sb_add<T, D, QS, NQ>(dv, s, tdO, lane);
+        warp_sb_add<T, D, QS, NQ, DO>(dv, s, tdO + c0, lane);
         // dP^T = V dO^T
         float dp[NQ][4];
-        warp_abt<T, D, NQ>(dp, sV, tdO, r0, lane);
+        warp_abt<T, D, NQ, ABT_UNROLL>(dp, sV, tdO, r0, lane);
         // dS^T = P^T (dP^T - Dsum) (1 - tanh^2); kept in s, also stored to shared memory for dQ
 #pragma unroll
         for (int n = 0; n < NQ; ++n) {
@@ -349,15 +380,16 @@ __device__ __forceinline__ void attention_bwd(
                 if constexpr (CAPPED) s[n][e] *= dcap[n][e];
             }
         }
-        warp_store_dst<T, QS, NQ>(sdS, s, r0, g, t);
+        warp_store_dst<T, DS_COLS, NQ>(sdS, s, r0, g, t);
         // dK += dS^T Q
-        warp_sb_add<T, D, QS, NQ>(dk, s, tQ, lane);
+        warp_sb_add<T, D, QS, NQ, DO>(dk, s, tQ + c0, lane);
         __syncthreads();
         // dQ += dS K, in 16 x 32 pieces spread over the warps, added to global fp32 with atomics
-        float* dQh = dQacc + ((size_t)b * H + h) * Sq * D;
+        float* dQh = dQacc + ((size_t)b * H + h) * Sq * D + c0;
+        const T* sKc = sK + c0;
         for (int u = warp; u < DQ_UNITS; u += WARPS) {
             const int m0 = (u % (QS / 16)) * 16;
-            const int d0 = (u / (QS / 16)) * 32;
+            const int d0 = (u / (QS / 16)) * 32;  // from c0
             float acc[4][4];
 #pragma unroll
             for (int n = 0; n < 4; ++n) {
@@ -367,11 +399,11 @@ __device__ __forceinline__ void attention_bwd(
 #pragma unroll
             for (int kc = 0; kc < BKV / 16; ++kc) {
                 uint32_t a[4];
-                ldmatrix_x4_trans(a, addr_b_order<QS>(sdS, kc * 16, m0 / 8, lane));
+                ldmatrix_x4_trans(a, addr_b_order<DS_COLS>(sdS, kc * 16, m0 / 8, lane));
 #pragma unroll
                 for (int d2 = 0; d2 < 2; ++d2) {
                     uint32_t bk[4];
-                    ldmatrix_x4_trans(bk, addr_a_order<D>(sK, kc * 16, d0 / 8 + d2 * 2, lane));
+                    ldmatrix_x4_trans(bk, addr_a_order<D>(sKc, kc * 16, d0 / 8 + d2 * 2, lane));
                     Elem<T>::mma(acc[2 * d2], a, bk[0], bk[1]);
                     Elem<T>::mma(acc[2 * d2 + 1], a, bk[2], bk[3]);
                 }
@@ -397,8 +429,8 @@ __device__ __forceinline__ void attention_bwd(
     for (int r = 0; r < 2; ++r) {
         const int kv = kv0 + r0 + g + 8 * r;
         if (kv < Skv) {
-            T* k = dK + base + (size_t)kv * D + 2 * t;
-            T* v = dV + base + (size_t)kv * D + 2 * t;
+            T* k = dK + base + (size_t)kv * D + c0 + 2 * t;
+            T* v = dV + base + (size_t)kv * D + c0 + 2 * t;
 #pragma unroll
             for (int d = 0; d < DB; ++d) {
                 *reinterpret_cast<uint32_t*>(k + d * 8) = Elem<T>::pack(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
@@ -446,6 +478,15 @@ SAW_BWD_HELPERS(bf16, __nv_bfloat16, 64)
 SAW_BWD_HELPERS(bf16, __nv_bfloat16, 128)
 SAW_BWD_HELPERS(fp16, __half, 64)
 SAW_BWD_HELPERS(fp16, __half, 128)
+
+// head dim 256: 64-row q tiles, as the forward; two CTAs per kv tile, one per half of the outputs' columns (BwdSplit)
+#define SAW_BWD_TILES_D256(TN, T)           \
+    SAW_BWD_TILE(TN, T, 256, 64, 32)        \
+    SAW_BWD_TILE(TN, T, 256, 64, 64)        \
+    SAW_BWD_HELPERS(TN, T, 256)
+
+SAW_BWD_TILES_D256(bf16, __nv_bfloat16)
+SAW_BWD_TILES_D256(fp16, __half)
 
 extern "C" __global__ void bwd_dq_bf16(const float* acc, __nv_bfloat16* dQ, long long n, float scale) {
     saw::attention_bwd_dq<__nv_bfloat16>(acc, dQ, n, scale);

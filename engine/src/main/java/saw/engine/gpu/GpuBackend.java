@@ -22,8 +22,8 @@ import saw.engine.mask.TileLayout;
 
 /**
  * saw's CUDA kernels through JCuda on one GPU (GPU 0 unless opened on another): block-sparse forward and backward
- * for bf16/fp16, head dims 64 and 128, tiles q{64,128} x kv{32,64,128}; the forward also at head dim 256 with tiles
- * 64x32 and 64x64. Not thread-safe; each call makes the context current on its thread.
+ * for bf16/fp16, head dims 64 and 128, tiles q{64,128} x kv{32,64,128}; and at head dim 256 with tiles 64x32 and
+ * 64x64, forward and backward. Not thread-safe; each call makes the context current on its thread.
  */
 public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
@@ -248,9 +248,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     private AttentionOutputs run(AttentionInputs in, TileLayout layout, boolean backward) {
         AttentionProblem p = in.problem();
         Plan plan = plan(p, layout);
-        if (backward && KernelCatalog.unsupportedBackward(p) != null) {
-            throw new IllegalArgumentException(KernelCatalog.unsupportedBackward(p));
-        }
         cuda.makeCurrent();
         SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
@@ -411,9 +408,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     @Override
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed, boolean sinks) {
         Plan plan = plan(problem, layout);
-        if (pass == Pass.BWD && KernelCatalog.unsupportedBackward(problem) != null) {
-            throw new IllegalArgumentException(KernelCatalog.unsupportedBackward(problem));
-        }
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed, sinks);

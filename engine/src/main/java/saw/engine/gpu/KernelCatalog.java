@@ -13,12 +13,18 @@ import saw.engine.attention.Pass;
  */
 final class KernelCatalog {
     static final int[] HEAD_DIMS = {64, 128};
-    /** The head dim only the mma.sync forward runs, at q64 tiles (attention_fwd.cu). */
+    /** The head dim only the mma.sync kernels run, forward and backward, at q64 tiles (attention_fwd.cu, attention_bwd.cu). */
     static final int WIDE_HEAD_DIM = 256;
     static final int[] TILE_Q = {64, 128};
     static final int[] TILE_KV = {32, 64, 128};
-    /** q rows per backward step (QS in attention_bwd.cu). */
+    /** q rows per backward step (BwdSplit::QS in attention_bwd.cu; the Hopper backward's step too). */
     static final int BWD_Q_STEP = 64;
+    /** q rows per step of the head dim 256 backward, whose CTAs each add half the outputs' columns (BwdSplit). */
+    static final int WIDE_BWD_Q_STEP = 32;
+    /** CTAs per kv tile of the head dim 256 backward: one per half of the columns of dK, dV and dQ. */
+    static final int WIDE_BWD_SPLIT = 2;
+    /** Columns of the backward's dS^T tile in shared memory (BwdSplit::DS_COLS: the swizzle needs 64). */
+    static final int BWD_DS_COLS = 64;
     static final int PRE_THREADS = 256;
     static final int ELEMENTWISE_THREADS = 256;
 
@@ -28,10 +34,10 @@ final class KernelCatalog {
     static String unsupported(AttentionProblem p, KernelTiles tiles) {
         if (p.headDim() == WIDE_HEAD_DIM) {
             return tiles.blockQ() == 64 && (tiles.blockKv() == 32 || tiles.blockKv() == 64) ? null
-                    : "tile " + tiles + " is not supported by the GPU kernels at head dim 256 (64x32 or 64x64)";
+                    : "tile " + tiles + " is not supported by the GPU kernels at head dim 256 (64x32 or 64x64, forward and backward)";
         }
         if (p.headDim() != 64 && p.headDim() != 128) {
-            return "head dim " + p.headDim() + " is not supported by the GPU kernels (64, 128, or 256 forward only)";
+            return "head dim " + p.headDim() + " is not supported by the GPU kernels (64, 128 or 256)";
         }
         if (!contains(TILE_Q, tiles.blockQ()) || !contains(TILE_KV, tiles.blockKv())) {
             return "tile " + tiles + " is not supported by the GPU kernels (q 64 or 128, kv 32, 64 or 128)";
@@ -39,11 +45,6 @@ final class KernelCatalog {
         return null;
     }
 
-    /** Null when the backward kernels run this problem, else why not. */
-    static String unsupportedBackward(AttentionProblem p) {
-        return p.headDim() == WIDE_HEAD_DIM ? "the backward pass at head dim 256 is not in the GPU kernels yet (forward only)"
-                : null;
-    }
 
     /**
      * The tile that ran fastest for this pass on a GPU of this compute capability major (docs/benchmarks.md): 128x128
@@ -107,12 +108,27 @@ final class KernelCatalog {
                 : forward(p, tiles, numQBlocks);
     }
 
+    /** CTAs per kv tile of the mma.sync backward: 2 at head dim 256 (one per half of the output columns), else 1. */
+    static int backwardSplit(int headDim) {
+        return headDim == WIDE_HEAD_DIM ? WIDE_BWD_SPLIT : 1;
+    }
+
+    /** q rows per step of the mma.sync backward at this head dim. */
+    static int backwardQStep(int headDim) {
+        return headDim == WIDE_HEAD_DIM ? WIDE_BWD_Q_STEP : BWD_Q_STEP;
+    }
+
+    /**
+     * K and V tiles, two stages of the Q and dO steps, the dS^T tile, two stages of LSE and Dsum (attention_bwd.cu);
+     * {@link #backwardSplit} CTAs per (kv tile, kv head, batch), neighbours in the grid.
+     */
     static LaunchShape backward(AttentionProblem p, KernelTiles tiles, int numKvBlocks) {
         int d = p.headDim();
         int bkv = tiles.blockKv();
-        int smem = (2 * bkv * d + 4 * BWD_Q_STEP * d + bkv * BWD_Q_STEP) * 2 + 4 * BWD_Q_STEP * 4;
+        int qs = backwardQStep(d);
+        int smem = (2 * bkv * d + 4 * qs * d + bkv * BWD_DS_COLS) * 2 + 4 * qs * 4;
         return new LaunchShape(backwardName(p.dtype(), d, tiles, p.softcap() > 0),
-                (long) p.batch() * p.kvHeads() * numKvBlocks, bkv / 16 * 32, smem);
+                (long) p.batch() * p.kvHeads() * numKvBlocks * backwardSplit(d), bkv / 16 * 32, smem);
     }
 
     /** Q/dO/LSE/Dsum stages of the warp-specialised backward's ring (WBS_STAGES in attention_bwd_wgmma.cu). */
@@ -204,8 +220,12 @@ final class KernelCatalog {
                 }
             }
             for (int bkv : new int[] {32, 64}) {
-                names.add(forwardName(t, WIDE_HEAD_DIM, new KernelTiles(64, bkv)));
+                KernelTiles tiles = new KernelTiles(64, bkv);
+                names.add(forwardName(t, WIDE_HEAD_DIM, tiles));
+                names.add(backwardName(t, WIDE_HEAD_DIM, tiles, false));
+                names.add(backwardName(t, WIDE_HEAD_DIM, tiles, true));
             }
+            names.add("bwd_pre_" + t.label() + "_d" + WIDE_HEAD_DIM);
             names.add("bwd_dq_" + t.label());
             names.add("sink_apply_" + t.label());
             names.add("fill_normal_" + t.label());

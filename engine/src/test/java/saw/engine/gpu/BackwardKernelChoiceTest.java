@@ -70,4 +70,16 @@ class BackwardKernelChoiceTest {
         assertEquals("bwd_bf16_d128_q128_kv128", launchedBackward(9, BackwardKernel.MMA, p, square), "chosen");
         assertEquals("bwd_bf16_d128_q128_kv64", launchedBackward(9, BackwardKernel.WGMMA, p, causal(p, 128, 64)), "tile");
     }
+
+    @Test
+    void headDim256RunsTheSplitMmaBackwardOnEveryGpuAndFamily() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 1, 300, 300, 256, DType.BF16);
+        for (int major : new int[] {8, 9}) {
+            for (BackwardKernel family : BackwardKernel.values()) {
+                assertEquals("bwd_bf16_d256_q64_kv64", launchedBackward(major, family, p, causal(p, 64, 64)), family + " cc " + major);
+            }
+        }
+        AttentionProblem capped = new AttentionProblem(1, 2, 2, 200, 333, 256, DType.FP16, 0.0625, 30);
+        assertEquals("bwd_fp16_d256_q64_kv32_softcap", launchedBackward(9, BackwardKernel.WGMMA_WS, capped, causal(capped, 64, 32)));
+    }
 }

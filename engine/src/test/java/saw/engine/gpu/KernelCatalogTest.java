@@ -59,7 +59,7 @@ class KernelCatalogTest {
     @Test
     void unsupportedHeadDimsAndTilesAreRefusedWithASentence() {
         AttentionProblem p96 = AttentionProblem.of(1, 1, 1, 64, 64, 96, DType.BF16);
-        assertEquals("head dim 96 is not supported by the GPU kernels (64, 128, or 256 forward only)",
+        assertEquals("head dim 96 is not supported by the GPU kernels (64, 128 or 256)",
                 KernelCatalog.unsupported(p96, new KernelTiles(64, 64)));
         AttentionProblem p = AttentionProblem.of(1, 1, 1, 64, 64, 64, DType.BF16);
         assertEquals("tile 32x64 is not supported by the GPU kernels (q 64 or 128, kv 32, 64 or 128)",
@@ -68,18 +68,44 @@ class KernelCatalogTest {
     }
 
     @Test
-    void headDim256RunsTheForwardAtQ64TilesOnly() {
+    void headDim256RunsBothPassesAtQ64TilesOnly() {
         AttentionProblem p = AttentionProblem.of(1, 2, 1, 64, 64, 256, DType.FP16);
         assertNull(KernelCatalog.unsupported(p, new KernelTiles(64, 32)));
         assertNull(KernelCatalog.unsupported(p, new KernelTiles(64, 64)));
-        assertEquals("tile 128x64 is not supported by the GPU kernels at head dim 256 (64x32 or 64x64)",
-                KernelCatalog.unsupported(p, new KernelTiles(128, 64)));
-        assertEquals("the backward pass at head dim 256 is not in the GPU kernels yet (forward only)",
-                KernelCatalog.unsupportedBackward(p));
-        assertNull(KernelCatalog.unsupportedBackward(AttentionProblem.of(1, 2, 1, 64, 64, 128, DType.FP16)));
+        for (KernelTiles t : List.of(new KernelTiles(128, 64), new KernelTiles(128, 128), new KernelTiles(64, 128))) {
+            assertEquals("tile " + t + " is not supported by the GPU kernels at head dim 256 (64x32 or 64x64, forward and backward)",
+                    KernelCatalog.unsupported(p, t));
+        }
         assertEquals(false, KernelCatalog.wgmmaFits(p, KernelCatalog.WGMMA_TILES, KernelCatalog.WGMMA_MAJOR));
         assertEquals("fwd_fp16_d256_q64_kv64", KernelCatalog.forward(p, new KernelTiles(64, 64), 1).kernel());
-        assertTrue(KernelCatalog.allNames().contains("fwd_fp16_d256_q64_kv64"));
+        assertTrue(KernelCatalog.allNames().containsAll(List.of("fwd_fp16_d256_q64_kv64", "bwd_fp16_d256_q64_kv64",
+                "bwd_bf16_d256_q64_kv32_softcap", "bwd_pre_bf16_d256", "bwd_pre_fp16_d256")));
+    }
+
+    @Test
+    void headDim256BackwardSplitsTheOutputColumnsOverTwoCtasPerKvTile() {
+        AttentionProblem p = AttentionProblem.of(2, 8, 2, 1000, 1500, 256, DType.BF16);
+        for (int major : new int[] {8, 9}) {
+            for (BackwardKernel family : BackwardKernel.values()) {
+                LaunchShape s = KernelCatalog.backwardFor(p, new KernelTiles(64, 64), 24, family, major);
+                assertEquals("bwd_bf16_d256_q64_kv64", s.kernel(), family + " on cc " + major);
+                assertEquals(2L * 2 * 24 * 2, s.grid(), "batch x kv heads x kv tiles x 2 column halves");
+                assertEquals(128, s.block());
+                // K, V (64 x 256), two stages of Q and dO (32 x 256), dS^T (64 x 64), two stages of LSE and Dsum (32)
+                assertEquals((2 * 64 * 256 + 4 * 32 * 256 + 64 * 64) * 2 + 4 * 32 * 4, s.sharedBytes());
+                assertTrue(s.sharedBytes() <= SM80_SHARED_LIMIT);
+            }
+        }
+        LaunchShape narrow = KernelCatalog.backward(new AttentionProblem(2, 8, 2, 1000, 1500, 256, DType.BF16, 0.0625, 30), new KernelTiles(64, 32), 47);
+        assertEquals("bwd_bf16_d256_q64_kv32_softcap", narrow.kernel());
+        assertEquals(2L * 2 * 47 * 2, narrow.grid());
+        assertEquals(64, narrow.block());
+        assertEquals("bwd_pre_bf16_d256", KernelCatalog.backwardPre(p).kernel());
+        // below head dim 256 nothing changes: one CTA per kv tile, 64-row steps
+        AttentionProblem p128 = AttentionProblem.of(2, 8, 2, 1000, 1500, 128, DType.BF16);
+        LaunchShape s128 = KernelCatalog.backward(p128, new KernelTiles(128, 64), 24);
+        assertEquals(2L * 2 * 24, s128.grid());
+        assertEquals((2 * 64 * 128 + 4 * 64 * 128 + 64 * 64) * 2 + 4 * 64 * 4, s128.sharedBytes());
     }
 
     @Test
@@ -99,7 +125,7 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, D=256 forwards
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5, names.size()); // + sink_apply per dtype, sink_grad, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_bf16_d128_q128_kv128"));
