@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # saw verify over the issue-3 matrix (every mask kind, Sq = Skv in {1000, 4096, 8192} and Sq != Skv, D 64/128,
 # bf16/fp16, GQA 4:1, softcap on/off, all six tile pairs; forward and backward), then compute-sanitizer memcheck and
-# racecheck on a small case. Runs from a folder made by bench/gpu-pack.sh. Logs go to ${OUT:-.}/matrix.log.
+# racecheck on a small case (mma.sync kernels), and on a Hopper GPU memcheck, racecheck and synccheck on the
+# warp-specialised backward. Runs from a folder made by bench/gpu-pack.sh. Logs go to ${OUT:-.}/matrix.log.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 log=${OUT:-$here}/matrix.log
@@ -36,15 +37,33 @@ for f in "${failed[@]}"; do echo "  failed: $f"; done
 if [[ -n ${SAW_SKIP_SANITIZER:-} ]]; then
   echo "compute-sanitizer skipped (SAW_SKIP_SANITIZER is set)"
 elif command -v compute-sanitizer >/dev/null; then
+  started=$SECONDS
+  # TOOL LABEL JAVA-OPTION|'' verify-args...: one compute-sanitizer run; prints its ERROR / RACECHECK SUMMARY lines
+  sanitize() {
+    local tool=$1 label=$2 opt=$3 out rc; shift 3
+    out=$(timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/runtime/bin/java" ${opt:+"$opt"} \
+          -cp "$here/lib/*" saw.app.Main "$@" 2>&1); rc=$?
+    { echo "== compute-sanitizer $tool $label"; echo "$out"; } >>"$log"
+    echo "compute-sanitizer $tool $label: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | paste -sd ' ')"
+  }
   small=(verify 'and(causal,docs(100,200))' --seq 320 --heads 2 --kv-heads 1 --head-dim 64 --dtype bf16)
   for tool in memcheck racecheck; do
-    for block in 128x64 64x128; do
-      out=$(timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$here/runtime/bin/java" -cp "$here/lib/*" saw.app.Main \
-            "${small[@]}" --block $block 2>&1); rc=$?
-      echo "$out" >>"$log"
-      echo "compute-sanitizer $tool block $block: rc=$rc $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)"
-    done
+    for block in 128x64 64x128; do sanitize $tool "block $block" '' "${small[@]}" --block $block; done
   done
+  # The Hopper kernels need 128x128 tiles (other tiles fall back to mma.sync). Backward wgmma-ws (the forward is the
+  # default family): documents end at 2400, so rows 2400-2599 attend nothing, and the last q-tile is partial
+  # (2600 = 20 x 128 + 40); GQA 2:1 gives the first kv column 13 q-tiles x 2 steps x 2 heads = 52 steps, so the
+  # 3-stage ring wraps 17 times.
+  if [[ $(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1) == 9.0 ]]; then
+    hopper=(verify 'and(causal,docs(1600,500,300))' --seq 2600 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16
+            --block 128x128 --pass fwd,bwd)
+    for tool in memcheck racecheck synccheck; do
+      sanitize $tool "Hopper bwd wgmma-ws" -Dsaw.kernel.bwd=wgmma-ws "${hopper[@]}"
+    done
+  else
+    echo "compute-sanitizer on the Hopper backward skipped (not a compute capability 9.0 GPU)"
+  fi
+  echo "compute-sanitizer section: $((SECONDS - started)) s"
 else
   echo "compute-sanitizer not found"
 fi

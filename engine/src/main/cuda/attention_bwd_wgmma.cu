@@ -2,7 +2,8 @@
 // as attention_bwd.cu's bwd_* kernels (see its header; this file uses its add4_pair and BwdColumns, so it is
 // included after it), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (kv-tile of 128 rows, kv-head,
 // batch), two warpgroups of 64 kv rows each; dK and dV accumulate in registers. K and V sit in shared memory in
-// wgmma's 128-byte swizzle; Q, dO, LSE and Dsum come in double-buffered steps of 64 q rows. Per step and
+// wgmma's 128-byte swizzle; Q, dO, LSE and Dsum come in double-buffered steps of 64 q rows (bwd_wgmmaws_*: LSE and
+// Dsum in registers, see WarpRowStats). Per step and
 // warpgroup: S^T = K Q^T and dP^T = V dO^T read both operands from shared memory; P^T and dS^T stay in registers
 // as the A operands of dV += P^T dO and dK += dS^T Q (dO and Q read N-major); dS^T also goes to shared memory,
 // where dQ += dS K reads it MN-major (transposed A), and dQ is added to the fp32 accumulator with atomics.
@@ -18,12 +19,56 @@
 namespace saw {
 
 constexpr int WB_THREADS = 256;
-// warp-specialised backward: a producer warpgroup and the two compute warpgroups; Q/dO/LSE/Dsum stages in the
-// ring (3: 195 KB of shared memory at D = 128, a fourth would pass the 227 KB limit)
+// warp-specialised backward: a producer warpgroup and the two compute warpgroups; Q/dO stages in the ring (3: 193 KB
+// of shared memory at D = 128, a fourth would pass the 227 KB limit)
 constexpr int WBS_THREADS = 384;
 constexpr int WBS_STAGES = 3;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// A step's LSE and Dsum as BwdWg::step reads them: for n8 block n, the pair of q columns (8n + 2t, 8n + 2t + 1).
+// SharedRowStats: from the stage in shared memory (bwd_wgmma: cp.async, then cp.async.wait_group and __syncthreads).
+struct SharedRowStats {
+    const float* lse;
+    const float* ds;
+    __device__ __forceinline__ float2 lse2(int n, int t) const {
+        return *reinterpret_cast<const float2*>(lse + n * 8 + 2 * t);
+    }
+    __device__ __forceinline__ float2 dsum2(int n, int t) const {
+        return *reinterpret_cast<const float2*>(ds + n * 8 + 2 * t);
+    }
+};
+
+// WarpRowStats: in registers, spread over the warp (lane l holds q rows l and 32 + l of the step), loaded with plain
+// global loads and handed to the threads that need them by shuffles (bwd_wgmmaws). Through the ring they would be
+// cp.async writes ordered before the consumers' shared loads only by cp.async.mbarrier.arrive, which
+// compute-sanitizer racecheck does not model; LSE and Dsum are read-only here (written by earlier launches), so the
+// consumers load them themselves, a step ahead, and no shared memory holds them. Rows past Sq read as 0, as in
+// load_row_stats.
+struct WarpRowStats {
+    float lse[2];
+    float ds[2];
+    __device__ __forceinline__ void load(const float* LSE, const float* Dsum, size_t bh, int q0, int Sq, int lane) {
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+            const int q = q0 + 32 * k + lane;
+            lse[k] = 0.f;
+            ds[k] = 0.f;
+            if (q < Sq) {
+                lse[k] = __ldg(LSE + bh * Sq + q);
+                ds[k] = __ldg(Dsum + bh * Sq + q);
+            }
+        }
+    }
+    // n is a compile-time constant in step's unrolled loops, so the register index is too
+    static __device__ __forceinline__ float2 pair(const float (&v)[2], int n, int t) {
+        const float x = v[n >> 2];
+        const int from = (8 * n + 2 * t) & 31;
+        return make_float2(__shfl_sync(0xffffffffu, x, from), __shfl_sync(0xffffffffu, x, from + 1));
+    }
+    __device__ __forceinline__ float2 lse2(int n, int t) const { return pair(lse, n, t); }
+    __device__ __forceinline__ float2 dsum2(int n, int t) const { return pair(ds, n, t); }
+};
 
 // One compute warpgroup's share of the backward: the constants, this thread's place, and one q step (shared by the
 // plain kernel and the warp-specialised one, which differ only in how the step's inputs arrive and are released).
@@ -85,12 +130,12 @@ struct BwdWg {
     }
 
     // The q step at `cur` of column walk `cols`: dK and dV accumulate this warpgroup's share. qStep and doStep are
-    // the step's Q and dO tiles, tLse and tDs its LSE and Dsum, sdS the dS^T tile this step writes. shareDs() runs
-    // once this thread's dS^T rows are written (and fenced for wgmma): it must return when both warpgroups' are;
-    // release() runs once every read of the step's Q, dO, LSE and Dsum is done.
-    template <class SHARE_DS, class RELEASE>
+    // the step's Q and dO tiles, stats its LSE and Dsum (SharedRowStats or WarpRowStats), sdS the dS^T tile this
+    // step writes. shareDs() runs once this thread's dS^T rows are written (and fenced for wgmma): it must return
+    // when both warpgroups' are; release() runs once every read of the step's Q, dO, LSE and Dsum is done.
+    template <class STATS, class SHARE_DS, class RELEASE>
     __device__ __forceinline__ void step(float (&dk)[OR], float (&dv)[OR], const BwdColumns& cols, const BwdCursor& cur,
-                                         uint32_t qStep, uint32_t doStep, const float* tLse, const float* tDs, T* sdS,
+                                         uint32_t qStep, uint32_t doStep, const STATS& stats, T* sdS,
                                          SHARE_DS shareDs, RELEASE release) const {
         const int h = cols.hkv * cols.group + cur.hi;
         const int q0 = qIdx[cur.e] * BQ + cur.sub * QS;
@@ -115,7 +160,7 @@ struct BwdWg {
         __half2 dcap[CAPPED ? SR / 2 : 1];
 #pragma unroll
         for (int n = 0; n < QS / 8; ++n) {
-            const float2 lse = *reinterpret_cast<const float2*>(tLse + n * 8 + 2 * t);
+            const float2 lse = stats.lse2(n, t);
             const float bias[2] = {lse.x == -INFINITY ? -INFINITY : -lse.x * LOG2E,
                                    lse.y == -INFINITY ? -INFINITY : -lse.y * LOG2E};
             float c[4];
@@ -175,7 +220,7 @@ struct BwdWg {
         // dS^T = P^T (dP^T - Dsum) (1 - tanh^2)
 #pragma unroll
         for (int n = 0; n < QS / 8; ++n) {
-            const float2 dsum = *reinterpret_cast<const float2*>(tDs + n * 8 + 2 * t);
+            const float2 dsum = stats.dsum2(n, t);
 #pragma unroll
             for (int x = 0; x < 4; ++x) {
                 const int i = 4 * n + x;
@@ -345,8 +390,8 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         if (it + 1 < steps) loadStep(next, stage ^ 1);  // into the buffers step it - 1 read
         cp_async_commit();
         // the next step's __syncthreads guards the dS^T tile and the stage this one reads
-        wg.step(dk, dv, cols, cur, aQ + stage * Wg::STEP_BYTES, adO + stage * Wg::STEP_BYTES, sLse + stage * QS,
-                sDs + stage * QS, sdS, [] { __syncthreads(); }, [] {});
+        wg.step(dk, dv, cols, cur, aQ + stage * Wg::STEP_BYTES, adO + stage * Wg::STEP_BYTES,
+                SharedRowStats{sLse + stage * QS, sDs + stage * QS}, sdS, [] { __syncthreads(); }, [] {});
         cur = next;
     }
 
@@ -362,13 +407,16 @@ __device__ __forceinline__ void attention_bwd_wgmma(
 }
 
 // Warp-specialised: warpgroup 0 only loads, warpgroups 1 and 2 compute exactly as attention_bwd_wgmma's two.
-// The producer copies K and V once, then each q step's Q, dO, LSE and Dsum into a ring of WBS_STAGES stages;
+// The producer copies K and V once, then each q step's Q and dO into a ring of WBS_STAGES stages;
 // each producer thread's copies arrive on the stage's "full" mbarrier as they land (count 128), and each compute
 // warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done. Stage of step i:
 // i % ST, phase i / ST (parity (i / ST) & 1) of both barriers. Producer and consumers walk the same `steps`
 // (BwdColumns::steps), so a column with no steps waits on nothing. The dS^T tile is double-buffered by step
 // parity: one 256-thread named barrier per step publishes it (step i + 2 rewrites a buffer only after every
-// compute thread has passed step i + 1's barrier, i.e. finished step i's dQ).
+// compute thread has passed step i + 1's barrier, i.e. finished step i's dQ). LSE and Dsum do not go through the
+// ring: each consumer warp loads a step's from global memory during the step before (WarpRowStats). The only shared
+// memory the consumers read with ordinary loads is then the epilogue's dK/dV staging, written with ordinary stores
+// before a named barrier: an order compute-sanitizer racecheck models.
 template <typename T, int D, bool CAPPED>
 __device__ __forceinline__ void attention_bwd_wgmma_ws(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
@@ -399,9 +447,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     T* sQ = sV + BKV * D;        // ST stages of QS x D
     T* sdO = sQ + ST * QS * D;   // ST stages of QS x D
     T* sdS = sdO + ST * QS * D;  // 2 buffers of BKV x QS, dS transposed
-    float* sLse = reinterpret_cast<float*>(sdS + 2 * BKV * QS);  // ST stages of QS
-    float* sDs = sLse + ST * QS;                                   // ST stages of QS
-    uint64_t* full = reinterpret_cast<uint64_t*>(sDs + ST * QS);
+    uint64_t* full = reinterpret_cast<uint64_t*>(sdS + 2 * BKV * QS);
     uint64_t* empty = full + ST;
 
     const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
@@ -436,7 +482,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
             const int q0 = qIdx[cur.e] * Wg::BQ + cur.sub * QS;
             produce_tile_sw128<QS, D, PRODUCERS>(sQ + st * QS * D, Q + bh * Sq * D, q0, Sq, pt);
             produce_tile_sw128<QS, D, PRODUCERS>(sdO + st * QS * D, dO + bh * Sq * D, q0, Sq, pt);
-            load_row_stats<QS, PRODUCERS>(sLse + st * QS, sDs + st * QS, LSE, Dsum, bh, q0, Sq, pt);
             mbar_arrive_cp_async(full + st);
             cur = cols.next<Wg::SUBS>(cur);
             st = nextStage(st);
@@ -461,19 +506,28 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
         dv[i] = 0.f;
     }
     BwdCursor cur = cols.start();
+    // a step's LSE and Dsum, loaded once the step before has issued its dQ atomics (4 registers per thread), so
+    // their latency hides behind the barrier wait and the S^T and dP^T products
+    auto loadStats = [&](WarpRowStats& rs, const BwdCursor& c) {
+        const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
+        rs.load(LSE, Dsum, bh, qIdx[c.e] * Wg::BQ + c.sub * QS, Sq, ct & 31);
+    };
+    WarpRowStats stats;
+    if (steps > 0) loadStats(stats, cur);
     int st = 0;
     uint32_t phase = 0;
     for (int it = 0; it < steps; ++it) {
         mbar_wait(full + st, phase);
         fence_proxy_async();  // the producer's cp.async writes before this thread's wgmma reads
         uint64_t* emptySt = empty + st;
-        wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, sLse + st * QS,
-                sDs + st * QS, sdS + (it & 1) * BKV * QS, [] { named_sync(DS_BAR, WB_THREADS); },
+        wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, stats,
+                sdS + (it & 1) * BKV * QS, [] { named_sync(DS_BAR, WB_THREADS); },
                 [=] {
                     __syncwarp();
                     if (lane0) mbar_arrive(emptySt);
                 });
         cur = cols.next<Wg::SUBS>(cur);
+        if (it + 1 < steps) loadStats(stats, cur);
         st = nextStage(st);
         if (st == 0) phase ^= 1u;
     }

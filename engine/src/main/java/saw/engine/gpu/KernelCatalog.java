@@ -131,7 +131,7 @@ final class KernelCatalog {
                 (long) p.batch() * p.kvHeads() * numKvBlocks * backwardSplit(d), bkv / 16 * 32, smem);
     }
 
-    /** Q/dO/LSE/Dsum stages of the warp-specialised backward's ring (WBS_STAGES in attention_bwd_wgmma.cu). */
+    /** Q/dO stages of the warp-specialised backward's ring (WBS_STAGES in attention_bwd_wgmma.cu). */
     static final int WGMMA_WS_BWD_STAGES = 3;
 
     static String backwardWgmmaName(DType t, int d, boolean softcap, BackwardKernel family) {
@@ -139,10 +139,10 @@ final class KernelCatalog {
     }
 
     /**
-     * In the 128-byte swizzle, K and V tiles, the Q and dO steps and the dS^T tile, then LSE and Dsum per step, plus
-     * 1024 bytes to align them to 1024 (attention_bwd_wgmma.cu): {@link BackwardKernel#WGMMA} has two steps and one
-     * dS^T tile; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles and
-     * a full and an empty mbarrier per step.
+     * In the 128-byte swizzle, K and V tiles, the Q and dO steps and the dS^T tile, plus 1024 bytes to align them to
+     * 1024 (attention_bwd_wgmma.cu): {@link BackwardKernel#WGMMA} has two steps, one dS^T tile and LSE and Dsum per
+     * step; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles and a full
+     * and an empty mbarrier per step (its consumers keep LSE and Dsum in registers).
      */
     static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks, BackwardKernel family) {
         int d = p.headDim();
@@ -151,8 +151,8 @@ final class KernelCatalog {
         int steps = ws ? WGMMA_WS_BWD_STAGES : 2;
         int dsTiles = ws ? 2 : 1;
         int barriers = ws ? 2 * steps * 8 : 0;
-        int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + 2 * steps * BWD_Q_STEP * 4
-                + barriers + 1024;
+        int rowStats = ws ? 0 : 2 * steps * BWD_Q_STEP * 4;
+        int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + rowStats + barriers + 1024;
         return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0, family),
                 (long) p.batch() * p.kvHeads() * numKvBlocks, family.hopperThreads(), smem);
     }
