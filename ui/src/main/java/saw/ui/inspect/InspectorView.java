@@ -4,6 +4,7 @@ import java.util.Locale;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
 import javafx.scene.layout.GridPane;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 import saw.engine.mask.TileClass;
 import saw.engine.mask.TileGrid;
@@ -74,6 +75,8 @@ public final class InspectorView extends VBox {
                 fidelity.setId("format-fidelity-" + s.format());
                 fidelity.setWrapText(true);
                 fidelity.setMaxWidth(170);
+                // a wrapped label is laid out at its one-line height unless told otherwise, and then ends in "..."
+                fidelity.setMinHeight(Region.USE_PREF_SIZE);
                 formatRows.addRow(row++, name, bytes);
                 formatRows.add(fidelity, 1, row++);
             }
