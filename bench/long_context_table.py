@@ -21,23 +21,24 @@ TARGET = 1.2
 
 
 def collect(out):
-    """{(mask, tokens): {"saw": {pass: row}, "flex": {pass: row}}} from OUT's results files."""
-    cells = {}
+    """({(mask, tokens): {"saw": {pass: row}, "flex": {pass: row}}}, {"saw"/"flex": a header}) from OUT's files."""
+    cells, headers = {}, {}
     for path in glob.glob(os.path.join(out, "bench-*.json")) + glob.glob(os.path.join(out, "flex", "flex-bench-*.json")):
         m = re.match(r"(?:flex-)?bench-(.+)-(\d+)\.json$", os.path.basename(path))
         if not m:
             continue
         who = "flex" if os.path.basename(path).startswith("flex-") else "saw"
         try:
-            rows = read_results(path)[1]
+            header, rows = read_results(path)
         except SystemExit as e:  # an empty or cut file: the table says so instead of stopping
             print(f"note: {e}", file=sys.stderr)
             continue
+        headers.setdefault(who, header)
         cell = cells.setdefault((m.group(1), int(m.group(2))), {"saw": {}, "flex": {}})
         for r in rows:
             if r.get("pass") in ("fwd", "bwd") and (who == "saw" or r.get("backend") == "flexattention"):
                 cell[who][r["pass"]] = r
-    return cells
+    return cells, headers
 
 
 def ok_passes(by_pass):
@@ -95,7 +96,10 @@ def render(rows, fwd_with_grad=False):
 def main():
     if len(sys.argv) != 2:
         raise SystemExit("usage: long_context_table.py OUT_DIR")
-    cells = collect(sys.argv[1])
+    cells, headers = collect(sys.argv[1])
+    saw, flex = headers.get("saw", {}), headers.get("flex", {})
+    print(f"saw {saw.get('saw_version', '?')} commit {saw.get('git_commit', '?')} on {saw.get('device', '?')}; "
+          f"torch {flex.get('torch', '-')}; {flex.get('command', 'no compare_flex.py run')}")
     grad = any(r.get("fwd_with_grad") for c in cells.values() for r in c["flex"].values())
     print(render(lines(cells), fwd_with_grad=grad))
 

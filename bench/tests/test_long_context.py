@@ -95,7 +95,7 @@ def test_table_has_ratios_base_columns_and_flex_errors_worst_ratio_first(tmp_pat
                [row("fwd", 0, F, backend="flexattention",
                     status="failed: OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has"),
                 row("bwd", 0, F, backend="flexattention", status="skipped: past the time budget (--budget-s 150)")])
-    lines = lct.lines(lct.collect(str(out)))
+    lines = lct.lines(lct.collect(str(out))[0])
     by = {(l[0], l[1]): l for l in lines}
     chunked = by[("chunked", 1048576)]
     assert chunked[4] == pytest.approx(12.0 / 9.0)                      # saw/Flex fwd: the time ratio

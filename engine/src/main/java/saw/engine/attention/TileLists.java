@@ -392,8 +392,8 @@ public final class TileLists {
             bits = Arrays.copyOf(tileWords, distinct * wordsPerTile);
             bitsT = transpose(bits, distinct);
             long headBytes = 2L * problem.headDim() * 2;  // K and V (forward) or Q and dO (backward) per token
-            rowOrder = order(problem.batch() * problem.heads(), nq, sectionOf(headBytes * skv), tilesOf(headBytes * bkv),
-                    (item) -> {
+            rowOrder = order(problem.batch() * problem.heads(), nq, sectionOf(headBytes * skv),
+                    runBudget(headBytes * skv, headBytes * bkv), (item) -> {
                         int row = variantOf[item / nq] * nq + item % nq;
                         return rowPtr[row + 1] - rowPtr[row];
                     }, (item, last) -> {
@@ -402,7 +402,7 @@ public final class TileLists {
                     });
             int group = problem.heads() / problem.kvHeads();
             colOrder = order(problem.batch() * problem.kvHeads(), nkv, sectionOf(headBytes * sq * group),
-                    tilesOf(headBytes * group * bq), (item) -> {
+                    runBudget(headBytes * sq * group, headBytes * group * bq), (item) -> {
                         int n = 0;
                         for (int g = 0; g < group; g++) {
                             int col = columnOf(item, g, group);
@@ -610,9 +610,12 @@ public final class TileLists {
             return (int) Math.max(1, Math.min(Integer.MAX_VALUE, L2_SECTION_BYTES / Math.max(1, bytesPerHead)));
         }
 
-        /** Blocks of the shared operand per section when each block takes this many bytes (at least one). */
-        private static int tilesOf(long bytesPerBlock) {
-            return sectionOf(bytesPerBlock);
+        /**
+         * Blocks of the shared operand a run may span (at least one), or no limit when a whole head's operand fits the
+         * budget, so that such heads stay one section exactly as before.
+         */
+        private static int runBudget(long bytesPerHead, long bytesPerBlock) {
+            return bytesPerHead <= L2_SECTION_BYTES ? Integer.MAX_VALUE : sectionOf(bytesPerBlock);
         }
 
         /** A work item's lowest ({@code last} false) or highest listed block of the other side, -1 when it lists none. */
