@@ -372,7 +372,7 @@ class TileListsTest {
     }
 
     @Test
-    void ordersOfProblemsWhoseHeadsFitTheBudgetAreTheWholeHeadSectionsAsBefore() {
+    void ordersOfHeadsThatFitTheBudgetAndOfCausalHeadsAreTheWholeHeadSectionsAsBefore() {
         // causal 8K, B=4 H=16, D=128: a head's K and V take 4 MiB, four heads a section
         TileLists t = listsD(new Mask.Causal(0), 8192, 4, 16, 16, 128, 128);
         assertArrayEquals(wholeHeadOrder(weights(t, true, 16, 16), 64, 4), t.rowOrder());
@@ -382,6 +382,10 @@ class TileListsTest {
         TileLists g = listsD(docs, 32768, 1, 32, 8, 128, 128);
         assertArrayEquals(wholeHeadOrder(weights(g, true, 32, 8), 256, 1), g.rowOrder());
         assertEquals(32, g.rowSections().length - 1, "one section per head");
+        // causal 128K: a head is past the budget, but every run of it lies inside its last row's (column 0's) span
+        TileLists c = listsD(new Mask.Causal(0), 131072, 1, 2, 1, 128, 128);
+        assertArrayEquals(wholeHeadOrder(weights(c, true, 2, 1), 1024, 1), c.rowOrder());
+        assertArrayEquals(wholeHeadOrder(weights(c, false, 2, 1), 1024, 1), c.colOrder());
     }
 
     @Test
