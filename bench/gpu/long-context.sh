@@ -21,8 +21,9 @@
 #                                     2 GB export limit and recorded so)
 #   SAW_LONG_FLEX_BUDGET=150          seconds after which compare_flex.py starts no more rows (recorded as skipped)
 #   SAW_LONG_BACKEND=cpu SAW_LONG_HEADS=2 SAW_LONG_KV_HEADS=1  a dry run of the script without a GPU, at small sizes
-# The lead's 4-minute call: SAW_LONG_SIZES="262144 1048576" SAW_LONG_VERIFY=0 SAW_LONG_FLEX=1 (saw at 256K and 1M,
-# Flex at 1M; about 1.5 minutes of saw and 2-3 of Flex, most of it four torch.compile runs).
+# A 4-5 minute call: SAW_LONG_SIZES="262144 1048576" SAW_LONG_MASKS="chunked docs64k window sinks" SAW_LONG_VERIFY=0
+# SAW_LONG_FLEX=1 SAW_LONG_FLEX_BUDGET=120 (saw at 256K and 1M, about 1.5 minutes; Flex at 1M in mask order, about
+# 45 s a mask, most of it torch.compile; what is not started by 120 s is recorded as skipped).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here}/long-context
