@@ -26,6 +26,7 @@ import os
 import platform
 import re
 import sys
+import time
 import traceback
 
 SCHEMA = "saw.bench/1"
@@ -188,12 +189,65 @@ def is_plain_causal(config):
 # layouts
 
 
-def load_layout(torch, path, device):
-    with open(path, encoding="utf-8") as f:
-        flex = json.load(f)
-    i32 = lambda k: torch.tensor(flex[k], dtype=torch.int32, device=device)
-    return flex, {k: i32(k) for k in ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices",
-                                         "q_num_blocks", "q_indices", "full_q_num_blocks", "full_q_indices")}
+KV_KEYS = ("kv_num_blocks", "kv_indices", "full_kv_num_blocks", "full_kv_indices")
+Q_KEYS = ("q_num_blocks", "q_indices", "full_q_num_blocks", "full_q_indices")
+
+
+def load_layout(torch, path, device, keys=KV_KEYS + Q_KEYS):
+    """(header fields, {key: int32 tensor}) of a saw.flex/1 export; `keys` picks the arrays (from_kv_blocks needs only
+    the kv ones; the q ones are for check_export)."""
+    flex, arrays = read_flex(path, keys)
+    return flex, {k: torch.from_numpy(a).to(device) for k, a in arrays.items()}
+
+
+def read_flex(path, keys):
+    """Reads a saw.flex/1 file without building Python lists: saw writes each top-level field on a line of its own,
+    and at 1M tokens an index array holds 8192 x 8192 numbers (1.3 GB of text), which json.load takes minutes and
+    tens of GB for. Small fields go through json; index arrays through listed_entries. Stops once `keys` are read."""
+    import numpy as np
+    flex, arrays = {}, {}
+    with open(path, "rb") as f:
+        for line in f:
+            line = line.strip().rstrip(b",")
+            m = re.match(rb'"([a-z_]+)":', line)
+            if not m:
+                continue
+            key, value = m.group(1).decode(), line[m.end():]
+            if key.endswith("_indices"):
+                if key in keys:
+                    bq, bkv = flex["block_size"]
+                    sq, skv = flex["seq_lengths"]
+                    length = -(-skv // bkv) if key.startswith(("kv", "full_kv")) else -(-sq // bq)
+                    arrays[key] = listed_entries(value, arrays[key.replace("_indices", "_num_blocks")], length, key)
+            elif key.endswith("_num_blocks"):
+                arrays[key] = np.asarray(json.loads(value), dtype=np.int32)
+            else:
+                flex[key] = json.loads(value)
+            if all(k in arrays for k in keys):
+                break
+    missing = [k for k in keys if k not in arrays]
+    if missing:
+        raise ValueError(f"{path}: no {', '.join(missing)} (not a saw.flex/1 export?)")
+    return flex, {k: arrays[k] for k in keys}
+
+
+def listed_entries(text, num, length, key="indices"):
+    """An index array, shape num.shape + (length,), from its JSON text (bytes): the first num[...] entries of each
+    innermost line, the rest zeros. FlexAttention reads only those (BlockMask ignores kv_indices past kv_num_blocks;
+    from_kv_blocks' transposition masks them too), and parsing only them takes 1-6 % of the text at 1M tokens."""
+    import numpy as np
+    b = np.frombuffer(text, dtype=np.uint8)
+    opens = np.flatnonzero(b[:-1] == ord("["))
+    starts = (opens[b[opens + 1] != ord("[")] + 1).tolist()  # innermost lines begin after their bracket
+    counts = num.reshape(-1).tolist()
+    if len(starts) != len(counts) or (counts and max(counts) > length):
+        raise ValueError(f"{key}: {len(starts)} lines, expected {len(counts)} of {length} entries listing at most "
+                         f"{length}; not a saw.flex/1 export?")
+    out = np.zeros((len(counts), length), dtype=np.int32)
+    for line, (at, n) in enumerate(zip(starts, counts)):
+        if n:  # at most 10 digits and a comma per number
+            out[line, :n] = np.fromstring(text[at:at + 11 * n].decode("ascii"), dtype=np.int64, sep=",", count=n)
+    return out.reshape(num.shape + (length,))
 
 
 def block_mask_from_export(flex_mod, flex, t, mask_mod):
@@ -215,9 +269,16 @@ def listed(num, idx):
     return out
 
 
-def check_export(torch, flex_mod, flex, t, bm, mask_mod, device):
-    """'ok', or what differs: torch's transposition of our kv arrays against our q arrays, and torch's own
-    create_block_mask for the same mask_mod against our kv arrays."""
+def check_export(torch, flex_mod, flex, t, bm, mask_mod, device, path):
+    """'ok', or what differs: torch's transposition of our kv arrays against our q arrays (read from `path` here),
+    and torch's own create_block_mask for the same mask_mod against our kv arrays. Past DENSE_CHECK_PAIRS token
+    pairs it says it was skipped: the uncompiled create_block_mask holds a bool per pair (1 TB at 1M tokens)."""
+    B, H = t["kv_num_blocks"].shape[:2]
+    sq, skv = flex["seq_lengths"]
+    bq, bkv = flex["block_size"]
+    if B * H * sq * skv > DENSE_CHECK_PAIRS:
+        return f"skipped ({B}x{H}x{sq}x{skv} token pairs; create_block_mask without _compile is dense)"
+    t = dict(t, **load_layout(torch, path, device, Q_KEYS)[1])
     problems = []
     for ours, theirs, name in ((t["q_num_blocks"], bm.q_num_blocks, "q_num_blocks"),
                                (t["full_q_num_blocks"], bm.full_q_num_blocks, "full_q_num_blocks")):
@@ -225,9 +286,6 @@ def check_export(torch, flex_mod, flex, t, bm, mask_mod, device):
             problems.append(f"{name} differs from from_kv_blocks' transposition")
     if bm.q_indices is not None and listed(t["q_num_blocks"], t["q_indices"]) != listed(bm.q_num_blocks, bm.q_indices):
         problems.append("q_indices differ from from_kv_blocks' transposition")
-    B, H = len(flex["kv_num_blocks"]), len(flex["kv_num_blocks"][0])
-    sq, skv = flex["seq_lengths"]
-    bq, bkv = flex["block_size"]
     if sq % bq == 0 and skv % bkv == 0:  # torch pads ragged edges its own way; compare whole tiles only
         ref = flex_mod.create_block_mask(mask_mod, B, H, sq, skv, device=device, BLOCK_SIZE=(bq, bkv), _compile=False)
         for kind in ("", "full_"):
@@ -237,6 +295,10 @@ def check_export(torch, flex_mod, flex, t, bm, mask_mod, device):
                 bad = sum(1 for a, b in zip(ours, theirs) if a != b)
                 problems.append(f"{kind or 'partial_'}kv blocks differ from create_block_mask in {bad} rows")
     return "ok" if not problems else "; ".join(problems)
+
+
+# token pairs (batch x heads x Sq x Skv of the export) that check_export evaluates densely at most
+DENSE_CHECK_PAIRS = 1 << 34
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -250,7 +312,6 @@ def time_ms(torch, fn, warmup, reps, before=None):
             before()
         fn()
     if not torch.cuda.is_available():  # CPU smoke runs: wall time
-        import time
         samples = []
         for _ in range(reps):
             if before:
@@ -287,7 +348,11 @@ def inputs(torch, row, device, seed, grad):
 
 
 def timed_pass(torch, attend, q, k, v, do, pass_, warmup, reps):
+    """Times one pass. A forward on inputs that require grad (--fwd-with-grad) runs the training forward, the graph
+    the backward row needs anyway, so the two rows share its compile."""
     if pass_ == "fwd":
+        if q.requires_grad:
+            return time_ms(torch, lambda: attend(q, k, v), warmup, reps)
         with torch.no_grad():
             return time_ms(torch, lambda: attend(q, k, v), warmup, reps)
     out = attend(q, k, v)
@@ -319,6 +384,7 @@ def cmd_run(args):
     compiled = {m: torch.compile(flex_mod.flex_attention, dynamic=False, **({} if m == "default" else {"mode": MODES[m]}))
                 for m in modes}
     os.makedirs(args.out_dir, exist_ok=True)
+    started = time.monotonic()
     cache = {}  # layout path -> (block mask, export check, plain causal)
     checks = {}  # (config, tile) -> export check: head dims share layouts, so each is checked once
     for path in args.results:
@@ -347,7 +413,17 @@ def cmd_run(args):
             if args.filter and not re.search(args.filter, label):
                 continue
             if not row.get("layout"):
+                # recorded too: saw refuses exports past 2 GB (2M tokens at 128x128), and the table says so
+                emit(result_row(row, "flexattention", "flex_attention (not run)", [], args.warmup,
+                                status="skipped: no flex layout file (saw bench --export-flex refused or was not asked)"))
                 print(f"skip {label}: no layout file (run saw bench with --export-flex)", file=sys.stderr)
+                continue
+            if args.budget_s is not None and time.monotonic() - started > args.budget_s:
+                for mode in modes:  # recorded, so that the table says why these rows have no time
+                    emit(result_row(row, "flexattention" if mode == "default" else "flexattention-" + mode,
+                                    "flex_attention (not run)", [], args.warmup,
+                                    status=f"skipped: past the time budget (--budget-s {args.budget_s:g})"))
+                print(f"{label}: skipped, past the time budget", file=sys.stderr)
                 continue
             layout_path = os.path.join(base_dir, row["layout"])
             try:
@@ -355,14 +431,14 @@ def cmd_run(args):
                     with open(layout_path.replace(".flex.json", ".config.json"), encoding="utf-8") as f:
                         config_text = f.read()
                     config = json.loads(config_text)
-                    flex, t = load_layout(torch, layout_path, device)
+                    flex, t = load_layout(torch, layout_path, device, KV_KEYS)
                     mask_mod = mask_mod_for(torch, config, device)
                     bm = block_mask_from_export(flex_mod, flex, t, mask_mod)
                     check_key = (config_text, row["tile"])
                     if args.no_export_check:
                         checks[check_key] = "skipped"
                     elif check_key not in checks:
-                        checks[check_key] = check_export(torch, flex_mod, flex, t, bm, mask_mod, device)
+                        checks[check_key] = check_export(torch, flex_mod, flex, t, bm, mask_mod, device, layout_path)
                     check = checks[check_key]
                     cache.clear()  # one layout at a time keeps GPU memory flat
                     cache[layout_path] = (bm, check, is_plain_causal(config))
@@ -374,7 +450,7 @@ def cmd_run(args):
                 continue
             gqa = row["heads"] != row["kv_heads"]
             scale = row.get("scale") or 1.0 / math.sqrt(row["head_dim"])
-            q, k, v, do = inputs(torch, row, device, args.seed, row["pass"] == "bwd")
+            q, k, v, do = inputs(torch, row, device, args.seed, row["pass"] == "bwd" or args.fwd_with_grad)
             for mode in modes:
                 if mode != "default" and args.autotune_filter and not re.search(args.autotune_filter, label):
                     continue  # max-autotune compiles take long: a representative subset, named in the header
@@ -383,12 +459,15 @@ def cmd_run(args):
                     continue
                 kernel = f"flex_attention (torch.compile{'' if mode == 'default' else ', mode=' + MODES[mode]})"
                 extra = {"export_check": check, "mask_mod_source": getattr(bm.mask_mod, "source", None), "flex_mode": mode}
+                if args.fwd_with_grad and row["pass"] == "fwd":
+                    extra["fwd_with_grad"] = True
                 try:
                     attend = lambda q_, k_, v_, fn=compiled[mode]: fn(q_, k_, v_, block_mask=bm, scale=scale, enable_gqa=gqa)
                     samples = timed_pass(torch, attend, q, k, v, do, row["pass"], args.warmup, args.reps)
                     r = result_row(row, backend, kernel, samples, args.warmup, extra=extra)
                 except Exception as e:
                     r = result_row(row, backend, kernel, [], args.warmup, status=f"failed: {one_line(e)}", extra=extra)
+                    torch.cuda.empty_cache()  # after an out-of-memory, the next row starts clean
                 emit(r)
                 print(f"{label}: {backend} {fmt(r.get('useful_tflops'))} TFLOP/s (export {check})", file=sys.stderr)
             if causal and not args.no_sdpa and (row.get("row"), "sdpa-cudnn", row["pass"], row.get("tile")) not in done:
@@ -582,6 +661,11 @@ def main():
                      help="keep the rows already in OUT_DIR's files and time only the missing ones")
     run.add_argument("--filter", help="only rows whose label (config varied S= D= tile pass) matches this regex")
     run.add_argument("--autotune-filter", help="max-autotune only on rows whose label matches this regex")
+    run.add_argument("--fwd-with-grad", action="store_true",
+                     help="time forward rows on inputs that require grad (the training forward), so that a fwd row "
+                          "and the bwd row after it share the forward's compile (long context: 20-40 s each)")
+    run.add_argument("--budget-s", type=float,
+                     help="start no timing after this many seconds; the rows left are written as skipped")
     check = sub.add_parser("check", help="compare FlexAttention's outputs with saw's dumped ones")
     check.add_argument("dumps", nargs="+", help="folders written by saw dump")
     check.add_argument("--tolerance", type=float, help="relative error allowed (default: bf16 1e-2, fp16 2e-3)")

@@ -3,6 +3,7 @@ package saw.engine.attention;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntUnaryOperator;
 import java.util.stream.IntStream;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
@@ -31,7 +32,11 @@ import saw.engine.mask.TileLayout;
  * and V of the forward, Q and dO of the backward) fits in {@link #L2_SECTION_BYTES}, sections in head order, and
  * inside a section heaviest first (most tiles, then lowest index), so that a long row does not start last. Sorting
  * every head's rows together instead had 100+ heads in flight at once on an H200, whose K and V then no longer fit
- * in L2: the forward read 16x its inputs from DRAM (docs/kernel-notes.md).
+ * in L2: the forward read 16x its inputs from DRAM (docs/kernel-notes.md). When one head's operand alone is larger
+ * than that, the head is cut into runs of consecutive blocks whose touched blocks of the other side (from each
+ * line's first to its last listed one) span at most that many bytes, or no more than the run's widest line spans on
+ * its own, and only each run is sorted: sorting a whole 1M-token head of chunked or document masks had the CTAs in
+ * flight read 100+ different chunks (docs/kernel-notes.md, "work order at long context").
  */
 public final class TileLists {
     private final int blockQ;
@@ -52,6 +57,8 @@ public final class TileLists {
     private final int distinctTiles;
     private final int[] rowOrder;
     private final int[] colOrder;
+    private final int[] rowSections;
+    private final int[] colSections;
 
     /** Bytes of shared operand per section of the work orders: a third of a Hopper L2 (50 MB), the rest streams. */
     static final long L2_SECTION_BYTES = 16L << 20;
@@ -73,8 +80,10 @@ public final class TileLists {
         this.bits = b.bits;
         this.bitsT = b.bitsT;
         this.distinctTiles = b.distinct;
-        this.rowOrder = b.rowOrder;
-        this.colOrder = b.colOrder;
+        this.rowOrder = b.rowOrder.items();
+        this.colOrder = b.colOrder.items();
+        this.rowSections = b.rowOrder.starts();
+        this.colSections = b.colOrder.starts();
     }
 
     /**
@@ -215,6 +224,16 @@ public final class TileLists {
         return colOrder.clone();
     }
 
+    /** Where the forward order's sorted sections start, then its length (for tests). */
+    int[] rowSections() {
+        return rowSections.clone();
+    }
+
+    /** Where the backward order's sorted sections start, then its length (for tests). */
+    int[] colSections() {
+        return colSections.clone();
+    }
+
     /** Tiles listed (PARTIAL plus FULL) over every (b, h): the tiles a kernel visits. */
     public long visitedTiles() {
         long n = 0;
@@ -245,8 +264,8 @@ public final class TileLists {
         int[] bits;
         int[] bitsT;
         int distinct;
-        int[] rowOrder;
-        int[] colOrder;
+        Order rowOrder;
+        Order colOrder;
         private final TileLayout layout;
         private final BoundMask mask;
         private final AttentionProblem problem;
@@ -373,22 +392,31 @@ public final class TileLists {
             bits = Arrays.copyOf(tileWords, distinct * wordsPerTile);
             bitsT = transpose(bits, distinct);
             long headBytes = 2L * problem.headDim() * 2;  // K and V (forward) or Q and dO (backward) per token
-            rowOrder = order(problem.batch() * problem.heads(), nq, sectionOf(headBytes * skv), (item) -> {
-                int row = variantOf[item / nq] * nq + item % nq;
-                return rowPtr[row + 1] - rowPtr[row];
-            });
+            rowOrder = order(problem.batch() * problem.heads(), nq, sectionOf(headBytes * skv),
+                    runBudget(headBytes * skv, headBytes * bkv), (item) -> {
+                        int row = variantOf[item / nq] * nq + item % nq;
+                        return rowPtr[row + 1] - rowPtr[row];
+                    }, (item, last) -> {
+                        int row = variantOf[item / nq] * nq + item % nq;
+                        return listedEnd(rowPtr, rowPartial, rowKv, row, last);
+                    });
             int group = problem.heads() / problem.kvHeads();
-            colOrder = order(problem.batch() * problem.kvHeads(), nkv, sectionOf(headBytes * sq * group), (item) -> {
-                int bkvh = item / nkv;
-                int b = bkvh / problem.kvHeads();
-                int hkv = bkvh % problem.kvHeads();
-                int n = 0;
-                for (int g = 0; g < group; g++) {
-                    int col = variantOf[b * problem.heads() + hkv * group + g] * nkv + item % nkv;
-                    n += colPtr[col + 1] - colPtr[col];
-                }
-                return n;
-            });
+            colOrder = order(problem.batch() * problem.kvHeads(), nkv, sectionOf(headBytes * sq * group),
+                    runBudget(headBytes * sq * group, headBytes * group * bq), (item) -> {
+                        int n = 0;
+                        for (int g = 0; g < group; g++) {
+                            int col = columnOf(item, g, group);
+                            n += colPtr[col + 1] - colPtr[col];
+                        }
+                        return n;
+                    }, (item, last) -> {
+                        int end = -1;
+                        for (int g = 0; g < group; g++) {
+                            int e = listedEnd(colPtr, colPartial, colQ, columnOf(item, g, group), last);
+                            end = e < 0 ? end : end < 0 ? e : last ? Math.max(end, e) : Math.min(end, e);
+                        }
+                        return end;
+                    });
             return new TileLists(this);
         }
 
@@ -552,31 +580,113 @@ public final class TileLists {
             return out;
         }
 
+        /** The column of the q-head {@code g} of its group (of {@code group}) that backward item {@code item} covers. */
+        private int columnOf(int item, int g, int group) {
+            int bkvh = item / nkv;
+            int b = bkvh / problem.kvHeads();
+            int hkv = bkvh % problem.kvHeads();
+            return variantOf[b * problem.heads() + hkv * group + g] * nkv + item % nkv;
+        }
+
+        /**
+         * The lowest (or with {@code last} the highest) block a line lists, -1 for an empty line: its PARTIAL and then
+         * its FULL blocks are each ascending.
+         */
+        private static int listedEnd(int[] ptr, int[] partial, int[] idx, int line, boolean last) {
+            int begin = ptr[line];
+            int split = begin + partial[line];
+            int end = ptr[line + 1];
+            if (begin == end) {
+                return -1;
+            }
+            if (split == begin || split == end) {
+                return last ? idx[end - 1] : idx[begin];
+            }
+            return last ? Math.max(idx[split - 1], idx[end - 1]) : Math.min(idx[begin], idx[split]);
+        }
+
         /** Heads per section when each head's shared operand takes this many bytes (at least one). */
         private static int sectionOf(long bytesPerHead) {
             return (int) Math.max(1, Math.min(Integer.MAX_VALUE, L2_SECTION_BYTES / Math.max(1, bytesPerHead)));
         }
 
-        private static int[] order(int outer, int blocks, int headsPerSection, java.util.function.IntUnaryOperator weight) {
+        /**
+         * Blocks of the shared operand a run may span (at least one), or no limit when a whole head's operand fits the
+         * budget, so that such heads stay one section exactly as before.
+         */
+        private static int runBudget(long bytesPerHead, long bytesPerBlock) {
+            return bytesPerHead <= L2_SECTION_BYTES ? Integer.MAX_VALUE : sectionOf(bytesPerBlock);
+        }
+
+        /** A work item's lowest ({@code last} false) or highest listed block of the other side, -1 when it lists none. */
+        @FunctionalInterface
+        interface Reach {
+            int of(int item, boolean last);
+        }
+
+        /**
+         * The work order (see the class comment): sections of {@code headsPerSection} heads of {@code blocks} items
+         * each; a section of one head is further cut into runs whose touched blocks span at most {@code budget}
+         * blocks or no more than their widest item's own span; inside each section or run, heaviest first.
+         */
+        static Order order(int outer, int blocks, int headsPerSection, int budget, IntUnaryOperator weight, Reach reach) {
             int n = outer * blocks;
             long[] keyed = new long[n];
             int[] out = new int[n];
-            int done = 0;
-            for (int first = 0; first < outer; first += headsPerSection) {
-                int last = Math.min(outer, first + headsPerSection);
-                int count = 0;
-                for (int item = first * blocks; item < last * blocks; item++) {
-                    // heavier first, then lower index: sort ascending on (-weight, item)
-                    keyed[count++] = ((long) (Integer.MAX_VALUE - weight.applyAsInt(item)) << 32) | item;
-                }
-                Arrays.sort(keyed, 0, count);
-                for (int x = 0; x < count; x++) {
-                    out[done++] = (int) keyed[x];
+            int[] starts = new int[n + 1];
+            int sections = 0;
+            for (int head = 0; head < outer; head += headsPerSection) {
+                int end = Math.min(outer, head + headsPerSection) * blocks;
+                for (int from = head * blocks; from < end; ) {
+                    int to = headsPerSection == 1 ? runEnd(from, end, budget, reach) : end;
+                    starts[sections++] = from;
+                    for (int item = from; item < to; item++) {
+                        // heavier first, then lower index: sort ascending on (-weight, item)
+                        keyed[item] = ((long) (Integer.MAX_VALUE - weight.applyAsInt(item)) << 32) | item;
+                    }
+                    Arrays.sort(keyed, from, to);
+                    for (int x = from; x < to; x++) {
+                        out[x] = (int) keyed[x];
+                    }
+                    from = to;
                 }
             }
-            return out;
+            starts[sections++] = n;
+            return new Order(out, Arrays.copyOf(starts, sections));
+        }
+
+        /**
+         * The end of the run that starts at item {@code from}: items are added while the blocks they touch together
+         * span at most {@code budget} blocks, or no more than the widest item alone (whose own reads stream that
+         * much anyway, and whose range holds every other item's). Items that list nothing touch nothing.
+         */
+        private static int runEnd(int from, int end, int budget, Reach reach) {
+            int lo = Integer.MAX_VALUE;
+            int hi = -1;
+            int widest = 0;
+            int to = from;
+            for (; to < end; to++) {
+                int first = reach.of(to, false);
+                if (first < 0) {
+                    continue;
+                }
+                int last = reach.of(to, true);
+                int newLo = Math.min(lo, first);
+                int newHi = Math.max(hi, last);
+                int newWidest = Math.max(widest, last - first + 1);
+                if (newHi - newLo + 1 > Math.max(budget, newWidest)) {
+                    break;
+                }
+                lo = newLo;
+                hi = newHi;
+                widest = newWidest;
+            }
+            return to;
         }
     }
+
+    /** A work order and where its sorted sections (or runs) start: section i is items [starts[i], starts[i+1]). */
+    record Order(int[] items, int[] starts) {}
 
     /** Value equality over a bit tile's words, for deduplication. */
     private static final class Key {

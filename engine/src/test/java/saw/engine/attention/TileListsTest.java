@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import saw.engine.mask.BoundMask;
@@ -226,5 +227,195 @@ class TileListsTest {
             }
         }
         throw new AssertionError(value + " not listed");
+    }
+
+    // ---- work orders at long context (docs/kernel-notes.md, "work order at long context")
+
+    private static final int SMS = 132;
+
+    private static TileLists listsD(Mask mask, int s, int batch, int heads, int kvHeads, int headDim, int block) {
+        Dims dims = new Dims(s, s, batch, heads);
+        TileLayout layout = BoundMask.bind(mask, dims).compile(block, block);
+        return TileLists.of(new AttentionProblem(batch, heads, kvHeads, s, s, headDim, DType.BF16, 0.125, 0), layout);
+    }
+
+    /** Tiles of forward item {@code item} (rows) or backward item (columns, summed over its group of q-heads). */
+    private static int[] weights(TileLists t, boolean rows, int heads, int kvHeads) {
+        int[] ptr = rows ? t.rowPtr() : t.colPtr();
+        int[] variantOf = t.variantOf();
+        int lines = rows ? t.numQBlocks() : t.numKvBlocks();
+        int group = rows ? 1 : heads / kvHeads;
+        int[] w = new int[variantOf.length / group * lines];
+        for (int item = 0; item < w.length; item++) {
+            for (int g = 0; g < group; g++) {
+                int line = variantOf[item / lines * group + g] * lines + item % lines;
+                w[item] += ptr[line + 1] - ptr[line];
+            }
+        }
+        return w;
+    }
+
+    /** [first, last] listed block of the other side over the item's lines, {-1, -1} when it lists none. */
+    private static int[] reach(int[] ptr, int[] idx, int[] variantOf, int lines, int group, int item) {
+        int lo = Integer.MAX_VALUE;
+        int hi = -1;
+        for (int g = 0; g < group; g++) {
+            int line = variantOf[item / lines * group + g] * lines + item % lines;
+            for (int e = ptr[line]; e < ptr[line + 1]; e++) {
+                lo = Math.min(lo, idx[e]);
+                hi = Math.max(hi, idx[e]);
+            }
+        }
+        return hi < 0 ? new int[] {-1, -1} : new int[] {lo, hi};
+    }
+
+    /** The order before long-context runs: sections of whole heads, each sorted heaviest first. */
+    private static int[] wholeHeadOrder(int[] weight, int lines, int headsPerSection) {
+        Integer[] items = new Integer[weight.length];
+        for (int i = 0; i < items.length; i++) {
+            items[i] = i;
+        }
+        int section = lines * headsPerSection;
+        Arrays.sort(items, (a, b) -> a / section != b / section ? Integer.compare(a / section, b / section)
+                : weight[a] != weight[b] ? Integer.compare(weight[b], weight[a]) : Integer.compare(a, b));
+        return Arrays.stream(items).mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * Checks one order: a permutation, cut into sections of consecutive items (whole heads, or runs inside one head),
+     * each heaviest first, and each run's touched blocks spanning at most the budget or its widest item's own span.
+     */
+    private static int checkOrder(String what, TileLists t, boolean rows, int heads, int kvHeads, int headDim, int block) {
+        int[] order = rows ? t.rowOrder() : t.colOrder();
+        int[] starts = rows ? t.rowSections() : t.colSections();
+        int[] weight = weights(t, rows, heads, kvHeads);
+        int lines = rows ? t.numQBlocks() : t.numKvBlocks();
+        int group = rows ? 1 : heads / kvHeads;
+        long headBytes = 4L * headDim * group;
+        long budget = TileLists.L2_SECTION_BYTES / (headBytes * block);
+        int[] ptr = rows ? t.rowPtr() : t.colPtr();
+        int[] idx = rows ? t.rowKv() : t.colQ();
+        int[] variantOf = t.variantOf();
+        boolean[] seen = new boolean[order.length];
+        assertEquals(0, starts[0], what);
+        assertEquals(order.length, starts[starts.length - 1], what);
+        for (int s = 0; s + 1 < starts.length; s++) {
+            int from = starts[s];
+            int to = starts[s + 1];
+            assertTrue(from < to, what + ": section " + s + " is empty");
+            int lo = Integer.MAX_VALUE;
+            int hi = -1;
+            int widest = 0;
+            for (int x = from; x < to; x++) {
+                int item = order[x];
+                assertTrue(item >= from && item < to && !seen[item], what + ": item " + item + " at " + x
+                        + " is not one of section " + s + "'s consecutive items [" + from + ", " + to + ")");
+                seen[item] = true;
+                if (x > from) {
+                    int prev = order[x - 1];
+                    assertTrue(weight[prev] > weight[item] || weight[prev] == weight[item] && prev < item,
+                            what + ": section " + s + " is not heaviest first at " + x);
+                }
+                int[] r = reach(ptr, idx, variantOf, lines, group, item);
+                if (r[0] >= 0) {
+                    lo = Math.min(lo, r[0]);
+                    hi = Math.max(hi, r[1]);
+                    widest = Math.max(widest, r[1] - r[0] + 1);
+                }
+            }
+            boolean oneHead = from / lines == (to - 1) / lines;
+            if (oneHead && (long) lines * headBytes * block > TileLists.L2_SECTION_BYTES) {
+                assertTrue(hi < 0 || hi - lo + 1 <= Math.max(budget, widest), what + ": run " + s + " touches blocks "
+                        + lo + ".." + hi + ", past the budget of " + budget + " and its widest item's " + widest);
+            }
+        }
+        return starts.length - 1 - order.length / lines;  // runs past one per head
+    }
+
+    @Test
+    void workOrdersArePermutationsSortedHeaviestFirstInRunsThatFitTheBudget() {
+        long seed = 18;
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int cuts = 0;
+        for (int trial = 0; trial < 12; trial++) {
+            int s = 1 << (12 + rnd.nextInt(7));          // 4K .. 256K tokens
+            int headDim = rnd.nextBoolean() ? 64 : 128;
+            int block = rnd.nextBoolean() ? 64 : 128;
+            int kvHeads = 1 + rnd.nextInt(2);
+            int heads = kvHeads * (1 + rnd.nextInt(3));
+            int unit = Math.max(block, s >> (2 + rnd.nextInt(5)));
+            Mask mask = switch (rnd.nextInt(5)) {
+                case 0 -> new Mask.Causal(0);
+                case 1 -> new Mask.ChunkedCausal(unit);
+                case 2 -> new Mask.SlidingWindow(unit, 0);
+                case 3 -> new Mask.And(List.of(new Mask.Causal(0), Mask.Documents.ofLengths(docLengths(rnd, s))));
+                default -> new Mask.Or(List.of(new Mask.Sinks(4), new Mask.SlidingWindow(unit, 0)));
+            };
+            String what = "seed " + seed + " trial " + trial + " " + mask + " S=" + s + " D=" + headDim + " block " + block
+                    + " H=" + heads + " Hkv=" + kvHeads;
+            TileLists t = listsD(mask, s, 1, heads, kvHeads, headDim, block);
+            cuts += Math.max(0, checkOrder(what + " forward", t, true, heads, kvHeads, headDim, block));
+            cuts += Math.max(0, checkOrder(what + " backward", t, false, heads, kvHeads, headDim, block));
+        }
+        assertTrue(cuts > 0, "seed " + seed + ": no trial cut a head into runs");
+    }
+
+    private static int[] docLengths(SplittableRandom rnd, int s) {
+        int[] lengths = new int[1 + rnd.nextInt(12)];
+        int left = s;
+        for (int i = 0; i < lengths.length - 1; i++) {
+            lengths[i] = 1 + rnd.nextInt(Math.max(1, left / 2));
+            left -= lengths[i];
+        }
+        lengths[lengths.length - 1] = left;
+        return lengths;
+    }
+
+    @Test
+    void ordersOfHeadsThatFitTheBudgetAndOfCausalHeadsAreTheWholeHeadSectionsAsBefore() {
+        // causal 8K, B=4 H=16, D=128: a head's K and V take 4 MiB, four heads a section
+        TileLists t = listsD(new Mask.Causal(0), 8192, 4, 16, 16, 128, 128);
+        assertArrayEquals(wholeHeadOrder(weights(t, true, 16, 16), 64, 4), t.rowOrder());
+        assertArrayEquals(wholeHeadOrder(weights(t, false, 16, 16), 64, 4), t.colOrder());
+        // 32K GQA 32:8 with 8 documents: one head (16 MiB forward) or one kv-head (64 MiB backward, so cut) a section
+        Mask docs = new Mask.And(List.of(new Mask.Causal(0), Mask.Documents.ofLengths(4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096)));
+        TileLists g = listsD(docs, 32768, 1, 32, 8, 128, 128);
+        assertArrayEquals(wholeHeadOrder(weights(g, true, 32, 8), 256, 1), g.rowOrder());
+        assertEquals(32, g.rowSections().length - 1, "one section per head");
+        // causal 128K: a head is past the budget, but every run of it lies inside its last row's (column 0's) span
+        TileLists c = listsD(new Mask.Causal(0), 131072, 1, 2, 1, 128, 128);
+        assertArrayEquals(wholeHeadOrder(weights(c, true, 2, 1), 1024, 1), c.rowOrder());
+        assertArrayEquals(wholeHeadOrder(weights(c, false, 2, 1), 1024, 1), c.colOrder());
+    }
+
+    @Test
+    void chunkedAndDocumentMasksAtOneMillionTokensKeepTheCtasInFlightOnFewChunks() {
+        int s = 1 << 20;
+        int[] docs = new int[16];
+        Arrays.fill(docs, 65536);
+        record Case(String name, Mask mask, int unit, int fwdMost, int bwdMost) {}
+        for (Case c : List.of(
+                new Case("chunked 8192", new Mask.ChunkedCausal(8192), 8192, 4, 1),
+                new Case("16 documents", new Mask.And(List.of(new Mask.Causal(0), Mask.Documents.ofLengths(docs))), 65536, 1, 1))) {
+            TileLists t = listsD(c.mask(), s, 1, 32, 8, 128, 128);
+            for (boolean rows : new boolean[] {true, false}) {
+                int[] order = rows ? t.rowOrder() : t.colOrder();
+                int[] starts = rows ? t.rowSections() : t.colSections();
+                int most = rows ? c.fwdMost() : c.bwdMost();
+                int lines = s / 128;
+                for (int x = 0; x + 1 < starts.length; x++) {
+                    int n = unitsTouched(order, starts[x], Math.min(starts[x + 1], starts[x] + SMS), lines, c.unit() / 128);
+                    assertTrue(n <= most, c.name() + (rows ? " forward" : " backward") + ": the first " + SMS
+                            + " items of section " + x + " touch " + n + " chunks, more than " + most);
+                }
+                int before = unitsTouched(wholeHeadOrder(weights(t, rows, 32, 8), lines, 1), 0, SMS, lines, c.unit() / 128);
+                assertTrue(before > 8, c.name() + ": sorting whole heads had the first CTAs on " + before + " chunks");
+            }
+        }
+    }
+
+    /** Distinct (head, unit) pairs the items at order[from, to) belong to; a unit is {@code blocksPerUnit} blocks. */
+    private static int unitsTouched(int[] order, int from, int to, int lines, int blocksPerUnit) {
+        return (int) Arrays.stream(order, from, to).map(item -> item / lines * lines + item % lines / blocksPerUnit).distinct().count();
     }
 }
