@@ -8,7 +8,8 @@
 # (4) D=256 causal S=8192 forward timing: saw against FlexAttention and cuDNN SDPA, and causal 8K with and without
 # sinks; (5) saw tune for causal, window,
 # documents and random 10% at 8K-32K, tuned against default and the tune's duration. Everything goes to
-# $OUT/tune-sinks-d256/ (tar that folder); a summary table is printed last.
+# $OUT/tune-sinks-d256/ (tar that folder); a summary table is printed last. TSD_PARTS="verify sinks-flex d256-timing
+# sinks-cost tune" picks sections.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 saw="$here/saw"
@@ -20,10 +21,13 @@ log="$dir/run.log"
 export SAW_TUNE_CACHE="$dir/tune-cache.json"   # a fresh cache, so this run's tunes are the ones reported
 summary=()
 t_start=$(date +%s)
+parts=" ${TSD_PARTS:-verify sinks-flex d256-timing sinks-cost tune} "   # pick sections by name
+part() { [[ $parts == *" $1 "* ]]; }
 
 note() { echo "$*" | tee -a "$log"; }
 
 # ---------------------------------------------------------------- (1) + (2) verify matrix
+if part verify; then
 pass=0; fail=0; failed=()
 verify() {
   local out rc
@@ -52,7 +56,9 @@ verify 'random(128,128,4,3)'       --seq 4096 --heads 4 --kv-heads 2  --head-dim
 verify causal                      --seq 1000 --seq-kv 1500 --heads 4 --kv-heads 2 --head-dim 256 --dtype bf16 --block 64x64 --sinks
 summary+=("verify (sinks, D=256)|$pass passed, $fail failed")
 
+fi
 # ---------------------------------------------------------------- (3) sinks against FlexAttention + dense autograd
+if part sinks-flex; then
 cat >"$dir/cfg/window.json" <<'JSON'
 { "schema": "saw.mask/1", "name": "window", "seq_len_q": 1024, "seq_len_kv": 1024, "batch": 1, "heads": 4,
   "block": { "q": 128, "kv": 128 }, "mask": { "sliding_window": { "left": 200, "right": 0 } } }
@@ -129,7 +135,9 @@ rc=$?
 cat "$dir/sinks-check.txt" | tee -a "$log"
 summary+=("sinks vs flex/autograd|rc=$rc, $(grep -c ' ok ' "$dir/sinks-check.txt") of ${#dumps[@]} dumps ok; $(tail -1 "$dir/sinks-check.txt")")
 
+fi
 # ---------------------------------------------------------------- (4) D=256 timing: saw vs FlexAttention vs cuDNN
+if part d256-timing; then
 timeout 90 "$saw" bench preset:causal --seq 8192 --batch 2 --heads 16 --head-dim 256 --block 64x64,64x32 --pass fwd \
   --backend gpu --out "$dir/d256-saw.jsonl" >>"$log" 2>&1
 saw_ms=$(python3 -c "
@@ -169,7 +177,9 @@ cat "$dir/d256-peers.txt" | tee -a "$log"
 summary+=("D=256 causal 8K fwd saw|$saw_ms")
 while read -r line; do summary+=("D=256 causal 8K fwd ${line%% *}|${line#* }"); done < <(grep -E '^(flexattention|sdpa-cudnn)' "$dir/d256-peers.txt")
 
+fi
 # ---------------------------------------------------------------- (4b) what sinks cost in a timed run
+if part sinks-cost; then
 for mode in plain sinks; do
   timeout 60 "$saw" bench preset:causal --seq 8192 --heads 16 --block 128x128 --pass fwd,bwd --backend gpu --no-cache \
     $([[ $mode == sinks ]] && echo --sinks) --out "$dir/causal8k-$mode.jsonl" >>"$log" 2>&1
@@ -180,7 +190,9 @@ print(' '.join(f\"{r['pass']}={r['median_ms']:.3f}ms\" for r in rows if r.get('s
   summary+=("causal 8K 128x128 $mode|$ms")
 done
 
+fi
 # ---------------------------------------------------------------- (5) tune: tuned vs default, tune duration
+if part tune; then
 mk_random() {  # random blocks at 10% of the kv-blocks of 128
   local s=$1 per=$(( $1 / 128 / 10 ))
   cat >"$dir/cfg/random-$s.json" <<JSON
@@ -216,6 +228,7 @@ out=$(timeout 60 "$saw" verify causal --seq 8192 --heads 16 --pass fwd 2>&1 | gr
 note "verify picks up the cache: $out"
 summary+=("verify uses cache|${out:0:110}")
 
+fi
 note ""
 note "== summary ($(( $(date +%s) - t_start )) s; logs in $dir) =="
 for row in "${summary[@]}"; do printf '%-26s %s\n' "${row%%|*}" "${row#*|}" | tee -a "$log"; done
