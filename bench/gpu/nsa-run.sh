@@ -2,7 +2,7 @@
 # NSA selected attention on the H200 (issue 14), about 3-4 minutes:
 #   1. saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap), forward
 #      and backward against the fp64 reference, every forward order (SAW_NSA_FWD=tile|gather|warp; unset = auto:
-#      warp for G >= 8, tile below)                                                                      (~90 s)
+#      warp for G >= 4, tile below)                                                                      (~90 s)
 #   2. compute-sanitizer memcheck and racecheck on small cases (tile forward + backward, warp forward)   (~60 s)
 #   3. side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site): the same
 #      block_indices .npy for both; outputs and gradients cross-checked on one shape from `saw dump`; medians of saw's
@@ -51,7 +51,7 @@ v --nsa-block 32  --nsa-s 16 --heads 32 --kv-heads 1 --head-dim 64  --dtype fp16
 v --nsa-block 128 --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 1024
 v --nsa-block 64  --nsa-s 16 --heads 12 --kv-heads 4 --head-dim 64  --dtype bf16 --seq 1000
 v --nsa-block 64  --nsa-s 8  --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 77
-# the lines above run the auto order (warp for G >= 8, tile below); each order on the groups auto does not give it
+# the lines above run the auto order (warp for G >= 4, tile below); each order on the groups auto does not give it
 vo() { export SAW_NSA_FWD=$1; shift; v "$@"; unset SAW_NSA_FWD; }
 vg() { vo gather "$@"; }
 vo tile --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048

@@ -14,7 +14,7 @@ import saw.engine.nsa.NsaSelection;
 
 /**
  * NSA selected attention on GPU 0 through nsa.cu: forward in one of three loop orders ({@link Forward}; by default a
- * warp per token streaming its own blocks for G >= 8, per 64-row tile over the union of its tokens' blocks below),
+ * warp per token streaming its own blocks for G >= 4, per 64-row tile over the union of its tokens' blocks below),
  * backward per kv-block over the tokens that chose it (tables from {@link NsaTables}, built on the host and not part
  * of the timed work). Not thread-safe.
  */
@@ -51,12 +51,13 @@ public final class NsaGpu implements NsaKernels {
         }
 
         /**
-         * The one selection rule. The warp order loads each (token, kv head)'s blocks once and keeps 8 warps streaming
-         * per SM; its MMA rows are the group's heads, so with G < 8 more than half of them idle, and the tile order,
-         * which packs 64 / G tokens into the rows, is kept there (docs/kernel-notes.md, NSA section).
+         * The one selection rule, from the H200 timings (T = 32K, D = 128, block 64, S = 16; docs/benchmarks.md, NSA
+         * section): the warp order wins from G = 4 on (G = 4: 7.8 ms against the tile order's 9.9; G = 16: 7.9 against
+         * 14.5). Its MMA rows are the group's heads, so below G = 4 most of them idle and the tile order, which packs
+         * 64 / G tokens into the rows, wins (G = 2: 7.3 against 7.8 ms; G = 1: 4.9 against 7.8).
          */
         static Forward forGroup(int group) {
-            return group >= 8 ? WARP : TILE;
+            return group >= 4 ? WARP : TILE;
         }
 
         /** This order, or for AUTO the one {@link #forGroup} picks. */

@@ -114,9 +114,9 @@ class NsaGpuTest {
     }
 
     @Test
-    void theWarpForwardIsPickedFromEightHeadsPerKvHeadAndTheTileBelow() {
+    void theWarpForwardIsPickedFromFourHeadsPerKvHeadAndTheTileBelow() {
         for (int g = 1; g <= 64; g++) {
-            assertEquals(g >= 8 ? NsaGpu.Forward.WARP : NsaGpu.Forward.TILE, NsaGpu.Forward.AUTO.resolve(g), "G " + g);
+            assertEquals(g >= 4 ? NsaGpu.Forward.WARP : NsaGpu.Forward.TILE, NsaGpu.Forward.AUTO.resolve(g), "G " + g);
             for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.GATHER, NsaGpu.Forward.WARP}) {
                 assertEquals(f, f.resolve(g), "an explicit order stays, G " + g);
             }
