@@ -5,11 +5,10 @@
 # backward's own matrix is d256-bwd.sh);
 # (3) sinks cross-checked in one python run: O and LSE against FlexAttention through its returned LSE
 # (out_sink = out * exp(lse - logaddexp(lse, sink))), dQ/dK/dV/dSink against a dense fp32 torch autograd reference;
-# (4) D=256 causal S=8192 forward timing: saw against FlexAttention and cuDNN SDPA, and causal 8K with and without
-# sinks; (5) saw tune for causal, window,
+# (4) causal 8K with and without sinks (D=256 against FlexAttention and cuDNN, forward and backward: d256-bwd.sh); (5) saw tune for causal, window,
 # documents and random 10% at 8K-32K, tuned against default and the tune's duration. Everything goes to
-# $OUT/tune-sinks-d256/ (tar that folder); a summary table is printed last. TSD_PARTS="verify sinks-flex d256-timing
-# sinks-cost tune" picks sections.
+# $OUT/tune-sinks-d256/ (tar that folder); a summary table is printed last. TSD_PARTS="verify sinks-flex sinks-cost tune"
+# picks sections.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 saw="$here/saw"
@@ -21,7 +20,7 @@ log="$dir/run.log"
 export SAW_TUNE_CACHE="$dir/tune-cache.json"   # a fresh cache, so this run's tunes are the ones reported
 summary=()
 t_start=$(date +%s)
-parts=" ${TSD_PARTS:-verify sinks-flex d256-timing sinks-cost tune} "   # pick sections by name
+parts=" ${TSD_PARTS:-verify sinks-flex sinks-cost tune} "   # pick sections by name
 part() { [[ $parts == *" $1 "* ]]; }
 
 note() { echo "$*" | tee -a "$log"; }
@@ -134,48 +133,6 @@ PY
 rc=$?
 cat "$dir/sinks-check.txt" | tee -a "$log"
 summary+=("sinks vs flex/autograd|rc=$rc, $(grep -c ' ok ' "$dir/sinks-check.txt") of ${#dumps[@]} dumps ok; $(tail -1 "$dir/sinks-check.txt")")
-
-fi
-# ---------------------------------------------------------------- (4) D=256 timing: saw vs FlexAttention vs cuDNN
-if part d256-timing; then
-timeout 90 "$saw" bench preset:causal --seq 8192 --batch 2 --heads 16 --head-dim 256 --block 64x64,64x32 --pass fwd \
-  --backend gpu --out "$dir/d256-saw.jsonl" >>"$log" 2>&1
-saw_ms=$(python3 -c "
-import json,sys
-rows=[json.loads(l) for l in open('$dir/d256-saw.jsonl')][1:]
-ok=[r for r in rows if r.get('status')=='ok']
-print(' '.join(f\"{r['tile']}={r['median_ms']:.3f}ms({r['useful_tflops']:.0f}TF)\" for r in ok) or 'none')" 2>>"$log")
-timeout 120 python3 - >"$dir/d256-peers.txt" 2>&1 <<'PY'
-import torch, torch.nn.functional as F
-from torch.nn.attention import flex_attention as fx, sdpa_kernel, SDPBackend
-B, H, S, D = 2, 16, 8192, 256
-q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-flops = 4 * B * H * D * S * (S + 1) / 2
-def t(fn, reps=20):
-    for _ in range(5): fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(True), torch.cuda.Event(True)
-        a.record(); fn(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b))
-    ts.sort(); return ts[len(ts) // 2]
-bm = fx.create_block_mask(lambda b, h, qi, ki: ki <= qi, None, None, S, S, device="cuda")
-flex = torch.compile(fx.flex_attention, dynamic=False)
-for name, fn in (("flexattention", lambda: flex(q, k, v, block_mask=bm)),):
-    try:
-        ms = t(fn); print(f"{name} causal bf16 B={B} H={H} S={S} D={D} fwd {ms:.3f} ms {flops / ms / 1e9:.0f} TF")
-    except Exception as e:
-        print(f"{name}: failed: {str(e).splitlines()[0][:200]}")
-try:
-    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        ms = t(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
-    print(f"sdpa-cudnn causal bf16 B={B} H={H} S={S} D={D} fwd {ms:.3f} ms {flops / ms / 1e9:.0f} TF")
-except Exception as e:
-    print(f"sdpa-cudnn: failed: {str(e).splitlines()[0][:200]}")
-PY
-cat "$dir/d256-peers.txt" | tee -a "$log"
-summary+=("D=256 causal 8K fwd saw|$saw_ms")
-while read -r line; do summary+=("D=256 causal 8K fwd ${line%% *}|${line#* }"); done < <(grep -E '^(flexattention|sdpa-cudnn)' "$dir/d256-peers.txt")
 
 fi
 # ---------------------------------------------------------------- (4b) what sinks cost in a timed run
