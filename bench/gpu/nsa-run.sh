@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # NSA selected attention on the H200 (issue 14), about 3-4 minutes:
 #   1. saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap), forward
-#      and backward against the fp64 reference, every forward order (SAW_NSA_FWD=tile|gather|warp; unset = auto:
+#      and backward against the fp64 reference, every forward order (SAW_NSA_FWD=tile|warp; unset = auto:
 #      warp for G >= 4, tile below)                                                                      (~90 s)
 #   2. compute-sanitizer memcheck and racecheck on small cases (tile forward + backward, warp forward)   (~60 s)
 #   3. side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site): the same
@@ -53,18 +53,12 @@ v --nsa-block 64  --nsa-s 16 --heads 12 --kv-heads 4 --head-dim 64  --dtype bf16
 v --nsa-block 64  --nsa-s 8  --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 77
 # the lines above run the auto order (warp for G >= 4, tile below); each order on the groups auto does not give it
 vo() { export SAW_NSA_FWD=$1; shift; v "$@"; unset SAW_NSA_FWD; }
-vg() { vo gather "$@"; }
 vo tile --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
 vo tile --nsa-block 32  --nsa-s 8  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
 vo warp --nsa-block 64  --nsa-s 16 --heads 48 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 1999
 vo warp --nsa-block 128 --nsa-s 8  --heads 48 --kv-heads 2 --head-dim 64  --dtype fp16 --seq 1100 --softcap 30
 vo warp --nsa-block 32  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 128 --dtype bf16 --seq 1000
 vo warp --nsa-block 64  --nsa-s 4  --heads 2  --kv-heads 2 --head-dim 64  --dtype fp16 --seq 777 --batch 2
-# the gather-order forward (the backward is the same)
-vg --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
-vg --nsa-block 32  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
-vg --nsa-block 128 --nsa-s 8  --heads 8  --kv-heads 8 --head-dim 128 --dtype bf16 --seq 999
-vg --nsa-block 64  --nsa-s 1  --heads 48 --kv-heads 2 --head-dim 64  --dtype bf16 --seq 700
 # selections that are not random: top-S of block scores, and a mask's blocks
 v_other() {
   local o rc
@@ -233,8 +227,6 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     reps = 10 if B * T <= 65536 else 5
     s = saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order="warp")  # the warp forward and the backward
     st = saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order="tile", passes="fwd")
-    # gather (measured slowest, 2026-12-01) only on the first shapes, to keep the script's time
-    sg = saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order="gather", passes="fwd") if len(rows) < 2 else None
     q = torch.randn(B, T, HQ, D, device=dev, dtype=torch.bfloat16)
     k = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
     v = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
@@ -244,7 +236,6 @@ for (B, T, HQ, H, D, BS, S) in shapes:
              pairs=s["fwd"]["selected_pairs"] if s else None,
              saw_fwd=st["fwd"]["median_ms"] if st else None, saw_bwd=s["bwd"]["median_ms"] if s else None,
              saw_fwd_warp=s["fwd"]["median_ms"] if s else None,
-             saw_fwd_gather=sg["fwd"]["median_ms"] if sg else None,
              fla_fwd=tf, fla_bwd=tb, fla_error=err)
     rows.append(r)
     say(json.dumps(r))
@@ -254,16 +245,15 @@ def f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
 say("")
 say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; x = fla / best saw; "
-    "TFLOP/s useful; tile / warp / gather = SAW_NSA_FWD orders)")
-say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | {'tile':>8} {'warp':>8} {'gather':>8} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | "
+    "TFLOP/s useful; tile / warp = SAW_NSA_FWD orders)")
+say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | {'tile':>8} {'warp':>8} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | "
     f"{'saw bwd':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note")
 for r in rows:
     fl = 4.0 * r["D"] * r["pairs"] if r["pairs"] else None
     sp = lambda a, b: None if a is None or b is None else b / a
     tfs = lambda ms, m: None if ms is None or fl is None else m * fl / (ms * 1e-3) / 1e12
-    best = min([x for x in (r['saw_fwd'], r['saw_fwd_warp'], r['saw_fwd_gather']) if x is not None], default=None)
+    best = min([x for x in (r['saw_fwd'], r['saw_fwd_warp']) if x is not None], default=None)
     say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | {f(r['saw_fwd']):>8} {f(r['saw_fwd_warp']):>8} "
-        f"{f(r['saw_fwd_gather']):>8} "
         f"{f(r['fla_fwd']):>8} {f(sp(best, r['fla_fwd'])):>5} {f(tfs(best, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
         f"{f(r['fla_bwd']):>8} {f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | "
         f"{r['fla_error'][:60]}")

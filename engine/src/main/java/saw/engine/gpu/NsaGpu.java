@@ -13,7 +13,7 @@ import saw.engine.nsa.NsaReference;
 import saw.engine.nsa.NsaSelection;
 
 /**
- * NSA selected attention on GPU 0 through nsa.cu: forward in one of three loop orders ({@link Forward}; by default a
+ * NSA selected attention on GPU 0 through nsa.cu: forward in one of two loop orders ({@link Forward}; by default a
  * warp per token streaming its own blocks for G >= 4, per 64-row tile over the union of its tokens' blocks below),
  * backward per kv-block over the tokens that chose it (tables from {@link NsaTables}, built on the host and not part
  * of the timed work). Not thread-safe.
@@ -26,8 +26,6 @@ public final class NsaGpu implements NsaKernels {
     public enum Forward {
         /** Per 64-row tile over the union of its tokens' blocks (K/V shared within the tile). */
         TILE,
-        /** Per kv-block over the tokens that chose it (FSA's order): a stats pass, LSE, then P V with fp32 atomics. */
-        GATHER,
         /** A warp per (token, 16 heads) streaming its own blocks (the NSA paper's order, nsa_fwd_warp_* in nsa.cu). */
         WARP,
         /** {@link #forGroup}: the order predicted fastest for the problem's group size. */
@@ -36,7 +34,7 @@ public final class NsaGpu implements NsaKernels {
         public static final String PROPERTY = "saw.nsa.fwd";
         public static final String ENV = "SAW_NSA_FWD";
 
-        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile, gather, warp or auto), else AUTO. */
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile, warp or auto), else AUTO. */
         public static Forward configured() {
             String v = System.getProperty(PROPERTY, System.getenv(ENV));
             if (v == null || v.isBlank()) {
@@ -47,7 +45,7 @@ public final class NsaGpu implements NsaKernels {
                     return f;
                 }
             }
-            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile, gather, warp or auto");
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile, warp or auto");
         }
 
         /**
@@ -160,36 +158,6 @@ public final class NsaGpu implements NsaKernels {
                 (long) p.batch() * p.kvHeads() * numKvBlocks, block / 16 * 32, smem);
     }
 
-    static LaunchShape statsShape(AttentionProblem p, int block, int numKvBlocks) {
-        int d = p.headDim();
-        int rows = NsaTables.ROWS;
-        int warps = block / 16;
-        int smem = (block * d + 2 * rows * d) * 2 + gatherScratch(warps);
-        return new LaunchShape("nsa_fwd_stats_" + p.dtype().label() + "_d" + d + "_b" + block + (p.softcap() > 0 ? "_softcap" : ""),
-                (long) p.batch() * p.kvHeads() * numKvBlocks, warps * 32, smem);
-    }
-
-    static LaunchShape pvShape(AttentionProblem p, int block, int numKvBlocks) {
-        int d = p.headDim();
-        int rows = NsaTables.ROWS;
-        int warps = block / 16;
-        int smem = (2 * block * d + 2 * rows * d + block * rows) * 2 + gatherScratch(warps);
-        return new LaunchShape("nsa_fwd_pv_" + p.dtype().label() + "_d" + d + "_b" + block + (p.softcap() > 0 ? "_softcap" : ""),
-                (long) p.batch() * p.kvHeads() * numKvBlocks, warps * 32, smem);
-    }
-
-    /** LSE and row stats, per-warp partials, row max, tokens and 64-bit row indices (nsa_fwd_gather in nsa.cu). */
-    private static int gatherScratch(int warps) {
-        int rows = NsaTables.ROWS;
-        return 2 * rows * 4 + warps * rows * 4 + rows * 4 + 2 * rows * 4 + 2 * rows * 8;
-    }
-
-    static LaunchShape lseShape(AttentionProblem p) {
-        long rows = (long) p.batch() * p.heads() * p.seqQ();
-        return new LaunchShape("nsa_fwd_lse", (rows + KernelCatalog.ELEMENTWISE_THREADS - 1) / KernelCatalog.ELEMENTWISE_THREADS,
-                KernelCatalog.ELEMENTWISE_THREADS, 0);
-    }
-
     /** Every NSA kernel the fatbin should hold. */
     static List<String> allNames() {
         List<String> names = new ArrayList<>();
@@ -200,14 +168,9 @@ public final class NsaGpu implements NsaKernels {
                     names.add(warpName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
-                    for (String cap : new String[] {"", "_softcap"}) {
-                        names.add("nsa_fwd_stats_" + t.label() + "_d" + d + "_b" + b + cap);
-                        names.add("nsa_fwd_pv_" + t.label() + "_d" + d + "_b" + b + cap);
-                    }
                 }
             }
         }
-        names.add("nsa_fwd_lse");
         return names;
     }
 
@@ -242,8 +205,6 @@ public final class NsaGpu implements NsaKernels {
         final LaunchShape warp;
         final LaunchShape bwd;
         final Forward order;
-        final LaunchShape stats;
-        final LaunchShape pv;
 
         Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order) {
             String why = unsupported(p, sel);
@@ -253,21 +214,10 @@ public final class NsaGpu implements NsaKernels {
             this.p = p;
             this.sel = sel;
             this.order = order.resolve(p.heads() / p.kvHeads());
-            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), backward || this.order == Forward.GATHER);
+            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), backward);
             this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
             this.warp = warpShape(p, sel.blockSize());
             this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());
-            this.stats = statsShape(p, sel.blockSize(), sel.numKvBlocks());
-            this.pv = pvShape(p, sel.blockSize(), sel.numKvBlocks());
-        }
-
-        /** The gather forward's scratch: (max, sum) per (row, slot), and the fp32 O accumulator. */
-        long partBytes() {
-            return order == Forward.GATHER ? 8L * p.batch() * p.heads() * p.seqQ() * sel.maxSelected() : 4;
-        }
-
-        long oAccBytes() {
-            return order == Forward.GATHER ? 4L * AttentionInputs.qSize(p) : 4;
         }
     }
 
@@ -280,16 +230,12 @@ public final class NsaGpu implements NsaKernels {
         final DeviceBuffer order;
         final DeviceBuffer colPtr;
         final DeviceBuffer colTok;
-        final DeviceBuffer colSlot;
         final DeviceBuffer indices;
         final DeviceBuffer counts;
-        final DeviceBuffer part;
-        final DeviceBuffer oAcc;
 
         DeviceTables(CudaDevice cuda, Plan plan) {
             NsaTables t = plan.tables;
-            boolean gather = plan.order == Forward.GATHER;
-            boolean selection = gather || plan.order == Forward.WARP;
+            boolean selection = plan.order == Forward.WARP;
             try {
                 tilePtr = add(cuda.upload("NSA tile pointers", t.tilePtr));
                 tileBlk = add(cuda.upload("NSA tile blocks", t.tileBlk));
@@ -297,11 +243,8 @@ public final class NsaGpu implements NsaKernels {
                 order = add(cuda.upload("NSA block order", t.order));
                 colPtr = add(cuda.upload("NSA block pointers", t.colPtr));
                 colTok = add(cuda.upload("NSA block tokens", t.colTok));
-                colSlot = add(cuda.upload("NSA block slots", t.colSlot));
                 indices = add(cuda.upload("NSA block_indices", selection ? plan.sel.indices() : new int[0]));
                 counts = add(cuda.upload("NSA block_counts", selection ? plan.sel.counts() : new int[0]));
-                part = add(cuda.buffer("NSA row stats per block", plan.partBytes()));
-                oAcc = add(cuda.buffer("O accumulator", plan.oAccBytes()));
             } catch (RuntimeException e) {
                 close();
                 throw e;
@@ -353,23 +296,10 @@ public final class NsaGpu implements NsaKernels {
         if (plan.order == Forward.TILE) {
             cuda.launch(plan.fwd, q, k, v, o, lse, t.tilePtr, t.tileBlk, t.tileMask, p.heads(), p.kvHeads(), p.seqQ(),
                     plan.tables.tilesPerPlane, (float) p.scale(), (float) p.softcap());
-            return;
-        }
-        if (plan.order == Forward.WARP) {
+        } else {
             cuda.launch(plan.warp, q, k, v, o, lse, t.indices, t.counts, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
                     plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());
-            return;
         }
-        int nkv = plan.sel.numKvBlocks();
-        long rows = (long) p.batch() * p.heads() * p.seqQ();
-        t.oAcc.fill32("O accumulator", 0);
-        cuda.launch(plan.stats, q, k, t.part, t.order, t.colPtr, t.colTok, t.colSlot, p.heads(), p.kvHeads(), p.seqQ(), nkv,
-                plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());
-        cuda.launch(lseShape(p), t.part, lse, t.indices, t.counts, p.heads(), p.kvHeads(), p.seqQ(), plan.sel.maxSelected(),
-                rows);
-        cuda.launch(plan.pv, q, k, v, lse, t.oAcc, t.order, t.colPtr, t.colTok, p.heads(), p.kvHeads(), p.seqQ(), nkv,
-                (float) p.scale(), (float) p.softcap());
-        cuda.launch(KernelCatalog.backwardDq(p), t.oAcc, o, rows * p.headDim(), 1f);
     }
 
     private void launchBackward(Plan plan, DeviceTables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
@@ -424,11 +354,7 @@ public final class NsaGpu implements NsaKernels {
             if (pass == Pass.BWD) {
                 return plan.bwd.kernel();
             }
-            return switch (plan.order) {
-                case TILE -> plan.fwd.kernel();
-                case WARP -> plan.warp.kernel();
-                default -> plan.stats.kernel() + "+" + plan.pv.kernel();
-            };
+            return plan.order == Forward.TILE ? plan.fwd.kernel() : plan.warp.kernel();
         }
 
         @Override

@@ -20,11 +20,8 @@ final class NsaTables {
     final int[] order;
     final int[] colPtr;
     final int[] colTok;
-    /** For each colTok entry, the position of the block in that token's block_indices row (the gather forward's slot). */
-    final int[] colSlot;
 
-    private NsaTables(int tilesPerPlane, int[] tilePtr, int[] tileBlk, int[] tileMask, int[] order, int[] colPtr, int[] colTok,
-                      int[] colSlot) {
+    private NsaTables(int tilesPerPlane, int[] tilePtr, int[] tileBlk, int[] tileMask, int[] order, int[] colPtr, int[] colTok) {
         this.tilesPerPlane = tilesPerPlane;
         this.tilePtr = tilePtr;
         this.tileBlk = tileBlk;
@@ -32,10 +29,9 @@ final class NsaTables {
         this.order = order;
         this.colPtr = colPtr;
         this.colTok = colTok;
-        this.colSlot = colSlot;
     }
 
-    /** @param reverse whether to build the reverse index (the backward and the gather forward read it) */
+    /** @param reverse whether to build the reverse index (the backward reads it) */
     static NsaTables of(NsaSelection sel, int group, boolean reverse) {
         long planeRows = (long) sel.seqLen() * group;
         long tiles = (planeRows + ROWS - 1) / ROWS;
@@ -97,36 +93,13 @@ final class NsaTables {
         int[] order = new int[0];
         int[] colPtr = new int[0];
         int[] colTok = new int[0];
-        int[] colSlot = new int[0];
         if (reverse) {
             ChosenBy rev = ChosenBy.of(sel);
             colPtr = rev.ptr();
             colTok = rev.tokens();
             order = heaviestFirst(colPtr);
-            colSlot = slots(sel, colPtr, colTok.length);
         }
-        return new NsaTables((int) tiles, tilePtr, Arrays.copyOf(blk, n), tileMask, order, colPtr, colTok, colSlot);
-    }
-
-    /** The slots in ChosenBy's order: the same walk (batch, token ascending, kv head) fills each entry's list. */
-    private static int[] slots(NsaSelection sel, int[] ptr, int total) {
-        int nb = sel.numKvBlocks();
-        int[] fill = Arrays.copyOf(ptr, ptr.length - 1);
-        int[] slot = new int[total];
-        for (int b = 0; b < sel.batch(); b++) {
-            for (int t = 0; t < sel.seqLen(); t++) {
-                for (int h = 0; h < sel.kvHeads(); h++) {
-                    int base = (b * sel.kvHeads() + h) * nb;
-                    for (int s = 0; s < sel.count(b, t, h); s++) {
-                        int kb = sel.block(b, t, h, s);
-                        if (kb >= 0) {
-                            slot[fill[base + kb]++] = s;
-                        }
-                    }
-                }
-            }
-        }
-        return slot;
+        return new NsaTables((int) tiles, tilePtr, Arrays.copyOf(blk, n), tileMask, order, colPtr, colTok);
     }
 
     /** Entries by descending token count (ties in index order), so the longest CTAs start first. */

@@ -1,10 +1,12 @@
 package saw.engine.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -63,12 +65,21 @@ class NsaGpuTest {
                     }
                 }
             }
+            long choices = 0;
+            for (int plane = 0; plane < sel.batch() * kvHeads; plane++) {
+                for (int tok = 0; tok < seq; tok++) {
+                    choices += sel.blocks(plane / kvHeads, tok, plane % kvHeads, buf);
+                }
+            }
+            assertEquals(choices, t.colTok.length, "one reverse entry per choice, seed " + seed);
             for (int e = 0; e < t.colPtr.length - 1; e++) {
                 int kb = e % sel.numKvBlocks();
                 int plane = e / sel.numKvBlocks();
                 for (int at = t.colPtr[e]; at < t.colPtr[e + 1]; at++) {
-                    assertEquals(kb, sel.block(plane / kvHeads, t.colTok[at], plane % kvHeads, t.colSlot[at]),
-                            "slot of entry " + at + ", seed " + seed);
+                    assertTrue(at == t.colPtr[e] || t.colTok[at - 1] < t.colTok[at], "tokens ascending, seed " + seed);
+                    int c = sel.blocks(plane / kvHeads, t.colTok[at], plane % kvHeads, buf);
+                    assertTrue(Arrays.stream(buf, 0, c).anyMatch(x -> x == kb),
+                            "token " + t.colTok[at] + " chose block " + kb + ", seed " + seed);
                 }
             }
             int entries = sel.batch() * kvHeads * sel.numKvBlocks();
@@ -91,6 +102,7 @@ class NsaGpuTest {
         NsaSelection sel = NsaSelections.random(1, 300, 2, 4, 64, 5);
         AttentionProblem p = new AttentionProblem(1, 8, 2, 300, 300, 128, DType.BF16, 0.1, 0);
         try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            gpu.forwardOrder(NsaGpu.Forward.TILE);
             gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
             assertEquals(List.of("nsa_fwd_bf16_d128_b64", "bwd_pre_bf16_d128", "nsa_bwd_bf16_d128_b64", "bwd_dq_bf16"),
                     kernelsOf(driver.launched));
@@ -99,17 +111,37 @@ class NsaGpuTest {
     }
 
     @Test
-    void theGatherForwardRunsStatsLseAndPvThenConverts() throws BadSelection {
-        FakeDriver driver = new FakeDriver(1L << 34);
-        driver.kernels.addAll(NsaGpu.allNames());
+    void aForwardRunLaunchesOnlyItsOrdersKernelAndFreesEverything() throws BadSelection {
         NsaSelection sel = NsaSelections.random(1, 300, 2, 4, 64, 5);
         AttentionProblem p = new AttentionProblem(1, 8, 2, 300, 300, 64, DType.FP16, 0.1, 20);
-        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
-            gpu.forwardOrder(NsaGpu.Forward.GATHER);
-            gpu.forward(AttentionInputs.random(p, 1, false), sel);
-            assertEquals(List.of("nsa_fwd_stats_fp16_d64_b64_softcap", "nsa_fwd_lse", "nsa_fwd_pv_fp16_d64_b64_softcap",
-                    "bwd_dq_fp16"), kernelsOf(driver.launched));
-            assertTrue(driver.live.isEmpty(), "every buffer freed");
+        for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.WARP}) {
+            FakeDriver driver = new FakeDriver(1L << 34);
+            driver.kernels.addAll(NsaGpu.allNames());
+            try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+                gpu.forwardOrder(f);
+                gpu.forward(AttentionInputs.random(p, 1, false), sel);
+                String kernel = f == NsaGpu.Forward.TILE ? "nsa_fwd_fp16_d64_b64" : "nsa_fwd_warp_fp16_d64_b64";
+                assertEquals(List.of(kernel), kernelsOf(driver.launched), f.name());
+                assertTrue(driver.live.isEmpty(), "every buffer freed, " + f);
+            }
+        }
+    }
+
+    @Test
+    void anUnknownForwardOrderIsRefusedWithTheValidOnes() {
+        String before = System.getProperty(NsaGpu.Forward.PROPERTY);
+        System.setProperty(NsaGpu.Forward.PROPERTY, "gather");
+        try {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Forward::configured);
+            assertEquals("saw.nsa.fwd / SAW_NSA_FWD is 'gather'; it must be tile, warp or auto", e.getMessage());
+            System.setProperty(NsaGpu.Forward.PROPERTY, " Warp ");
+            assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.configured());
+        } finally {
+            if (before == null) {
+                System.clearProperty(NsaGpu.Forward.PROPERTY);
+            } else {
+                System.setProperty(NsaGpu.Forward.PROPERTY, before);
+            }
         }
     }
 
@@ -117,7 +149,7 @@ class NsaGpuTest {
     void theWarpForwardIsPickedFromFourHeadsPerKvHeadAndTheTileBelow() {
         for (int g = 1; g <= 64; g++) {
             assertEquals(g >= 4 ? NsaGpu.Forward.WARP : NsaGpu.Forward.TILE, NsaGpu.Forward.AUTO.resolve(g), "G " + g);
-            for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.GATHER, NsaGpu.Forward.WARP}) {
+            for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.WARP}) {
                 assertEquals(f, f.resolve(g), "an explicit order stays, G " + g);
             }
         }
@@ -162,7 +194,7 @@ class NsaGpuTest {
         long master = Long.getLong("saw.test.seed", 0x45AL);
         try (NsaGpu gpu = NsaGpu.open()) {
             for (int n = 0; n < 24; n++) {
-                gpu.forwardOrder(NsaGpu.Forward.values()[n % 3]);
+                gpu.forwardOrder(NsaGpu.Forward.values()[n % 3]);  // tile, warp, auto
                 long seed = master * 1_000_003L + n;
                 SplittableRandom rnd = new SplittableRandom(seed);
                 int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
