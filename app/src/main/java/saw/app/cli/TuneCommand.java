@@ -108,7 +108,6 @@ final class TuneCommand implements Callable<Integer> {
         List<Pass> which = parsePasses();
         BoundMask mask = BoundMask.bind(config.mask(), dims);
         try (GpuBackend gpu = GpuBackend.open()) {
-            gpu.timedSinks(sinks);
             GpuCandidates runner = new GpuCandidates(gpu);
             for (Pass pass : which) {
                 ProgressBar bar = new ProgressBar(err, System.console() != null);

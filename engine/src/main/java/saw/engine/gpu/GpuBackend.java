@@ -37,7 +37,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     private ForwardKernel forwardKernel;
     private BackwardKernel backwardKernel;
     private String identity = "";
-    private boolean timedSinks;
 
     private GpuBackend(CudaDevice cuda, String description, int major, ForwardKernel forwardKernel,
             BackwardKernel backwardKernel) {
@@ -194,14 +193,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** Null when the kernels can run this problem with this layout's tiles, else why not. */
     public static String unsupported(AttentionProblem p, TileLayout layout) {
         return KernelCatalog.unsupported(p, new KernelTiles(layout.blockQ(), layout.blockKv()));
-    }
-
-    /**
-     * Whether runs prepared from now on time the sink logits too (random values, one per head): the sink kernels
-     * after the forward, and dSink after the backward.
-     */
-    public void timedSinks(boolean on) {
-        this.timedSinks = on;
     }
 
     /** The forward kernel family preferred from now on (the backward is unchanged). */
@@ -393,10 +384,9 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
     }
 
-    /** Times sink logits when {@link #timedSinks(boolean)} is on. */
     @Override
     public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
-        return prepare(problem, layout, pass, seed, timedSinks);
+        return prepare(problem, layout, pass, seed, false);
     }
 
     @Override

@@ -18,9 +18,10 @@ public interface CandidateRunner {
     String identity();
 
     /**
-     * Prepares one candidate on inputs drawn from {@code seed} (rotated over several sets where the backend does so).
+     * Prepares one candidate on inputs drawn from {@code seed} (rotated over several sets where the backend does so),
+     * with random learned sink logits when {@code sinks}.
      *
      * @throws IllegalArgumentException when the candidate cannot run this problem (the tune skips it and says why)
      */
-    PreparedRun prepare(Candidate c, AttentionProblem p, TileLayout layout, Pass pass, long seed);
+    PreparedRun prepare(Candidate c, AttentionProblem p, TileLayout layout, Pass pass, long seed, boolean sinks);
 }

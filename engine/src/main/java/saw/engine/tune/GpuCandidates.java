@@ -59,9 +59,10 @@ public final class GpuCandidates implements CandidateRunner {
     }
 
     @Override
-    public PreparedRun prepare(Candidate c, AttentionProblem p, TileLayout layout, Pass pass, long seed) {
+    public PreparedRun prepare(Candidate c, AttentionProblem p, TileLayout layout, Pass pass, long seed,
+            boolean sinks) {
         apply(gpu, c, pass);
-        return gpu.prepare(p, layout, pass, seed);
+        return gpu.prepare(p, layout, pass, seed, sinks);
     }
 
     /** Makes {@code gpu} run the candidate's family for this pass (the tile comes with the layout). */

@@ -50,7 +50,7 @@ public final class Tuner {
             checkCancelled(cancelled);
             try {
                 TileLayout layout = layouts.computeIfAbsent(c.tiles(), t -> mask.compile(t.blockQ(), t.blockKv()));
-                try (PreparedRun run = runner.prepare(c, p, layout, pass, seed)) {
+                try (PreparedRun run = runner.prepare(c, p, layout, pass, seed, sinks)) {
                     TuneResult.Row row = new TuneResult.Row(c, run.kernelName(), time(run, cancelled));
                     rows.add(row);
                     if (c.equals(def)) {

@@ -23,6 +23,7 @@ class TunerTest {
     /** Candidates whose runs "take" a known time per tile, so the winner and the margins are known in advance. */
     private static final class KnownTimes implements CandidateRunner {
         final List<String> prepared = new ArrayList<>();
+        final List<Boolean> sinksAsked = new ArrayList<>();
         final AtomicInteger runs = new AtomicInteger();
 
         @Override
@@ -42,13 +43,15 @@ class TunerTest {
         }
 
         @Override
-        public PreparedRun prepare(Candidate c, AttentionProblem p, TileLayout layout, Pass pass, long seed) {
+        public PreparedRun prepare(Candidate c, AttentionProblem p, TileLayout layout, Pass pass, long seed,
+                boolean sinks) {
             assertEquals(c.tiles().blockQ(), layout.blockQ());
             assertEquals(c.tiles().blockKv(), layout.blockKv());
             if (c.family().equals("broken")) {
                 throw new IllegalArgumentException("tile 128x32 is not supported");
             }
             prepared.add(c.toString());
+            sinksAsked.add(sinks);
             double ms = 100.0 / layout.blockKv() + (layout.blockQ() == 64 ? 1 : 0);
             return new PreparedRun() {
                 @Override
@@ -86,6 +89,17 @@ class TunerTest {
         assertEquals(List.of(0.25, 0.5, 0.75, 1.0), progress);
         assertTrue(runner.runs.get() >= 3 * (Tuner.WARMUP_RUNS + Tuner.MIN_REPS), "too few runs: " + runner.runs.get());
         assertEquals(TuneKey.of("fake", Pass.FWD, p, false, MaskSignature.of(mask)), r.key());
+    }
+
+    @Test
+    void aTuneWithSinksPreparesEveryCandidateWithSinksAndKeysItsResultSo() {
+        AttentionProblem p = AttentionProblem.of(1, 2, 2, 512, 512, 16, DType.BF16);
+        BoundMask mask = BoundMask.bind(new Mask.Causal(0), new Dims(512, 512, 1, 2));
+        KnownTimes runner = new KnownTimes();
+        TuneResult r = Tuner.tune(runner, p, mask, Pass.BWD, true, 1, x -> { }, () -> false);
+        assertEquals(3, runner.sinksAsked.size());
+        assertTrue(runner.sinksAsked.stream().allMatch(b -> b), "every candidate timed with sinks: " + runner.sinksAsked);
+        assertEquals(TuneKey.of("fake", Pass.BWD, p, true, MaskSignature.of(mask)), r.key());
     }
 
     @Test

@@ -146,7 +146,6 @@ public final class TuneModel {
             protected String call() throws Exception {
                 StringBuilder done = new StringBuilder();
                 try (GpuBackend gpu = GpuBackend.open()) {
-                    gpu.timedSinks(sinks);
                     TuneCache cache = new TuneCache(TuneCache.defaultFile(), w -> updateMessage(w));
                     Pass[] passes = Pass.values();
                     for (int i = 0; i < passes.length; i++) {
