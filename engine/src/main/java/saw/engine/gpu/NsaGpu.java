@@ -214,7 +214,7 @@ public final class NsaGpu implements NsaKernels {
             this.p = p;
             this.sel = sel;
             this.order = order.resolve(p.heads() / p.kvHeads());
-            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), backward);
+            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), this.order == Forward.TILE, backward);
             this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
             this.warp = warpShape(p, sel.blockSize());
             this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());

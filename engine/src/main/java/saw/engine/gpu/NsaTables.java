@@ -31,14 +31,35 @@ final class NsaTables {
         this.colTok = colTok;
     }
 
-    /** @param reverse whether to build the reverse index (the backward reads it) */
-    static NsaTables of(NsaSelection sel, int group, boolean reverse) {
+    /**
+     * @param unions whether to build the tiles' block unions (the tile-order forward reads them; the warp order reads
+     *     the selection itself)
+     * @param reverse whether to build the reverse index (the backward reads it)
+     */
+    static NsaTables of(NsaSelection sel, int group, boolean unions, boolean reverse) {
         long planeRows = (long) sel.seqLen() * group;
         long tiles = (planeRows + ROWS - 1) / ROWS;
         int planes = sel.batch() * sel.kvHeads();
         if (tiles * planes > Integer.MAX_VALUE - 16) {
             throw new IllegalArgumentException("too many NSA row tiles for one launch: " + tiles * planes);
         }
+        Unions u = unions ? unions(sel, group, planeRows, tiles, planes) : new Unions(new int[0], new int[0], new int[0]);
+        int[] order = new int[0];
+        int[] colPtr = new int[0];
+        int[] colTok = new int[0];
+        if (reverse) {
+            ChosenBy rev = ChosenBy.of(sel);
+            colPtr = rev.ptr();
+            colTok = rev.tokens();
+            order = heaviestFirst(colPtr);
+        }
+        return new NsaTables((int) tiles, u.ptr(), u.blk(), u.mask(), order, colPtr, colTok);
+    }
+
+    /** tilePtr, tileBlk and tileMask (see the class comment) of every tile of every plane. */
+    private record Unions(int[] ptr, int[] blk, int[] mask) {}
+
+    private static Unions unions(NsaSelection sel, int group, long planeRows, long tiles, int planes) {
         int nb = sel.numKvBlocks();
         int[] stamp = new int[nb];
         Arrays.fill(stamp, -1);
@@ -90,16 +111,7 @@ final class NsaTables {
             tileMask[2 * i] = (int) mask[i];
             tileMask[2 * i + 1] = (int) (mask[i] >>> 32);
         }
-        int[] order = new int[0];
-        int[] colPtr = new int[0];
-        int[] colTok = new int[0];
-        if (reverse) {
-            ChosenBy rev = ChosenBy.of(sel);
-            colPtr = rev.ptr();
-            colTok = rev.tokens();
-            order = heaviestFirst(colPtr);
-        }
-        return new NsaTables((int) tiles, tilePtr, Arrays.copyOf(blk, n), tileMask, order, colPtr, colTok);
+        return new Unions(tilePtr, Arrays.copyOf(blk, n), tileMask);
     }
 
     /** Entries by descending token count (ties in index order), so the longest CTAs start first. */

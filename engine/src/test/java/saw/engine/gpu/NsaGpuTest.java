@@ -36,7 +36,7 @@ class NsaGpuTest {
             int kvHeads = 1 + rnd.nextInt(3);
             int group = new int[] {1, 3, 4, 16, 24, 64, 128}[rnd.nextInt(7)];
             NsaSelection sel = NsaSelections.random(1 + rnd.nextInt(2), seq, kvHeads, 1 + rnd.nextInt(8), block, seed);
-            NsaTables t = NsaTables.of(sel, group, true);
+            NsaTables t = NsaTables.of(sel, group, true, true);
             long planeRows = (long) seq * group;
             assertEquals((planeRows + 63) / 64, t.tilesPerPlane, "seed " + seed);
             int[] buf = new int[sel.maxSelected()];
