@@ -179,6 +179,9 @@ final class Connection implements AutoCloseable {
     Running start(String command, InputStream stdin) throws RemoteException {
         try {
             ChannelExec ch = (ChannelExec) session.openChannel("exec");
+            if (ch == null) {  // JSch gives no channel while a dropped session is being torn down
+                throw new RemoteException(RemoteException.Kind.DROPPED, name + ": the connection dropped");
+            }
             ch.setCommand(command);
             if (stdin != null) {
                 ch.setInputStream(stdin, false);
