@@ -6,6 +6,7 @@ import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.Pass;
+import saw.engine.attention.TileLists;
 
 /**
  * The kernels in the fatbin and how to launch them: names, launch shapes and shared-memory sizes, mirroring the
@@ -161,6 +162,21 @@ final class KernelCatalog {
     static LaunchShape backwardFor(AttentionProblem p, KernelTiles tiles, int numKvBlocks, BackwardKernel kernel, int major) {
         return kernel != BackwardKernel.MMA && wgmmaFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks, kernel)
                 : backward(p, tiles, numKvBlocks);
+    }
+
+    /**
+     * {@code whole}, a backward over every column of {@code lists}, launched over its launch entries instead
+     * ({@link TileLists#colLaunch}: split items' parts, then the other items), with as many CTAs per entry.
+     */
+    static LaunchShape backwardLaunch(LaunchShape whole, AttentionProblem p, TileLists lists) {
+        long ctasPerItem = whole.grid() / ((long) p.batch() * p.kvHeads() * lists.numKvBlocks());
+        return new LaunchShape(whole.kernel(), ctasPerItem * lists.colLaunch().length, whole.block(), whole.sharedBytes());
+    }
+
+    /** Adds the split backward items' parts: 1024 elements of one item's kv tile (dK and dV) per CTA of 256 threads. */
+    static LaunchShape backwardParts(AttentionProblem p, int blockKv, int splitItems) {
+        long chunks = ((long) blockKv * p.headDim() + 1023) / 1024;
+        return new LaunchShape("bwd_parts_" + p.dtype().label(), splitItems * chunks, 256, 0);
     }
 
     /** Dsum = rowsum(dO * O): one warp per row. */
