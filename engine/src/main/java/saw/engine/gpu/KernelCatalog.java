@@ -243,6 +243,7 @@ final class KernelCatalog {
             }
             names.add("bwd_pre_" + t.label() + "_d" + WIDE_HEAD_DIM);
             names.add("bwd_dq_" + t.label());
+            names.add("bwd_parts_" + t.label());
             names.add("sink_apply_" + t.label());
             names.add("fill_normal_" + t.label());
         }
