@@ -429,12 +429,15 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
      * The last run's tile tables: bytes on the device, the lists held (one per distinct head: identical heads share
      * one), seconds to build them on the host and to copy them to the device.
      */
-    public record TableCost(long deviceBytes, int lists, int heads, double buildSeconds, double uploadSeconds) {
+    public record TableCost(long deviceBytes, int lists, int heads, double buildSeconds, double uploadSeconds,
+                            int splitColumns, int columnParts) {
         @Override
         public String toString() {
+            String split = splitColumns == 0 ? "" : String.format(Locale.ROOT, "; the backward walks %d long column%s in %d "
+                    + "parts", splitColumns, splitColumns == 1 ? "" : "s", columnParts);
             return String.format(Locale.ROOT, "tile tables %.1f MiB on the GPU (%d list%s for %d heads), built in %.2f s, "
-                    + "uploaded in %.1f ms", deviceBytes / 1048576.0, lists, lists == 1 ? "" : "s", heads, buildSeconds,
-                    uploadSeconds * 1e3);
+                    + "uploaded in %.1f ms%s", deviceBytes / 1048576.0, lists, lists == 1 ? "" : "s", heads, buildSeconds,
+                    uploadSeconds * 1e3, split);
         }
     }
 
@@ -459,7 +462,8 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         SizeGuard.tileTables(p, layout).orThrow();
         long start = System.nanoTime();
         TileLists lists = TileLists.of(p, layout);
-        lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0);
+        lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0,
+                lists.colPartStarts().length - 1, lists.colPartCount());
         return new Plan(p, layout, lists, KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
                 KernelCatalog.backwardLaunch(KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major),
                         p, lists));
@@ -481,7 +485,8 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         double seconds = (System.nanoTime() - start) / 1e9;
         long bytes = t.made.bytes();
         TableCost built = lastTables;
-        lastTables = new TableCost(bytes, built.lists(), built.heads(), built.buildSeconds(), seconds);
+        lastTables = new TableCost(bytes, built.lists(), built.heads(), built.buildSeconds(), seconds, built.splitColumns(),
+                built.columnParts());
         return t;
     }
 
