@@ -2,7 +2,7 @@
 # The backward's split columns (issue 18; TileLists#colLaunch), about 2 minutes on an H200: saw verify on masks
 # whose sink or global columns the plan splits into parts, for every backward family (wgmma-ws, wgmma, mma.sync at
 # D 64/128/256, fp16, softcap, learned sinks, GQA), compute-sanitizer memcheck and racecheck on a small split case
-# with the default Hopper backward, then (SPLIT_TIME=1, the default) the backward at 1M tokens (B=1 H=32 Hkv=8 D=128
+# with the default Hopper backward, then (SPLIT_TIME=1, the default; long-context.sh) forward and backward at 1M tokens (B=1 H=32 Hkv=8 D=128
 # bf16, 128x128) for window 4096 + 4 sinks against window 4096 alone: with the split the two should be within a few
 # percent (before it: 277 against 387 TFLOP/s). Logs in ${OUT}/split/; a summary last.
 set -uo pipefail
@@ -44,25 +44,7 @@ if command -v compute-sanitizer >/dev/null; then
 fi
 
 if [[ ${SPLIT_TIME:-1} == 1 ]]; then
-  for mask in window sinks; do
-    case $mask in
-      window) m='window(4096)' ;;
-      sinks)  m='and(causal,or(sinks(4),window(4096)))' ;;
-    esac
-    timeout 150 "$here/saw" bench "$m" --seq 1048576 --batch 1 --heads 32 --kv-heads 8 --head-dim 128 --dtype bf16 \
-      --block 128x128 --backend gpu --pass bwd --warmup 1 --reps 3 --out "$out/bench-$mask-1m.json" >>"$out/bench.log" 2>&1
-    echo "bench $mask rc=$?" >>"$out/bench.log"
-  done
-  python3 - "$out" <<'PY' | tee -a "$out/summary.txt"
-import json, os, sys
-out = sys.argv[1]
-for mask in ("window", "sinks"):
-    f = os.path.join(out, f"bench-{mask}-1m.json")
-    if not os.path.exists(f):
-        print(f"{mask:7s} 1M bwd: no result (bench.log)"); continue
-    for line in open(f):
-        r = json.loads(line)
-        if r.get("pass") == "bwd":
-            print(f"{mask:7s} 1M bwd: {r.get('median_ms')} ms, {r.get('useful_tflops')} useful TFLOP/s ({r.get('kernel')})")
-PY
+  # long-context.sh's specs and table: forward and backward at 1M, no sampled verify (the cases above verified)
+  OUT=$out SAW_LONG_SIZES=1048576 SAW_LONG_MASKS="sinks window" SAW_LONG_VERIFY=0 "$here/long-context.sh" \
+    | tail -5 | tee -a "$out/summary.txt"
 fi
