@@ -9,7 +9,11 @@
 //   bwd_dq_*    dQ = scale * dQacc, converted to the element type
 //
 // Column tables (transposed layout, built on the host by saw.engine.attention.TileLists):
-//   order[n]            work items, heaviest columns first: item = (b * Hkv + hkv) * nkv + kvBlock
+//   order[n]            launch entries (TileLists.colLaunch): e >= 0 is work item e = (b * Hkv + hkv) * nkv + kvBlock,
+//                       whole; e < 0 is part p = ~e of a split item, whose dK and dV go to fp32 slot p of dkvParts
+//   parts[3P]           part p: its item, and the first and end entry of its share of the item's lists taken one
+//                       after the other over the GQA group's heads
+//   dkvParts[P][2][BKV][D]  the parts' fp32 dK (already scaled) and dV, added into dK and dV by bwd_parts_*
 //   variantOf[B*H]      mask variant of each (b, h)
 //   colPtr[V*nkv + 1]   q-tiles of column (variant, kvBlock) are [colPtr[c], colPtr[c + 1]) of qIdx / maskIdx
 //   colPartial[V*nkv]   how many of those (the first ones) are PARTIAL
@@ -80,20 +84,30 @@ struct BwdCursor {
     int sub;  // 64-row step within the q-tile
 };
 
-// The column lists a CTA walks: those of column kb for every head of kv-head hkv's GQA group, in order.
+// The column lists a CTA walks: those of column kb for every head of kv-head hkv's GQA group, in order, or for a
+// part (slot >= 0) entries [begin, begin + count) of them taken one after the other.
 struct BwdColumns {
     const int* variantOf;
     const int* colPtr;
     const int* colPartial;
     int b, H, hkv, group, nkv, kb;
+    int begin, count, slot;  // count -1 and slot -1: the whole item
 
-    // the lists of work item `item` = (b * Hkv + hkv) * nkv + kb
-    static __device__ __forceinline__ BwdColumns of(int item, const int* variantOf, const int* colPtr,
-                                                    const int* colPartial, int H, int Hkv, int nkv) {
+    // the lists of launch entry `entry` (see the header's order[] and parts[])
+    static __device__ __forceinline__ BwdColumns of(int entry, const int* parts, const int* variantOf,
+                                                    const int* colPtr, const int* colPartial, int H, int Hkv,
+                                                    int nkv) {
+        int item = entry, begin = 0, count = -1, slot = -1;
+        if (entry < 0) {
+            slot = ~entry;
+            item = parts[3 * slot];
+            begin = parts[3 * slot + 1];
+            count = parts[3 * slot + 2] - begin;
+        }
         const int kb = item % nkv;
         const int bkvh = item / nkv;
         const int hkv = bkvh % Hkv;
-        return BwdColumns{variantOf, colPtr, colPartial, bkvh / Hkv, H, hkv, H / Hkv, nkv, kb};
+        return BwdColumns{variantOf, colPtr, colPartial, bkvh / Hkv, H, hkv, H / Hkv, nkv, kb, begin, count, slot};
     }
 
     __device__ __forceinline__ int column(int hi) const { return variantOf[b * H + hkv * group + hi] * nkv + kb; }
@@ -116,6 +130,16 @@ struct BwdColumns {
         c.end = 0;
         c.sub = 0;
         nextHead(c);
+        for (int skip = begin; skip > 0;) {  // a part starts `begin` entries into the lists
+            const int left = c.end - c.e;
+            if (skip < left) {
+                c.e += skip;
+                break;
+            }
+            skip -= left;
+            c.e = c.end;
+            nextHead(c);
+        }
         return c;
     }
 
@@ -130,8 +154,9 @@ struct BwdColumns {
         return c;
     }
 
-    // q steps in all the lists
+    // q steps in all the lists (in the part's share of them)
     __device__ __forceinline__ int steps(int subs) const {
+        if (count >= 0) return count * subs;
         int n = 0;
         for (int hi = 0; hi < group; ++hi) {
             const int col = column(hi);
@@ -235,7 +260,8 @@ template <typename T, int D, int BQ, int BKV, bool CAPPED>
 __device__ __forceinline__ void attention_bwd(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
     const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ variantOf,
+    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
+    const int* __restrict__ parts, const int* __restrict__ variantOf,
     const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
     const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
     float scale, float softcap) {
@@ -272,7 +298,7 @@ __device__ __forceinline__ void attention_bwd(
     constexpr int SPLIT = BwdSplit<D>::SPLIT;
     static_assert(SPLIT == 1 || DO % 64 == 0, "a column half starts on a whole group of 8 swizzled chunks");
     const int c0 = SPLIT == 1 ? 0 : (int)(blockIdx.x % SPLIT) * DO;
-    const BwdColumns cols = BwdColumns::of(order[blockIdx.x / SPLIT], variantOf, colPtr, colPartial, H, Hkv, nkv);
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x / SPLIT], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int b = cols.b;
     const int hkv = cols.hkv;
     const int group = cols.group;
@@ -423,7 +449,21 @@ __device__ __forceinline__ void attention_bwd(
         cur = next;
     }
 
-    // epilogue: dK = scale * acc, dV = acc
+    // epilogue: dK = scale * acc, dV = acc; a part's into its fp32 slot
+    if (cols.slot >= 0) {
+        float* pk = dkvParts + (size_t)cols.slot * 2 * BKV * D;
+        float* pv = pk + BKV * D;
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int at = (r0 + g + 8 * r) * D + c0 + 2 * t;
+#pragma unroll
+            for (int d = 0; d < DB; ++d) {
+                *reinterpret_cast<float2*>(pk + at + d * 8) = make_float2(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
+                *reinterpret_cast<float2*>(pv + at + d * 8) = make_float2(dv[d][2 * r], dv[d][2 * r + 1]);
+            }
+        }
+        return;
+    }
     const size_t base = kvHead;
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -445,10 +485,10 @@ __device__ __forceinline__ void attention_bwd(
 #define SAW_BWD(NAME, T, D, BQ, BKV, CAPPED)                                                                         \
     extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) NAME(                                        \
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,  \
-        T* dK, T* dV, const int* order, const int* variantOf, const int* colPtr, const int* colPartial,      \
+        T* dK, T* dV, float* dkvParts, const int* order, const int* parts, const int* variantOf, const int* colPtr, const int* colPartial,      \
         const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv, int Sq, int Skv, int nkv, \
         float scale, float softcap) {                                                                         \
-        saw::attention_bwd<T, D, BQ, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr,    \
+        saw::attention_bwd<T, D, BQ, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts, variantOf, colPtr,    \
                                           colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,    \
                                           softcap);                                                           \
     }
@@ -487,6 +527,50 @@ SAW_BWD_HELPERS(fp16, __half, 128)
 
 SAW_BWD_TILES_D256(bf16, __nv_bfloat16)
 SAW_BWD_TILES_D256(fp16, __half)
+
+namespace saw {
+
+// dK and dV of the split items: item i's parts are [partStarts[i], partStarts[i + 1]) of parts; each CTA adds 1024
+// elements (4 per thread) of one item's BKV x D tile over its parts' slots, in part order
+template <typename T>
+__device__ __forceinline__ void attention_bwd_parts(const float* __restrict__ dkvParts, const int* __restrict__ parts,
+                                                    const int* __restrict__ partStarts, T* __restrict__ dK,
+                                                    T* __restrict__ dV, int Skv, int nkv, int D, int BKV) {
+    const int tileElems = BKV * D;
+    const int chunks = (tileElems + 1023) / 1024;
+    const int i = blockIdx.x / chunks;
+    const int x = (blockIdx.x % chunks) * 1024 + threadIdx.x * 4;
+    const int r = x / D;
+    const int p0 = partStarts[i];
+    const int item = parts[3 * p0];
+    const int kv = (item % nkv) * BKV + r;
+    if (x >= tileElems || kv >= Skv) return;
+    float4 k = make_float4(0.f, 0.f, 0.f, 0.f);
+    float4 v = k;
+    for (int p = p0; p < partStarts[i + 1]; ++p) {
+        const float4 pk = *reinterpret_cast<const float4*>(dkvParts + (size_t)p * 2 * tileElems + x);
+        const float4 pv = *reinterpret_cast<const float4*>(dkvParts + (size_t)p * 2 * tileElems + tileElems + x);
+        k = make_float4(k.x + pk.x, k.y + pk.y, k.z + pk.z, k.w + pk.w);
+        v = make_float4(v.x + pv.x, v.y + pv.y, v.z + pv.z, v.w + pv.w);
+    }
+    const size_t at = ((size_t)(item / nkv) * Skv + kv) * D + x % D;
+    *reinterpret_cast<uint2*>(dK + at) = make_uint2(Elem<T>::pack(k.x, k.y), Elem<T>::pack(k.z, k.w));
+    *reinterpret_cast<uint2*>(dV + at) = make_uint2(Elem<T>::pack(v.x, v.y), Elem<T>::pack(v.z, v.w));
+}
+
+}  // namespace saw
+
+extern "C" __global__ void __launch_bounds__(256) bwd_parts_bf16(const float* dkvParts, const int* parts,
+                                                                  const int* partStarts, __nv_bfloat16* dK,
+                                                                  __nv_bfloat16* dV, int Skv, int nkv, int D, int BKV) {
+    saw::attention_bwd_parts<__nv_bfloat16>(dkvParts, parts, partStarts, dK, dV, Skv, nkv, D, BKV);
+}
+
+extern "C" __global__ void __launch_bounds__(256) bwd_parts_fp16(const float* dkvParts, const int* parts,
+                                                                  const int* partStarts, __half* dK, __half* dV,
+                                                                  int Skv, int nkv, int D, int BKV) {
+    saw::attention_bwd_parts<__half>(dkvParts, parts, partStarts, dK, dV, Skv, nkv, D, BKV);
+}
 
 extern "C" __global__ void bwd_dq_bf16(const float* acc, __nv_bfloat16* dQ, long long n, float scale) {
     saw::attention_bwd_dq<__nv_bfloat16>(acc, dQ, n, scale);

@@ -305,6 +305,21 @@ struct BwdWg {
         }
     }
 
+    // a part's dK = scale * acc and dV = acc into its fp32 slot (two BKV x D tiles, row-major)
+    __device__ __forceinline__ void storePart(const float (&dk)[OR], const float (&dv)[OR], float* slot,
+                                              float scale) const {
+        float* pv = slot + BKV * D;
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int at = (row0 + 8 * r) * D + n * 8 + 2 * t;
+                *reinterpret_cast<float2*>(slot + at) = make_float2(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale);
+                *reinterpret_cast<float2*>(pv + at) = make_float2(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
+            }
+        }
+    }
+
     // the staged tiles' rows of kv-tile kv0 to dK and dV (kvHead: the kv head's offset), by 256 threads
     static __device__ __forceinline__ void storeDkDv(const T* eK, const T* eV, T* dK, T* dV, size_t kvHead, int kv0,
                                                      int Skv, int thread) {
@@ -327,7 +342,8 @@ template <typename T, int D, bool CAPPED>
 __device__ __forceinline__ void attention_bwd_wgmma(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
     const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ variantOf,
+    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
+    const int* __restrict__ parts, const int* __restrict__ variantOf,
     const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
     const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
     float scale, float softcap) {
@@ -353,7 +369,7 @@ __device__ __forceinline__ void attention_bwd_wgmma(
     Wg wg;
     wg.seat(tid, sK, qIdx, maskIdx, bitsT, dQacc, H, Sq, scale, softcap);
 
-    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int kv0 = cols.kb * BKV;
 
     BwdCursor cur = cols.start();
@@ -395,8 +411,12 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         cur = next;
     }
 
-    // epilogue: dK and dV staged through the Q and dO buffers (each BKV x D)
+    // epilogue: dK and dV staged through the Q and dO buffers (each BKV x D); a part's straight to its slot
     cp_async_wait<0>();
+    if (cols.slot >= 0) {
+        wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
+        return;
+    }
     __syncthreads();
     wg.stageDkDv(dk, dv, sQ, sdO, scale);
     __syncthreads();
@@ -421,7 +441,8 @@ template <typename T, int D, bool CAPPED>
 __device__ __forceinline__ void attention_bwd_wgmma_ws(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
     const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ variantOf,
+    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
+    const int* __restrict__ parts, const int* __restrict__ variantOf,
     const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
     const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
     float scale, float softcap) {
@@ -450,7 +471,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     uint64_t* full = reinterpret_cast<uint64_t*>(sdS + 2 * BKV * QS);
     uint64_t* empty = full + ST;
 
-    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], variantOf, colPtr, colPartial, H, Hkv, nkv);
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int kv0 = cols.kb * BKV;
     const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
     const int steps = cols.steps(Wg::SUBS);
@@ -532,7 +553,12 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
         if (st == 0) phase ^= 1u;
     }
 
-    // epilogue: dK and dV staged through K and V, once both warpgroups' last dQ (which reads all of K) is done
+    // epilogue: a part's dK and dV straight to its slot; else staged through K and V, once both warpgroups' last
+    // dQ (which reads all of K) is done
+    if (cols.slot >= 0) {
+        wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
+        return;
+    }
     named_sync(DS_BAR, WB_THREADS);
     wg.stageDkDv(dk, dv, sK, sV, scale);
     named_sync(DS_BAR, WB_THREADS);
@@ -548,10 +574,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
 #define SAW_BWD_HOPPER(NAME, FN, THREADS, T, D, CAPPED)                                                        \
     extern "C" __global__ void __launch_bounds__(THREADS, 1) NAME(                                             \
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,    \
-        T* dK, T* dV, const int* order, const int* variantOf, const int* colPtr, const int* colPartial,        \
+        T* dK, T* dV, float* dkvParts, const int* order, const int* parts, const int* variantOf, const int* colPtr, const int* colPartial,        \
         const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv, int Sq, int Skv, int nkv,   \
         float scale, float softcap) {                                                                           \
-        FN<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, variantOf, colPtr, colPartial, qIdx,    \
+        FN<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts, variantOf, colPtr, colPartial, qIdx,    \
                          maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale, softcap);                                 \
     }
 #define SAW_BWD_WGMMA(NAME, T, D, CAPPED) SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma, saw::WB_THREADS, T, D, CAPPED)

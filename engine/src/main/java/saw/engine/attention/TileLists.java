@@ -59,9 +59,16 @@ public final class TileLists {
     private final int[] colOrder;
     private final int[] rowSections;
     private final int[] colSections;
+    private final ColumnParts colParts;
 
     /** Bytes of shared operand per section of the work orders: a third of a Hopper L2 (50 MB), the rest streams. */
     static final long L2_SECTION_BYTES = 16L << 20;
+
+    /** A backward item listing more than this many times the median item's q-tiles is split (see {@link #colLaunch}). */
+    static final int SPLIT_RATIO = 4;
+
+    /** At most this many parts over all split items: their fp32 dK/dV slots take 8 x blockKv x D bytes each. */
+    public static final int MAX_COLUMN_PARTS = 512;
 
     private TileLists(Builder b) {
         this.blockQ = b.bq;
@@ -84,6 +91,7 @@ public final class TileLists {
         this.colOrder = b.colOrder.items();
         this.rowSections = b.rowOrder.starts();
         this.colSections = b.colOrder.starts();
+        this.colParts = b.colParts;
     }
 
     /**
@@ -224,6 +232,38 @@ public final class TileLists {
         return colOrder.clone();
     }
 
+    /**
+     * What the backward kernels launch, one entry per CTA (per CTA pair at head dim 256): the items of {@link #colOrder}
+     * that are not split, in that order, after the parts of those that are. An entry {@code e >= 0} is a whole item; an
+     * entry {@code e < 0} is part {@code ~e} of {@link #colParts}. A column that (nearly) every q-tile lists, such as an
+     * attention sink's or a global token's, would otherwise be walked by one CTA for all of them after every other
+     * CTA has finished (at 1M tokens with window 4096 + 4 sinks: 8,192 q-tiles x 4 heads, against about 130 for the
+     * other columns); its parts run at once, each adds its share of dK and dV into its own fp32 slot, and a small
+     * kernel adds the slots (docs/kernel-notes.md, "Long columns in the backward").
+     */
+    public int[] colLaunch() {
+        return colParts.launch().clone();
+    }
+
+    /**
+     * The parts of split backward items, three ints each: the item, and the first and end entry of its share of the
+     * item's q-tile lists taken one after the other over the heads of its GQA group (head 0's column list, then head
+     * 1's, ...). The parts of one item are consecutive and cover its lists exactly once, in order.
+     */
+    public int[] colParts() {
+        return colParts.parts().clone();
+    }
+
+    /** Where each split item's parts start in {@link #colParts} (in parts), then the part count. */
+    public int[] colPartStarts() {
+        return colParts.starts().clone();
+    }
+
+    /** Parts of split backward items (0 when no item is split). */
+    public int colPartCount() {
+        return colParts.parts().length / 3;
+    }
+
     /** Where the forward order's sorted sections start, then its length (for tests). */
     int[] rowSections() {
         return rowSections.clone();
@@ -266,6 +306,7 @@ public final class TileLists {
         int distinct;
         Order rowOrder;
         Order colOrder;
+        ColumnParts colParts;
         private final TileLayout layout;
         private final BoundMask mask;
         private final AttentionProblem problem;
@@ -417,6 +458,14 @@ public final class TileLists {
                         }
                         return end;
                     });
+            colParts = qMap == null ? ColumnParts.plan(colOrder.items(), (item) -> {
+                int n = 0;
+                for (int g = 0; g < group; g++) {
+                    int col = columnOf(item, g, group);
+                    n += colPtr[col + 1] - colPtr[col];
+                }
+                return n;
+            }) : ColumnParts.none(colOrder.items());
             return new TileLists(this);
         }
 
@@ -687,6 +736,75 @@ public final class TileLists {
 
     /** A work order and where its sorted sections (or runs) start: section i is items [starts[i], starts[i+1]). */
     record Order(int[] items, int[] starts) {}
+
+    /** The backward's launch entries and parts (see {@link #colLaunch}, {@link #colParts}, {@link #colPartStarts}). */
+    record ColumnParts(int[] launch, int[] parts, int[] starts) {
+        static ColumnParts none(int[] order) {
+            return new ColumnParts(order, new int[0], new int[] {0});
+        }
+
+        /**
+         * Splits the items of {@code order} that list more than {@link #SPLIT_RATIO} times the median nonempty item's
+         * q-tiles into parts of about twice the median (more when the parts would pass {@link #MAX_COLUMN_PARTS}),
+         * heaviest item first. Orders where no item stands out (causal: the longest column is twice the median)
+         * are returned as they are.
+         */
+        static ColumnParts plan(int[] order, IntUnaryOperator weight) {
+            int[] w = new int[order.length];
+            int nonEmpty = 0;
+            for (int x = 0; x < order.length; x++) {
+                w[x] = weight.applyAsInt(order[x]);
+                nonEmpty += w[x] > 0 ? 1 : 0;
+            }
+            if (nonEmpty == 0) {
+                return none(order);
+            }
+            int[] sorted = Arrays.stream(w).filter(v -> v > 0).sorted().toArray();
+            long median = sorted[sorted.length / 2];
+            long threshold = SPLIT_RATIO * median;
+            long longWeight = 0;
+            int longItems = 0;
+            for (int v : w) {
+                if (v > threshold) {
+                    longWeight += v;
+                    longItems++;
+                }
+            }
+            if (longItems == 0) {
+                return none(order);
+            }
+            long partLength = Math.max(2 * median, (longWeight + MAX_COLUMN_PARTS - 1) / MAX_COLUMN_PARTS);
+            // order is heaviest first inside each section; the split items go first, heaviest first overall
+            Integer[] split = IntStream.range(0, order.length).filter(x -> w[x] > threshold).boxed()
+                    .sorted((a, b) -> w[a] != w[b] ? Integer.compare(w[b], w[a]) : Integer.compare(order[a], order[b]))
+                    .toArray(Integer[]::new);
+            IntStream.Builder parts = IntStream.builder();
+            int[] starts = new int[split.length + 1];
+            int count = 0;
+            for (int i = 0; i < split.length; i++) {
+                int x = split[i];
+                starts[i] = count;
+                int k = (int) Math.min(Math.max(1, MAX_COLUMN_PARTS - count - (split.length - 1 - i)),
+                        (w[x] + partLength - 1) / partLength);
+                for (int j = 0; j < k; j++) {
+                    parts.add(order[x]).add((int) ((long) w[x] * j / k)).add((int) ((long) w[x] * (j + 1) / k));
+                }
+                count += k;
+            }
+            starts[split.length] = count;
+            int[] launch = new int[order.length - split.length + count];
+            int at = 0;
+            for (int p = 0; p < count; p++) {
+                launch[at++] = ~p;
+            }
+            for (int x = 0; x < order.length; x++) {
+                if (w[x] <= threshold) {
+                    launch[at++] = order[x];
+                }
+            }
+            return new ColumnParts(launch, parts.build().toArray(), starts);
+        }
+    }
 
     /** Value equality over a bit tile's words, for deduplication. */
     private static final class Key {

@@ -158,8 +158,29 @@ final class BlockSparseCpu {
         }
         int[] rows = t.rowOrder();
         IntStream.range(0, rows.length).parallel().forEach(x -> dqItem(rows[x], q, k, v, dO, lse, rowD, dq));
-        int[] cols = t.colOrder();
-        IntStream.range(0, cols.length).parallel().forEach(x -> dkdvItem(cols[x], q, k, v, dO, lse, rowD, dk, dv));
+        // as the GPU launches it: split items in parts of their lists, each part's sums added afterwards in part order
+        int[] launch = t.colLaunch();
+        int[] parts = t.colParts();
+        int[] starts = t.colPartStarts();
+        float[][] slots = new float[t.colPartCount()][];
+        IntStream.range(0, launch.length).parallel().forEach(x -> {
+            int e = launch[x];
+            if (e >= 0) {
+                writeDkDv(e, dkdvSums(e, 0, Integer.MAX_VALUE, q, k, v, dO, lse, rowD), dk, dv);
+            } else {
+                int s = ~e;
+                slots[s] = dkdvSums(parts[3 * s], parts[3 * s + 1], parts[3 * s + 2], q, k, v, dO, lse, rowD);
+            }
+        });
+        for (int i = 0; i + 1 < starts.length; i++) {
+            float[] sum = new float[slots[starts[i]].length];
+            for (int s = starts[i]; s < starts[i + 1]; s++) {
+                for (int x = 0; x < sum.length; x++) {
+                    sum[x] += slots[s][x];
+                }
+            }
+            writeDkDv(parts[3 * starts[i]], sum, dk, dv);
+        }
     }
 
     private void dqItem(int item, float[] q, float[] k, float[] v, float[] dO, float[] lse, float[] rowD, float[] dq) {
@@ -201,8 +222,12 @@ final class BlockSparseCpu {
         }
     }
 
-    private void dkdvItem(int item, float[] q, float[] k, float[] v, float[] dO, float[] lse, float[] rowD,
-                          float[] dk, float[] dv) {
+    /**
+     * The scaled dK sums then the dV sums ({@code cols x d} each) of work item {@code item} over entries [from, to)
+     * of its column lists taken one after the other over the heads of its GQA group (all of them: 0 to MAX_VALUE).
+     */
+    private float[] dkdvSums(int item, int from, int to, float[] q, float[] k, float[] v, float[] dO, float[] lse,
+                             float[] rowD) {
         int kb = item % nkv;
         int bkvh = item / nkv;
         int hkv = bkvh % p.kvHeads();
@@ -211,12 +236,16 @@ final class BlockSparseCpu {
         int k0 = kb * bkv;
         int cols = Math.min(p.seqKv(), k0 + bkv) - k0;
         long kvBase = (long) bkvh * p.seqKv() * d;
-        float[] accK = new float[cols * d];
-        float[] accV = new float[cols * d];
+        float[] acc = new float[2 * cols * d];
+        int accV = cols * d;
+        int walked = 0;  // entries of the group's lists before this head's
         for (int g = 0; g < group; g++) {
             int bh = b * p.heads() + hkv * group + g;
             int col = variantOf[bh] * nkv + kb;
-            for (int e = colPtr[col]; e < colPtr[col + 1]; e++) {
+            int first = Math.max(colPtr[col], colPtr[col] + from - walked);
+            int end = (int) Math.min(colPtr[col + 1], colPtr[col] + (long) to - walked);
+            walked += colPtr[col + 1] - colPtr[col];
+            for (int e = first; e < end; e++) {
                 boolean partial = e - colPtr[col] < colPartial[col];
                 int qb = colQ[e];
                 int q0 = qb * bq;
@@ -235,19 +264,26 @@ final class BlockSparseCpu {
                         float dp = dot(dO, qi, v, kj);
                         float ds = pr * (dp - rowD[r]) * capFactor(z);
                         for (int x = 0; x < d; x++) {
-                            accK[j * d + x] += ds * q[qi + x];
-                            accV[j * d + x] += pr * dO[qi + x];
+                            acc[j * d + x] += ds * q[qi + x];
+                            acc[accV + j * d + x] += pr * dO[qi + x];
                         }
                     }
                 }
             }
         }
-        for (int j = 0; j < cols; j++) {
-            int kj = (int) (kvBase + (long) (k0 + j) * d);
-            for (int x = 0; x < d; x++) {
-                dk[kj + x] = scale * accK[j * d + x];
-                dv[kj + x] = accV[j * d + x];
-            }
+        for (int x = 0; x < accV; x++) {
+            acc[x] *= scale;
+        }
+        return acc;
+    }
+
+    /** dK and dV of work item {@code item}'s kv tile from {@link #dkdvSums}'s layout. */
+    private void writeDkDv(int item, float[] sums, float[] dk, float[] dv) {
+        int cols = sums.length / (2 * d);
+        long kvBase = (long) (item / nkv) * p.seqKv() * d + (long) (item % nkv) * bkv * d;
+        for (int x = 0; x < cols * d; x++) {
+            dk[(int) (kvBase + x)] = sums[x];
+            dv[(int) (kvBase + x)] = sums[cols * d + x];
         }
     }
 

@@ -429,12 +429,15 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
      * The last run's tile tables: bytes on the device, the lists held (one per distinct head: identical heads share
      * one), seconds to build them on the host and to copy them to the device.
      */
-    public record TableCost(long deviceBytes, int lists, int heads, double buildSeconds, double uploadSeconds) {
+    public record TableCost(long deviceBytes, int lists, int heads, double buildSeconds, double uploadSeconds,
+                            int splitColumns, int columnParts) {
         @Override
         public String toString() {
+            String split = splitColumns == 0 ? "" : String.format(Locale.ROOT, "; the backward walks %d long column%s in %d "
+                    + "parts", splitColumns, splitColumns == 1 ? "" : "s", columnParts);
             return String.format(Locale.ROOT, "tile tables %.1f MiB on the GPU (%d list%s for %d heads), built in %.2f s, "
-                    + "uploaded in %.1f ms", deviceBytes / 1048576.0, lists, lists == 1 ? "" : "s", heads, buildSeconds,
-                    uploadSeconds * 1e3);
+                    + "uploaded in %.1f ms%s", deviceBytes / 1048576.0, lists, lists == 1 ? "" : "s", heads, buildSeconds,
+                    uploadSeconds * 1e3, split);
         }
     }
 
@@ -459,9 +462,11 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         SizeGuard.tileTables(p, layout).orThrow();
         long start = System.nanoTime();
         TileLists lists = TileLists.of(p, layout);
-        lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0);
+        lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0,
+                lists.colPartStarts().length - 1, lists.colPartCount());
         return new Plan(p, layout, lists, KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
-                KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major));
+                KernelCatalog.backwardLaunch(KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major),
+                        p, lists));
     }
 
     /** Tiles the kernels' lists hold: the non-empty tiles of every distinct head (identical heads share one list). */
@@ -476,18 +481,24 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** The plan's tables on the device, timed into {@link #lastTables()}. */
     private Tables uploadTables(Plan plan) {
         long start = System.nanoTime();
-        Tables t = new Tables(cuda, plan.lists);
+        Tables t = new Tables(cuda, plan.lists, plan.p.headDim());
         double seconds = (System.nanoTime() - start) / 1e9;
         long bytes = t.made.bytes();
         TableCost built = lastTables;
-        lastTables = new TableCost(bytes, built.lists(), built.heads(), built.buildSeconds(), seconds);
+        lastTables = new TableCost(bytes, built.lists(), built.heads(), built.buildSeconds(), seconds, built.splitColumns(),
+                built.columnParts());
         return t;
     }
 
     /** The layout tables on the device. */
     static final class Tables implements AutoCloseable {
         final DeviceBuffer rowOrder;
-        final DeviceBuffer colOrder;
+        final DeviceBuffer colLaunch;
+        final DeviceBuffer colParts;
+        final DeviceBuffer colPartStarts;
+        /** The split backward items' parts' fp32 dK and dV (TileLists#colLaunch). */
+        final DeviceBuffer dkvParts;
+        final int partItems;
         final DeviceBuffer variantOf;
         final DeviceBuffer rowPtr;
         final DeviceBuffer rowPartial;
@@ -503,10 +514,15 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         /** Every table made so far, so that a failed upload frees the ones before it. */
         private final BufferList made = new BufferList();
 
-        Tables(CudaDevice cuda, TileLists t) {
+        Tables(CudaDevice cuda, TileLists t, int headDim) {
             try {
                 rowOrder = add(cuda.upload("row order", t.rowOrder()));
-                colOrder = add(cuda.upload("column order", t.colOrder()));
+                colLaunch = add(cuda.upload("column launch order", t.colLaunch()));
+                colParts = add(cuda.upload("column parts", t.colParts()));
+                int[] starts = t.colPartStarts();
+                colPartStarts = add(cuda.upload("column part starts", starts));
+                partItems = starts.length - 1;
+                dkvParts = add(cuda.buffer("column parts' dK and dV", 8L * t.colPartCount() * t.blockKv() * headDim));
                 variantOf = add(cuda.upload("variants", t.variantOf()));
                 rowPtr = add(cuda.upload("row pointers", t.rowPtr()));
                 rowPartial = add(cuda.upload("row partial counts", t.rowPartial()));
@@ -548,9 +564,13 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         long rows = (long) p.batch() * p.heads() * p.seqQ();
         dqAcc.fill32("dQ accumulator", 0);
         cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
-        cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.colOrder, t.variantOf, t.colPtr, t.colPartial, t.colQ,
-                t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numKvBlocks(), (float) p.scale(),
-                (float) p.softcap());
+        cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.dkvParts, t.colLaunch, t.colParts, t.variantOf,
+                t.colPtr, t.colPartial, t.colQ, t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(),
+                plan.lists.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+        if (t.partItems > 0) {
+            cuda.launch(KernelCatalog.backwardParts(p, plan.lists.blockKv(), t.partItems), t.dkvParts, t.colParts,
+                    t.colPartStarts, dk, dv, p.seqKv(), plan.lists.numKvBlocks(), p.headDim(), plan.lists.blockKv());
+        }
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
     }
 

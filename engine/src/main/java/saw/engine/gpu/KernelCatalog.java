@@ -6,6 +6,7 @@ import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.Pass;
+import saw.engine.attention.TileLists;
 
 /**
  * The kernels in the fatbin and how to launch them: names, launch shapes and shared-memory sizes, mirroring the
@@ -163,6 +164,21 @@ final class KernelCatalog {
                 : backward(p, tiles, numKvBlocks);
     }
 
+    /**
+     * {@code whole}, a backward over every column of {@code lists}, launched over its launch entries instead
+     * ({@link TileLists#colLaunch}: split items' parts, then the other items), with as many CTAs per entry.
+     */
+    static LaunchShape backwardLaunch(LaunchShape whole, AttentionProblem p, TileLists lists) {
+        long ctasPerItem = whole.grid() / ((long) p.batch() * p.kvHeads() * lists.numKvBlocks());
+        return new LaunchShape(whole.kernel(), ctasPerItem * lists.colLaunch().length, whole.block(), whole.sharedBytes());
+    }
+
+    /** Adds the split backward items' parts: 1024 elements of one item's kv tile (dK and dV) per CTA of 256 threads. */
+    static LaunchShape backwardParts(AttentionProblem p, int blockKv, int splitItems) {
+        long chunks = ((long) blockKv * p.headDim() + 1023) / 1024;
+        return new LaunchShape("bwd_parts_" + p.dtype().label(), splitItems * chunks, 256, 0);
+    }
+
     /** Dsum = rowsum(dO * O): one warp per row. */
     static LaunchShape backwardPre(AttentionProblem p) {
         long rows = (long) p.batch() * p.heads() * p.seqQ();
@@ -227,6 +243,7 @@ final class KernelCatalog {
             }
             names.add("bwd_pre_" + t.label() + "_d" + WIDE_HEAD_DIM);
             names.add("bwd_dq_" + t.label());
+            names.add("bwd_parts_" + t.label());
             names.add("sink_apply_" + t.label());
             names.add("fill_normal_" + t.label());
         }

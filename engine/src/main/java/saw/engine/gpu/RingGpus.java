@@ -392,7 +392,7 @@ public final class RingGpus implements AutoCloseable {
                             throw new IllegalArgumentException(why);
                         }
                         TileLists lists = shards.lists(d, s);
-                        GpuBackend.Tables t = new GpuBackend.Tables(dev.cuda, lists);
+                        GpuBackend.Tables t = new GpuBackend.Tables(dev.cuda, lists, p.headDim());
                         tables.add(t);
                         plans[d][s] = new StepPlan(p, lists, t,
                                 KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
@@ -800,8 +800,8 @@ public final class RingGpus implements AutoCloseable {
             } else {
                 dev.record(bwdStepStart[d][c.step()], dev.compute);
                 dev.cuda.launchOn(dev.compute, sp.bwd, b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.dO, b.lse, b.dsum,
-                        b.dqAcc, b.dkStep, b.dvStep, t.colOrder, t.variantOf, t.colPtr, t.colPartial, t.colQ, t.colMask,
-                        t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numKvBlocks(), (float) p.scale(),
+                        b.dqAcc, b.dkStep, b.dvStep, t.dkvParts, t.colLaunch, t.colParts, t.variantOf, t.colPtr,
+                        t.colPartial, t.colQ, t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numKvBlocks(), (float) p.scale(),
                         (float) p.softcap());
                 dev.record(bwdStepEnd[d][c.step()], dev.compute);
             }

@@ -2,6 +2,7 @@ package saw.engine.guard;
 
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.Pass;
+import saw.engine.attention.TileLists;
 import saw.engine.mask.TileClass;
 import saw.engine.mask.TileGrid;
 import saw.engine.mask.TileLayout;
@@ -17,7 +18,7 @@ final class RunBytes {
     static final long DEVICE_PAGE = 2L << 20;
     private static final int FWD_BUFFERS = 5;
     private static final int BWD_BUFFERS = 11;
-    private static final int TABLE_BUFFERS = 13;
+    private static final int TABLE_BUFFERS = 16;
 
     private RunBytes() {}
 
@@ -64,13 +65,15 @@ final class RunBytes {
         }
         long wordsPerTile = (long) layout.blockQ() * layout.blockKv() / 32;
         long bh = (long) p.batch() * p.heads();
+        // the backward's launch entries, and its parts (at most MAX_COLUMN_PARTS) with their starts
         return bh + (2 * variants * nq + 1) + (2 * variants * nkv + 1) + 4 * listed + 2 * wordsPerTile * partial
-                + bh * nq + (long) p.batch() * p.kvHeads() * nkv;
+                + bh * nq + (long) p.batch() * p.kvHeads() * nkv + 5L * TileLists.MAX_COLUMN_PARTS + 1;
     }
 
     /** The tile tables on the device. */
     static long deviceTables(AttentionProblem p, TileLayout layout) {
-        return Bytes.add(Bytes.times(4, tableInts(p, layout)), TABLE_BUFFERS * DEVICE_PAGE);
+        long partSlots = 8L * TileLists.MAX_COLUMN_PARTS * layout.blockKv() * p.headDim();  // fp32 dK and dV per part
+        return Bytes.add(Bytes.add(Bytes.times(4, tableInts(p, layout)), partSlots), TABLE_BUFFERS * DEVICE_PAGE);
     }
 
     /**

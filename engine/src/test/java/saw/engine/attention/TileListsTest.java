@@ -107,6 +107,57 @@ class TileListsTest {
     }
 
     @Test
+    void backwardSplitsColumnsFarLongerThanTheMedianIntoPartsThatCoverTheirListsOnce() {
+        // window 256 + 4 sinks over 8192 tokens, blocks of 64, 2 q-heads per kv-head: kv-block 0 is listed by all 128
+        // q-blocks of both heads (256 entries); the other columns by 5-6 q-blocks per head
+        Mask mask = new Mask.Or(List.of(new Mask.SlidingWindow(256, 0), new Mask.Sinks(4)));
+        TileLists t = lists(new Mask.And(List.of(mask, new Mask.Causal(0))), 8192, 8192, 2, 4, 2, 64, 64);
+        int nkv = 128;
+        int[] launch = t.colLaunch();
+        int[] parts = t.colParts();
+        int[] starts = t.colPartStarts();
+        assertEquals(2 * 2 + 1, starts.length, "column 0 of each (batch, kv head) is split");
+        int[] seen = new int[2 * 2 * nkv];
+        int partsSeen = 0;
+        for (int i = 0; i < launch.length; i++) {
+            if (launch[i] < 0) {
+                assertEquals(i, ~launch[i], "the parts come first, in order");
+                partsSeen++;
+            } else {
+                seen[launch[i]]++;
+            }
+        }
+        assertEquals(t.colPartCount(), partsSeen);
+        for (int i = 0; i + 1 < starts.length; i++) {
+            int item = parts[3 * starts[i]];
+            assertEquals(0, item % nkv);
+            assertEquals(0, seen[item], "a split item is launched only as its parts");
+            seen[item] = 1;
+            int next = 0;
+            for (int p = starts[i]; p < starts[i + 1]; p++) {
+                assertEquals(item, parts[3 * p]);
+                assertEquals(next, parts[3 * p + 1], "part " + p + " starts where the one before ended");
+                assertTrue(parts[3 * p + 2] > parts[3 * p + 1]);
+                next = parts[3 * p + 2];
+            }
+            assertEquals(2 * 128, next, "the parts end at the end of both heads' lists");
+            assertTrue(starts[i + 1] - starts[i] >= 8, "parts of about twice the median column (12 entries)");
+        }
+        for (int item = 0; item < seen.length; item++) {
+            assertEquals(1, seen[item], "item " + item + " is launched once");
+        }
+    }
+
+    @Test
+    void causalAndWindowColumnsAreNotSplit() {
+        for (Mask mask : List.<Mask>of(new Mask.Causal(0), new Mask.SlidingWindow(512, 0), Mask.Documents.ofLengths(3000, 5192))) {
+            TileLists t = lists(mask, 8192, 8192, 1, 4, 2, 64, 64);
+            assertEquals(0, t.colPartCount(), mask.toString());
+            assertArrayEquals(t.colOrder(), t.colLaunch(), mask.toString());
+        }
+    }
+
+    @Test
     void refusesLayoutsOfOtherSizesAndBlocksThatAreNotMultiplesOf32() {
         Dims dims = new Dims(256, 256, 1, 2);
         TileLayout layout = BoundMask.bind(new Mask.Causal(0), dims).compile(64, 64);

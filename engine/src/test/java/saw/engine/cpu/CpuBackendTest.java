@@ -17,8 +17,10 @@ import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.OutputComparison;
 import saw.engine.attention.Pass;
+import saw.engine.attention.TileLists;
 import saw.engine.mask.BoundMask;
 import saw.engine.mask.Dims;
+import saw.engine.mask.IntArray;
 import saw.engine.mask.Mask;
 import saw.engine.mask.MaskChecks;
 import saw.engine.mask.RandomMasks;
@@ -68,6 +70,32 @@ class CpuBackendTest {
         for (OutputComparison.Error e : OutputComparison.compare(got, ref)) {
             assertEquals(0, e.nans(), e.output().label() + " holds NaN; " + mask + " " + p);
             assertTrue(e.relError() <= FP32_TOLERANCE, e.output().label() + " relative error " + e.relError() + "; " + mask + " " + p);
+        }
+    }
+
+    @Test
+    void splitBackwardColumnsGiveTheReferenceGradients() {
+        // sinks and global tokens make columns that every q-tile lists; the backward walks them in parts (TileLists)
+        long seed = Long.getLong("saw.test.seed", 0x5117L);
+        List<Mask> masks = List.of(
+                new Mask.And(List.of(new Mask.Causal(0), new Mask.Or(List.of(new Mask.SlidingWindow(64, 0), new Mask.Sinks(3))))),
+                new Mask.Or(List.of(new Mask.SlidingWindow(40, 40), new Mask.GlobalTokens(IntArray.of(5, 700)))));
+        try (CpuBackend cpu = new CpuBackend()) {
+            for (Mask mask : masks) {
+                Dims dims = new Dims(1000, 1000, 1, 4);
+                AttentionProblem p = new AttentionProblem(1, 4, 2, 1000, 1000, 16, DType.BF16, 0.25, 0);
+                BoundMask bound = BoundMask.bind(mask, dims);
+                TileLayout layout = bound.compile(32, 32);
+                assertTrue(TileLists.of(p, layout).colPartCount() > 0, "the plan splits " + mask);
+                AttentionInputs in = AttentionInputs.random(p, seed, true);
+                AttentionOutputs got = cpu.forwardBackward(in, layout);
+                AttentionOutputs ref = ReferenceAttention.compute(in, bound, true);
+                for (OutputComparison.Error e : OutputComparison.compare(got, ref)) {
+                    assertEquals(0, e.nans(), e.output().label() + " holds NaN; " + mask + " (seed " + seed + ")");
+                    assertTrue(e.relError() <= FP32_TOLERANCE, e.output().label() + " relative error " + e.relError()
+                            + "; " + mask + " (seed " + seed + ")");
+                }
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package saw.engine.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -56,6 +57,30 @@ class LongContextTest {
             long hostToDevice = driver.copies.stream().mapToLong(FakeDriver.Copy::bytes).sum();
             assertTrue(hostToDevice < P.qElements() / 64, "only the tile tables go up: " + hostToDevice + " bytes");
             assertTrue(driver.launched.contains("fill_normal_bf16"));
+        }
+    }
+
+    @Test
+    void theSinkColumnOfALongBackwardIsWalkedInPartsAndAddedByItsOwnKernel() {
+        TileLayout sinks = BoundMask.bind(Mask.And.of(new Mask.Causal(0), Mask.Or.of(new Mask.SlidingWindow(4096, 0),
+                new Mask.Sinks(4))), new Dims(SEQ, SEQ, 1, 32)).compile(128, 128);
+        FakeDriver driver = new FakeDriver(200L << 30);
+        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU");
+             AttentionBackend.PreparedRun run = gpu.prepare(P, sinks, Pass.BWD, 1)) {
+            run.runTimedMs();
+            GpuBackend.TableCost tables = gpu.lastTables();
+            // kv-tile 0 of each of the 8 kv heads: 4,097 q-tiles x 4 heads, against 33 x 4 for the others
+            assertEquals(8, tables.splitColumns(), tables.toString());
+            assertTrue(tables.columnParts() >= 8 * 7, tables.toString());
+            assertTrue(tables.toString().contains("the backward walks 8 long columns in "), tables.toString());
+            assertTrue(driver.launched.contains("bwd_parts_bf16"));
+        }
+        FakeDriver plain = new FakeDriver(200L << 30);
+        try (GpuBackend gpu = GpuBackend.open(plain, new byte[64], "fake GPU");
+             AttentionBackend.PreparedRun run = gpu.prepare(P, window(), Pass.BWD, 1)) {
+            run.runTimedMs();
+            assertEquals(0, gpu.lastTables().splitColumns());
+            assertFalse(plain.launched.contains("bwd_parts_bf16"), "no column of a window stands out");
         }
     }
 

@@ -36,7 +36,8 @@ class RunBytesTest {
             TileLists t = TileLists.of(p, layout);
             long ints = (long) t.variantOf().length + t.rowPtr().length + t.rowPartial().length + t.rowKv().length + t.rowMask().length
                     + t.colPtr().length + t.colPartial().length + t.colQ().length + t.colMask().length + t.bits().length
-                    + t.bitsT().length + t.rowOrder().length + t.colOrder().length;
+                    + t.bitsT().length + t.rowOrder().length + t.colLaunch().length + t.colParts().length
+                    + t.colPartStarts().length;
             if (ints > RunBytes.tableInts(p, layout)) {
                 fail("TileLists holds " + ints + " ints, estimate " + RunBytes.tableInts(p, layout) + " (replay seed " + seed + ")");
             }
