@@ -4,7 +4,7 @@
 # (1) saw verify forward + backward at D=256 against the fp64 reference with the forward on wgmma-pp (the default:
 #     a producer and two consumer warpgroups taking the kv tiles in turn) over causal, window, documents with padding
 #     rows, and(causal, docs), random blocks, dilated (every tile PARTIAL), full, Sq != Skv with ragged ends, GQA
-#     4:1 / 2:1, softcap, sinks, bf16 and fp16; four of those cases with wgmma-ws (one consumer warpgroup);
+#     4:1 / 2:1, softcap, sinks, bf16 and fp16; three such cases, forward only, with wgmma-ws (one consumer warpgroup);
 # (2) compute-sanitizer memcheck (pp, ws) and racecheck (pp) on one small D=256 forward;
 # (3) causal S=8192 B=4 H=16 D=256 bf16, one run each: the mma.sync forward (64x64, 64x32: the old family), the
 #     wgmma-ws and wgmma-pp forwards (64x64), pp's forward + backward (the backward is still mma.sync), against
@@ -46,10 +46,9 @@ verify wgmma-pp causal                          --seq 1000 --seq-kv 1500 --heads
 verify wgmma-pp 'or(sinks(16),window(128,128))' --seq 1000 --seq-kv 1500 --heads 2 --dtype fp16 --sinks --softcap 30
 verify wgmma-pp 'dilated(3)'                    --seq 1000 --heads 2               --dtype bf16 --softcap 20
 verify wgmma-pp full                            --seq 2048 --heads 2               --dtype fp16
-verify wgmma-ws causal                          --seq 2048 --heads 8 --kv-heads 2  --dtype fp16 --sinks
-verify wgmma-ws 'docs(700,600,500,148)'         --seq 2048 --heads 2               --dtype bf16 --softcap 50
-verify wgmma-ws 'random(128,128,4,3)'           --seq 2048 --heads 4 --kv-heads 1  --dtype bf16 --sinks
-verify wgmma-ws causal                          --seq 1000 --seq-kv 1500 --heads 4 --kv-heads 2 --dtype fp16
+verify wgmma-ws causal                          --seq 2048 --heads 8 --kv-heads 2  --dtype fp16 --sinks --pass fwd
+verify wgmma-ws 'docs(700,600,500,148)'         --seq 2048 --heads 2               --dtype bf16 --softcap 50 --pass fwd
+verify wgmma-ws 'random(128,128,4,3)'           --seq 1000 --seq-kv 1500 --heads 4 --kv-heads 1 --dtype fp16 --sinks --pass fwd
 for fam in wgmma-pp wgmma-ws; do summary+=("verify $fam|${pass[$fam]:-0} passed, ${fail[$fam]:-0} failed"); done
 for f in "${failed[@]}"; do summary+=("  failed|$f"); done
 t_verify=$(date +%s)
@@ -71,7 +70,7 @@ t_sanitize=$(date +%s)
 note "== timing, causal 8K B=4 H=16 D=256 bf16 =="
 bench() {  # FAMILY NAME blocks passes
   SAW_JAVA_OPTS=-Dsaw.kernel.fwd=$1 timeout 60 "$saw" bench preset:causal --seq 8192 --batch 4 --heads 16 --head-dim 256 \
-    --dtype bf16 --block "$3" --pass "$4" --backend gpu --out "$dir/saw-$2.jsonl" >>"$log" 2>&1
+    --dtype bf16 --block "$3" --pass "$4" --warmup 3 --reps 10 --backend gpu --out "$dir/saw-$2.jsonl" >>"$log" 2>&1
   note "saw bench $1 rc=$?"
 }
 bench mma old 64x64,64x32 fwd
