@@ -9,7 +9,8 @@
 # (3) causal S=8192 B=4 H=16 D=256 bf16, one run each: the mma.sync forward (64x64, 64x32: the old family), the
 #     wgmma-ws and wgmma-pp forwards (64x64), pp's forward + backward (the backward is still mma.sync), against
 #     FlexAttention (torch.compile, default options) and cuDNN SDPA, forward and backward.
-# Everything goes to $OUT/d256/; a summary table is printed last.
+# Every run sets -Dsaw.kernel.fwd256=wgmma (the D=256 Hopper forward is off by default until this script has verified
+# it) and -Dsaw.kernel.fwd=FAMILY. Everything goes to $OUT/d256/; a summary table is printed last.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 saw="$here/saw"
@@ -30,7 +31,7 @@ failed=()
 verify() {  # FAMILY verify-args...
   local fam=$1 out rc; shift
   if [[ -n ${hung[$fam]:-} ]]; then fail[$fam]=$((${fail[$fam]:-0} + 1)); failed+=("[$fam] skipped (hung before) $*"); return; fi
-  out=$(SAW_JAVA_OPTS=-Dsaw.kernel.fwd=$fam timeout -k 5 30 "$saw" verify "$@" --head-dim 256 --block 64x64 2>&1); rc=$?
+  out=$(SAW_JAVA_OPTS="-Dsaw.kernel.fwd256=wgmma -Dsaw.kernel.fwd=$fam" timeout -k 5 30 "$saw" verify "$@" --head-dim 256 --block 64x64 2>&1); rc=$?
   [[ $rc == 124 || $rc == 137 ]] && hung[$fam]=1
   { echo "== verify [$fam] $*"; echo "$out"; echo "rc=$rc"; } >>"$log"
   if [[ $rc == 0 ]]; then pass[$fam]=$((${pass[$fam]:-0} + 1)); else fail[$fam]=$((${fail[$fam]:-0} + 1)); failed+=("[$fam] $*"); fi
@@ -61,7 +62,7 @@ t_verify=$(date +%s)
 note "== compute-sanitizer =="
 for vt in wgmma-pp:memcheck wgmma-pp:racecheck wgmma-ws:memcheck; do
   [[ -n ${hung[${vt%%:*}]:-} ]] && { summary+=("sanitizer $vt|skipped: the family hung in verify"); continue; }
-  o=$(timeout -k 5 40 compute-sanitizer --tool "${vt#*:}" --error-exitcode 9 "$java" -Dsaw.kernel.fwd="${vt%%:*}" -cp "$here/lib/*" \
+  o=$(timeout -k 5 40 compute-sanitizer --tool "${vt#*:}" --error-exitcode 9 "$java" -Dsaw.kernel.fwd256=wgmma -Dsaw.kernel.fwd="${vt%%:*}" -cp "$here/lib/*" \
       saw.app.Main verify 'and(causal,docs(200,300,100))' --seq 640 --heads 2 --kv-heads 1 --head-dim 256 --dtype bf16 \
       --block 64x64 --sinks --softcap 30 --pass fwd 2>&1); rc=$?
   { echo "== compute-sanitizer $vt"; echo "$o"; } >>"$log"
@@ -75,7 +76,7 @@ t_sanitize=$(date +%s)
 note "== timing, causal 8K B=4 H=16 D=256 bf16 =="
 bench() {  # FAMILY NAME blocks passes
   [[ -n ${hung[$1]:-} ]] && { note "saw bench $1 skipped: the family hung in verify"; return; }
-  SAW_JAVA_OPTS=-Dsaw.kernel.fwd=$1 timeout -k 5 30 "$saw" bench preset:causal --seq 8192 --batch 4 --heads 16 --head-dim 256 \
+  SAW_JAVA_OPTS="-Dsaw.kernel.fwd256=wgmma -Dsaw.kernel.fwd=$1" timeout -k 5 30 "$saw" bench preset:causal --seq 8192 --batch 4 --heads 16 --head-dim 256 \
     --dtype bf16 --block "$3" --pass "$4" --warmup 3 --reps 10 --backend gpu --out "$dir/saw-$2.jsonl" >>"$log" 2>&1
   note "saw bench $1 rc=$?"
 }

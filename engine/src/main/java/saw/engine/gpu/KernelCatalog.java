@@ -123,7 +123,35 @@ final class KernelCatalog {
      */
     static boolean wideWgmmaFits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
         return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(WIDE_WGMMA_TILES)
-                && (kernel == ForwardKernel.WGMMA_WS || kernel == ForwardKernel.WGMMA_PINGPONG);
+                && (kernel == ForwardKernel.WGMMA_WS || kernel == ForwardKernel.WGMMA_PINGPONG)
+                && WideForward.configured() == WideForward.WGMMA;
+    }
+
+    /**
+     * Whether head dim 256 may run the Hopper forward at all: {@code -Dsaw.kernel.fwd256=wgmma|mma} or
+     * {@code SAW_KERNEL_FWD256}. Off (mma) until the H200 has verified and timed it (bench/gpu/d256-wgmma.sh): a new
+     * mbarrier pipeline that hung would otherwise stall every D = 256 run on Hopper.
+     */
+    enum WideForward {
+        MMA("mma"),
+        WGMMA("wgmma");
+
+        static final String PROPERTY = "saw.kernel.fwd256";
+        static final String ENV = "SAW_KERNEL_FWD256";
+        private final String label;
+
+        WideForward(String label) {
+            this.label = label;
+        }
+
+        String label() {
+            return label;
+        }
+
+        /** @throws IllegalArgumentException naming the setting when its value is neither label */
+        static WideForward configured() {
+            return KernelSetting.configured(values(), WideForward::label, PROPERTY, ENV, MMA, "head dim 256 forward");
+        }
     }
 
     static String forwardWideWgmmaName(DType t, ForwardKernel family) {
@@ -280,7 +308,8 @@ final class KernelCatalog {
     static String families() {
         return "compute capability " + WGMMA_MAJOR + ".0 with " + WGMMA_TILES + " tiles and head dim 64 or 128: forward "
                 + ForwardKernel.configured().label() + ", backward " + BackwardKernel.configured().label()
-                + "; with " + WIDE_WGMMA_TILES + " tiles and head dim 256: forward wgmma-ws or wgmma-pp (the others run mma.sync)"
+                + "; with " + WIDE_WGMMA_TILES + " tiles and head dim 256: forward " + WideForward.configured().label()
+                + " (-D" + WideForward.PROPERTY + " or " + WideForward.ENV + "; wgmma runs wgmma-ws or wgmma-pp, the others mma.sync)"
                 + "; elsewhere mma.sync (-D" + ForwardKernel.PROPERTY + " or " + ForwardKernel.ENV + ", -D" + BackwardKernel.PROPERTY
                 + " or " + BackwardKernel.ENV + " choose)";
     }

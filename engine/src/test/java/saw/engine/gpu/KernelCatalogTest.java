@@ -82,8 +82,48 @@ class KernelCatalogTest {
                 "bwd_bf16_d256_q64_kv32_softcap", "bwd_pre_bf16_d256", "bwd_pre_fp16_d256")));
     }
 
+    /** Runs {@code body} with -Dsaw.kernel.fwd256 set to {@code value} (null: unset), restoring it after. */
+    static void withWideForward(String value, Runnable body) {
+        String before = System.getProperty(KernelCatalog.WideForward.PROPERTY);
+        try {
+            if (value == null) {
+                System.clearProperty(KernelCatalog.WideForward.PROPERTY);
+            } else {
+                System.setProperty(KernelCatalog.WideForward.PROPERTY, value);
+            }
+            body.run();
+        } finally {
+            if (before == null) {
+                System.clearProperty(KernelCatalog.WideForward.PROPERTY);
+            } else {
+                System.setProperty(KernelCatalog.WideForward.PROPERTY, before);
+            }
+        }
+    }
+
+    @Test
+    void headDim256HopperForwardIsOffUntilSwitchedOnAndABadSwitchIsNamed() {
+        AttentionProblem p = AttentionProblem.of(1, 2, 1, 512, 512, 256, DType.BF16);
+        KernelTiles t = new KernelTiles(64, 64);
+        for (String off : new String[] {null, "mma", " MMA "}) {
+            withWideForward(off, () -> assertEquals("fwd_bf16_d256_q64_kv64",
+                    KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel(), "setting " + off));
+        }
+        withWideForward("wgmma", () -> assertEquals("fwd_wgmmapp_bf16_d256_q64_kv64",
+                KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel()));
+        withWideForward("on", () -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9));
+            assertEquals("-Dsaw.kernel.fwd256=on is not a head dim 256 forward kernel family (mma or wgmma)", e.getMessage());
+        });
+    }
+
     @Test
     void headDim256ForwardRunsTheWarpSpecialisedWgmmaFamiliesOnHopperAt64x64Only() {
+        withWideForward("wgmma", KernelCatalogTest::wideForwardShapes);
+    }
+
+    private static void wideForwardShapes() {
         AttentionProblem p = new AttentionProblem(2, 8, 2, 1000, 1500, 256, DType.BF16, 0.0625, 30);
         KernelTiles t = new KernelTiles(64, 64);
         LaunchShape pp = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9);

@@ -45,6 +45,17 @@ class WideForwardChoiceTest {
 
     @Test
     void hopperAt64x64RunsTheWarpSpecialisedD256Forwards() {
+        KernelCatalogTest.withWideForward("wgmma", WideForwardChoiceTest::hopperAt64x64);
+    }
+
+    @Test
+    void switchedOffHopperAt64x64KeepsTheMmaSyncForward() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
+        KernelCatalogTest.withWideForward(null, () -> assertEquals("fwd_bf16_d256_q64_kv64",
+                launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64))));
+    }
+
+    private static void hopperAt64x64() {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
         assertEquals("fwd_wgmmapp_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)));
         AttentionProblem capped = new AttentionProblem(1, 2, 1, 200, 300, 256, DType.FP16, 0.0625, 30);
@@ -53,6 +64,10 @@ class WideForwardChoiceTest {
 
     @Test
     void elsewhereHeadDim256KeepsTheMmaSyncForward() {
+        KernelCatalogTest.withWideForward("wgmma", WideForwardChoiceTest::elsewhere);
+    }
+
+    private static void elsewhere() {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
         assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(8, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)), "sm_80");
         assertEquals("fwd_bf16_d256_q64_kv32", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 32)), "64x32");
@@ -62,14 +77,19 @@ class WideForwardChoiceTest {
 
     @Test
     void tunerOffersTheD256HopperForwardsOnlyWhereTheyRun() {
+        KernelCatalogTest.withWideForward("wgmma", () -> candidates(true));
+        KernelCatalogTest.withWideForward(null, () -> candidates(false));
+    }
+
+    private static void candidates(boolean switchedOn) {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
         for (int major : new int[] {8, 9}) {
             try (GpuBackend gpu = GpuBackend.open(new FakeDriver(8L << 30), new byte[64], "fake GPU", major)) {
                 List<Candidate> fwd = new GpuCandidates(gpu).candidates(p, Pass.FWD);
                 List<Candidate> bwd = new GpuCandidates(gpu).candidates(p, Pass.BWD);
                 KernelTiles t = new KernelTiles(64, 64);
-                assertEquals(major == 9, fwd.contains(new Candidate(t, "wgmma-pp")), "cc " + major + ": " + fwd);
-                assertEquals(major == 9, fwd.contains(new Candidate(t, "wgmma-ws")), "cc " + major + ": " + fwd);
+                assertEquals(switchedOn && major == 9, fwd.contains(new Candidate(t, "wgmma-pp")), "cc " + major + ": " + fwd);
+                assertEquals(switchedOn && major == 9, fwd.contains(new Candidate(t, "wgmma-ws")), "cc " + major + ": " + fwd);
                 assertTrue(fwd.stream().noneMatch(c -> c.family().equals("wgmma") || c.family().equals("wgmma-overlap")), fwd::toString);
                 assertTrue(fwd.stream().noneMatch(c -> !c.tiles().equals(t) && !c.family().equals("mma")), fwd::toString);
                 assertTrue(bwd.stream().allMatch(c -> c.family().equals("mma")), "no Hopper backward at D = 256: " + bwd);
