@@ -24,6 +24,16 @@ t_start=$(date +%s)
 note() { echo "$*" | tee -a "$log"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader >>"$log" 2>&1 || true
 
+# ---------------------------------------------------------------- (0) SASS of the new kernels (sm_90a image)
+python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
+  "$here"/lib/saw-engine-*.jar >"$dir/saw.fatbin" 2>>"$log"
+timeout 20 cuobjdump --dump-sass "$dir/saw.fatbin" 2>>"$log" | awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3}
+    fn ~ /^fwd_wgmma(ws|pp)_.*_d256_/ && arch=="sm_90a" {
+      if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /HMMA/) hm[fn]++; if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
+    END { for (f in seen) printf "%s|HGMMA %d, HMMA %d, local memory %d\n", f, hg[f], hm[f], lm[f] }' | sort >"$dir/sass.txt"
+while read -r line; do summary+=("sass ${line%%_q64_kv64|*}|${line#*|}"); done <"$dir/sass.txt"
+rm -f "$dir/saw.fatbin"
+
 # ---------------------------------------------------------------- (1) verify, forward + backward
 declare -A pass=() fail=() hung=()
 failed=()
