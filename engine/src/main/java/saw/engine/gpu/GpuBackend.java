@@ -158,6 +158,11 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         return KernelCatalog.wgmmaFits(p, tiles, major);
     }
 
+    /** Whether the head dim 256 Hopper forward of this family runs this problem with these tiles on this GPU. */
+    public boolean wideHopperForwardFits(AttentionProblem p, KernelTiles tiles, ForwardKernel family) {
+        return KernelCatalog.wideWgmmaFits(p, tiles, family, major);
+    }
+
     /** On another driver (a fake one in tests), with the kernels of {@code image}. */
     static GpuBackend open(Driver driver, byte[] image, String device) {
         return open(driver, image, device, 8);

@@ -105,8 +105,72 @@ final class KernelCatalog {
 
     /** The forward launch for the preferred family, or the mma.sync one where the Hopper forward does not fit. */
     static LaunchShape forwardFor(AttentionProblem p, KernelTiles tiles, int numQBlocks, ForwardKernel kernel, int major) {
+        if (wideWgmmaFits(p, tiles, kernel, major)) {
+            return forwardWideWgmma(p, numQBlocks, kernel);
+        }
         return kernel != ForwardKernel.MMA && wgmmaFits(p, tiles, major) ? forwardWgmma(p, numQBlocks, kernel)
                 : forward(p, tiles, numQBlocks);
+    }
+
+    /** The head dim 256 Hopper forward's tile (attention_fwd_wgmma_d256.cu): the mma.sync D = 256 layout's 64x64. */
+    static final KernelTiles WIDE_WGMMA_TILES = new KernelTiles(64, 64);
+    /** K/V stages of the head dim 256 Hopper forward (W256_STAGES). */
+    static final int WIDE_WGMMA_STAGES = 3;
+
+    /**
+     * Whether the head dim 256 Hopper forward runs this problem: compute capability 9.0, the 64x64 layout, and the
+     * warp-specialised families ({@link ForwardKernel#WGMMA_WS}: one consumer warpgroup; {@link ForwardKernel#WGMMA_PINGPONG}:
+     * two taking the kv tiles in turn). The other families run the mma.sync kernel at D = 256.
+     */
+    static boolean wideWgmmaFits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
+        return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(WIDE_WGMMA_TILES)
+                && (kernel == ForwardKernel.WGMMA_WS || kernel == ForwardKernel.WGMMA_PINGPONG)
+                && WideForward.configured() == WideForward.WGMMA;
+    }
+
+    /**
+     * Whether head dim 256 may run the Hopper forward at all: {@code -Dsaw.kernel.fwd256=wgmma|mma} or
+     * {@code SAW_KERNEL_FWD256}. Off (mma) until the H200 has verified and timed it (bench/gpu/d256-wgmma.sh): a new
+     * mbarrier pipeline that hung would otherwise stall every D = 256 run on Hopper.
+     */
+    enum WideForward {
+        MMA("mma"),
+        WGMMA("wgmma");
+
+        static final String PROPERTY = "saw.kernel.fwd256";
+        static final String ENV = "SAW_KERNEL_FWD256";
+        private final String label;
+
+        WideForward(String label) {
+            this.label = label;
+        }
+
+        String label() {
+            return label;
+        }
+
+        /** @throws IllegalArgumentException naming the setting when its value is neither label */
+        static WideForward configured() {
+            return KernelSetting.configured(values(), WideForward::label, PROPERTY, ENV, MMA, "head dim 256 forward");
+        }
+    }
+
+    static String forwardWideWgmmaName(DType t, ForwardKernel family) {
+        return family.kernelPrefix() + t.label() + "_d" + WIDE_HEAD_DIM + "_q64_kv64";
+    }
+
+    /** A producer warpgroup and one ({@link ForwardKernel#WGMMA_WS}) or two consumer warpgroups. */
+    static int wideWgmmaThreads(ForwardKernel family) {
+        return family == ForwardKernel.WGMMA_PINGPONG ? 384 : 256;
+    }
+
+    /** Q and three K and V stages in the 128-byte swizzle, 1024 bytes to align them, a Q barrier and four per stage. */
+    static LaunchShape forwardWideWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
+        int d = WIDE_HEAD_DIM;
+        int side = WIDE_WGMMA_TILES.blockQ();
+        int smem = (side * d + 2 * WIDE_WGMMA_STAGES * side * d) * 2 + 1024 + (1 + 4 * WIDE_WGMMA_STAGES) * 8;
+        return new LaunchShape(forwardWideWgmmaName(p.dtype(), family), (long) p.batch() * p.heads() * numQBlocks,
+                wideWgmmaThreads(family), smem);
     }
 
     /** CTAs per kv tile of the mma.sync backward: 2 at head dim 256 (one per half of the output columns), else 1. */
@@ -241,6 +305,8 @@ final class KernelCatalog {
                 names.add(backwardName(t, WIDE_HEAD_DIM, tiles, false));
                 names.add(backwardName(t, WIDE_HEAD_DIM, tiles, true));
             }
+            names.add(forwardWideWgmmaName(t, ForwardKernel.WGMMA_WS));
+            names.add(forwardWideWgmmaName(t, ForwardKernel.WGMMA_PINGPONG));
             names.add("bwd_pre_" + t.label() + "_d" + WIDE_HEAD_DIM);
             names.add("bwd_dq_" + t.label());
             names.add("bwd_parts_" + t.label());
@@ -259,6 +325,8 @@ final class KernelCatalog {
     static String families() {
         return "compute capability " + WGMMA_MAJOR + ".0 with " + WGMMA_TILES + " tiles and head dim 64 or 128: forward "
                 + ForwardKernel.configured().label() + ", backward " + BackwardKernel.configured().label()
+                + "; with " + WIDE_WGMMA_TILES + " tiles and head dim 256: forward " + WideForward.configured().label()
+                + " (-D" + WideForward.PROPERTY + " or " + WideForward.ENV + "; wgmma runs wgmma-ws or wgmma-pp, the others mma.sync)"
                 + "; elsewhere mma.sync (-D" + ForwardKernel.PROPERTY + " or " + ForwardKernel.ENV + ", -D" + BackwardKernel.PROPERTY
                 + " or " + BackwardKernel.ENV + " choose)";
     }

@@ -46,6 +46,12 @@ public final class GpuCandidates implements CandidateRunner {
                         }
                     }
                 }
+            } else if (pass == Pass.FWD) {
+                for (ForwardKernel f : ForwardKernel.values()) {
+                    if (gpu.wideHopperForwardFits(p, t, f)) {
+                        out.add(new Candidate(t, f.label()));
+                    }
+                }
             }
         }
         return out;

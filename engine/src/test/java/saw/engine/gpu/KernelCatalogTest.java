@@ -82,6 +82,81 @@ class KernelCatalogTest {
                 "bwd_bf16_d256_q64_kv32_softcap", "bwd_pre_bf16_d256", "bwd_pre_fp16_d256")));
     }
 
+    /** Runs {@code body} with -Dsaw.kernel.fwd256 set to {@code value} (null: unset), restoring it after. */
+    static void withWideForward(String value, Runnable body) {
+        String before = System.getProperty(KernelCatalog.WideForward.PROPERTY);
+        try {
+            if (value == null) {
+                System.clearProperty(KernelCatalog.WideForward.PROPERTY);
+            } else {
+                System.setProperty(KernelCatalog.WideForward.PROPERTY, value);
+            }
+            body.run();
+        } finally {
+            if (before == null) {
+                System.clearProperty(KernelCatalog.WideForward.PROPERTY);
+            } else {
+                System.setProperty(KernelCatalog.WideForward.PROPERTY, before);
+            }
+        }
+    }
+
+    @Test
+    void headDim256HopperForwardIsOffUntilSwitchedOnAndABadSwitchIsNamed() {
+        AttentionProblem p = AttentionProblem.of(1, 2, 1, 512, 512, 256, DType.BF16);
+        KernelTiles t = new KernelTiles(64, 64);
+        for (String off : new String[] {null, "mma", " MMA "}) {
+            withWideForward(off, () -> assertEquals("fwd_bf16_d256_q64_kv64",
+                    KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel(), "setting " + off));
+        }
+        withWideForward("wgmma", () -> assertEquals("fwd_wgmmapp_bf16_d256_q64_kv64",
+                KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel()));
+        withWideForward("on", () -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9));
+            assertEquals("-Dsaw.kernel.fwd256=on is not a head dim 256 forward kernel family (mma or wgmma)", e.getMessage());
+        });
+    }
+
+    @Test
+    void headDim256ForwardRunsTheWarpSpecialisedWgmmaFamiliesOnHopperAt64x64Only() {
+        withWideForward("wgmma", KernelCatalogTest::wideForwardShapes);
+    }
+
+    private static void wideForwardShapes() {
+        AttentionProblem p = new AttentionProblem(2, 8, 2, 1000, 1500, 256, DType.BF16, 0.0625, 30);
+        KernelTiles t = new KernelTiles(64, 64);
+        LaunchShape pp = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9);
+        assertEquals("fwd_wgmmapp_bf16_d256_q64_kv64", pp.kernel());
+        assertEquals(2L * 8 * 16, pp.grid(), "one CTA per q tile, head and batch entry");
+        assertEquals(384, pp.block(), "a producer and two consumer warpgroups");
+        // Q (64 x 256), three stages of K and V (64 x 256), alignment, a Q barrier and four per stage
+        assertEquals((64 * 256 + 6 * 64 * 256) * 2 + 1024 + 13 * 8, pp.sharedBytes());
+        assertTrue(pp.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
+        LaunchShape ws = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9);
+        assertEquals("fwd_wgmmaws_bf16_d256_q64_kv64", ws.kernel());
+        assertEquals(256, ws.block(), "a producer and one consumer warpgroup");
+        assertEquals(pp.sharedBytes(), ws.sharedBytes());
+        for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.MMA, ForwardKernel.WGMMA, ForwardKernel.WGMMA_OVERLAP}) {
+            assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, family, 9).kernel(), family.label());
+        }
+        for (int major : new int[] {8, 10}) {
+            assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, major).kernel(),
+                    "the sm_90a code runs on cc 9.0 only, not " + major);
+        }
+        assertEquals("fwd_bf16_d256_q64_kv32",
+                KernelCatalog.forwardFor(p, new KernelTiles(64, 32), 16, ForwardKernel.WGMMA_PINGPONG, 9).kernel());
+        AttentionProblem p128 = AttentionProblem.of(1, 2, 1, 512, 512, 128, DType.FP16);
+        assertEquals("fwd_fp16_d128_q64_kv64", KernelCatalog.forwardFor(p128, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel());
+        for (DType dt : DType.values()) {
+            for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.WGMMA_WS, ForwardKernel.WGMMA_PINGPONG}) {
+                AttentionProblem q = AttentionProblem.of(1, 2, 1, 512, 512, 256, dt);
+                String name = KernelCatalog.forwardFor(q, t, 8, family, 9).kernel();
+                assertTrue(KernelCatalog.allNames().contains(name), name + " is in the catalog");
+            }
+        }
+    }
+
     @Test
     void headDim256BackwardSplitsTheOutputColumnsOverTwoCtasPerKvTile() {
         AttentionProblem p = AttentionProblem.of(2, 8, 2, 1000, 1500, 256, DType.BF16);
@@ -125,7 +200,7 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
         assertTrue(names.contains("bwd_parts_fp16"));

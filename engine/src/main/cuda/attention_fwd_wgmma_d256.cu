@@ -1,0 +1,452 @@
+// Block-sparse attention forward at head dim 256 for Hopper (sm_90a): the same layout tables, outputs, launch
+// order and empty-row convention as attention_fwd.cu, on the 64x64 layout the mma.sync D = 256 forward reads, with
+// warpgroup MMA. At D = 256 a 64-row warpgroup's O accumulator is 64 x 256 fp32 = 128 registers per thread, and a
+// 128 x 256 K or V tile is 64 KB, so the D <= 128 design (128 q rows, 128-row K/V tiles, three stages) does not
+// fit: here a CTA owns one 64-row q tile (Q in shared memory once), K/V tiles of 64 rows in three stages
+// (32 KB + 3 x 64 KB), loaded by a producer warpgroup (cp.async, each thread's copies arriving on the stage's
+// mbarrier as they land, as in attention_fwd_wgmma_ws).
+//
+// CONSUMERS = 1 (fwd_wgmmaws_*_d256): one consumer warpgroup with the intra-warpgroup overlap (S of tile i + 1
+// and P V of tile i in flight during the softmax of tile i + 1). CONSUMERS = 2 (fwd_wgmmapp_*_d256): two consumer
+// warpgroups take the row's kv tiles in turn (even, odd), each with its own online softmax over the same 64 q
+// rows, so one's softmax runs while the other's products occupy the tensor cores; at the end warpgroup 1 hands its
+// (m, l, O) to warpgroup 0 through the freed K/V stages, which merges them. (A 128-row q tile shared by two
+// warpgroups, FlashAttention-3's layout, would need a 128-row layout the mma.sync D = 256 kernels cannot run.)
+//
+// Built only in the sm_90a pass; the sm_80 image holds entry points that trap (the host never launches them there).
+
+#include "pipeline.cuh"
+#include "wgmma.cuh"
+
+namespace saw {
+
+constexpr int W256_D = 256;
+constexpr int W256_BQ = 64;
+constexpr int W256_BKV = 64;
+constexpr int W256_STAGES = 3;  // Q + 3 x (K, V) = 224 KB, inside Hopper's 227 KB
+// two consumer warpgroups: 128 x 56 + 256 x 224 registers = the 384 x 168 a CTA gets at launch
+constexpr int W256_PRODUCER_REGS = 56;
+constexpr int W256_CONSUMER_REGS = 224;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// m64n256k16 (O += P V at D = 256), the accumulator layout of wgmma.cuh's Wgmma
+template <typename T> struct WgmmaN256;
+
+template <> struct WgmmaN256<__nv_bfloat16> {
+    // D (+)= A B, A from registers (the m16n8k16 A fragment of each warp's 16 rows), B from shared memory N-major
+    static __device__ __forceinline__ void rs_nmajor(float (&d)[128], const uint32_t (&a)[4], uint64_t b, int accumulate) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, {%128,%129,%130,%131}, %132, p, 1, 1, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+    }
+};
+
+template <> struct WgmmaN256<__half> {
+    // D (+)= A B, A from registers (the m16n8k16 A fragment of each warp's 16 rows), B from shared memory N-major
+    static __device__ __forceinline__ void rs_nmajor(float (&d)[128], const uint32_t (&a)[4], uint64_t b, int accumulate) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, {%128,%129,%130,%131}, %132, p, 1, 1, 1;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+    }
+};
+
+// One consumer warpgroup's view of a CTA: its q tile's row of the layout, its head's K and V, its place.
+template <typename T>
+struct W256Cta {
+    static constexpr int D = W256_D;
+    static constexpr int BQ = W256_BQ;
+    static constexpr int BKV = W256_BKV;
+    static constexpr int ST = W256_STAGES;
+    static constexpr int SR = BKV / 2;  // score accumulators per thread (64 x BKV per warpgroup)
+    static constexpr int OR = D / 2;    // output accumulators per thread
+    static constexpr int WORDS = BKV / 32;
+    static constexpr int KV_ELEMS = BKV * D;
+    using Tile = Sw128<BQ, D>;  // Q, K and V tiles alike (BQ = BKV)
+
+    T* sQ;
+    T* sK;
+    T* sV;
+    int rowInTile0, t;  // this thread's first row (g) in the q tile; the second is + 8
+    int bh, q0, begin, count, partials;
+    const T* Kh;
+    const T* Vh;
+    const int* kvIdx;
+    const int* maskIdx;
+    const uint32_t* bits;
+    int Skv;
+    bool capped;
+    float sl2, capIn, softcap;
+
+    // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel 64 rows further
+    __device__ __forceinline__ void issueScores(float (&s)[SR], int stage) const {
+        const uint32_t k = smem_u32(sK + stage * KV_ELEMS);
+        const uint32_t q = smem_u32(sQ);
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            const uint32_t at = (kc >> 2) * (BQ * 128) + (kc & 3) * 32;
+            Wgmma<T, BKV>::ss(s, sw128_desc(q + at, 16, 1024), sw128_desc(k + at, 16, 1024), kc > 0 ? 1 : 0);
+        }
+    }
+
+    // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, its four 64-column panels BKV * 128 bytes apart
+    __device__ __forceinline__ void issueOutput(float (&o)[OR], const uint32_t (&p)[BKV / 16][4], int stage) const {
+        const uint32_t v = smem_u32(sV + stage * KV_ELEMS);
+#pragma unroll
+        for (int kc = 0; kc < BKV / 16; ++kc) {
+            WgmmaN256<T>::rs_nmajor(o, p[kc], sw128_desc(v + kc * 16 * 128, BKV * 128, 1024), 1);
+        }
+    }
+
+    // softcap and the token mask of list entry i (PARTIAL tiles only) on the scores; then the online softmax: s
+    // becomes P (unnormalised, fp32), m and l move on, alpha[r] is what row r's O must be multiplied by
+    __device__ __forceinline__ void softmax(float (&s)[SR], int i, float (&m)[2], float (&l)[2], float (&alpha)[2]) const {
+        if (capped) {
+#pragma unroll
+            for (int x = 0; x < SR; ++x) s[x] = softcap * tanhf(s[x] * capIn);
+        }
+        if (i < partials) {
+            const uint32_t* tileBits = bits + (size_t)maskIdx[begin + i] * BQ * WORDS;
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const uint32_t* rowBits = tileBits + (rowInTile0 + 8 * r) * WORDS;
+                uint32_t w[WORDS];
+#pragma unroll
+                for (int x = 0; x < WORDS; ++x) w[x] = __ldg(rowBits + x);
+#pragma unroll
+                for (int n = 0; n < BKV / 8; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int j = n * 8 + 2 * t + e;
+                        if (!((w[j >> 5] >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = -INFINITY;
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            float mx = m[r];
+#pragma unroll
+            for (int n = 0; n < BKV / 8; ++n) mx = fmaxf(mx, fmaxf(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]));
+            mx = quad_max(mx);
+            const float base = mx == -INFINITY ? 0.f : mx * sl2;
+            alpha[r] = exp2_approx(m[r] * sl2 - base);
+            m[r] = mx;
+            float sum = 0.f;
+#pragma unroll
+            for (int n = 0; n < BKV / 8; ++n) {
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const float p = exp2_approx(fmaf(s[4 * n + 2 * r + e], sl2, -base));
+                    s[4 * n + 2 * r + e] = p;
+                    sum += p;
+                }
+            }
+            l[r] = l[r] * alpha[r] + sum;
+        }
+    }
+
+    static __device__ __forceinline__ void rescale(float (&o)[OR], const float (&alpha)[2]) {
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                o[4 * n + 2 * r] *= alpha[r];
+                o[4 * n + 2 * r + 1] *= alpha[r];
+            }
+        }
+    }
+
+    // P in the accumulator layout is the A fragment of the k16 steps of P V (n8 blocks 2kc and 2kc + 1)
+    static __device__ __forceinline__ void pack(uint32_t (&p)[BKV / 16][4], const float (&s)[SR]) {
+#pragma unroll
+        for (int kc = 0; kc < BKV / 16; ++kc) {
+#pragma unroll
+            for (int x = 0; x < 4; ++x) p[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
+        }
+    }
+
+    // normalise this thread's rows of O into sQ (every Q K^T of the CTA is done) and write LSE
+    __device__ __forceinline__ void stageOutput(const float (&o)[OR], const float (&m)[2], const float (&l)[2], float* LSE,
+                                                int Sq) const {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const float sum = quad_sum(l[r]);
+            const float inv = sum > 0.f ? 1.f / sum : 0.f;
+            const int rowInTile = rowInTile0 + 8 * r;
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) {
+                const uint32_t v = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
+                *reinterpret_cast<uint32_t*>(sQ + Tile::elem(rowInTile, n * 8 + 2 * t)) = v;
+            }
+            const int q = q0 + rowInTile;
+            if (t == 0 && q < Sq) {
+                LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+            }
+        }
+    }
+
+    // 16-byte stores of the staged O by one warpgroup (callers sync before)
+    __device__ __forceinline__ void storeOutput(T* O, int Sq, int thread) const {
+        T* Oh = O + (size_t)bh * Sq * D;
+        constexpr int CHUNKS = D / 8;
+#pragma unroll 4
+        for (int i = thread; i < BQ * CHUNKS; i += 128) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            if (q0 + r < Sq) {
+                *reinterpret_cast<uint4*>(Oh + (size_t)(q0 + r) * D + c * 8) =
+                    *reinterpret_cast<const uint4*>(sQ + Tile::chunk(r, c));
+            }
+        }
+    }
+
+    // this CTA's row of the layout, its heads and the softmax constants; returns Q of its head
+    __device__ __forceinline__ const T* bind(const T* Q, const T* K, const T* V, const int* order, const int* variantOf,
+                                             const int* rowPtr, const int* rowPartial, const int* kvIdx_,
+                                             const int* maskIdx_, const uint32_t* bits_, int H, int Hkv, int Sq,
+                                             int Skv_, int nq, float scale, float softcap_) {
+        const int item = order[blockIdx.x];
+        const int qb = item % nq;
+        bh = item / nq;
+        const int h = bh % H;
+        const int b = bh / H;
+        const int hkv = h / (H / Hkv);
+        const int row = variantOf[bh] * nq + qb;
+        begin = rowPtr[row];
+        count = rowPtr[row + 1] - begin;
+        partials = rowPartial[row];
+        q0 = qb * BQ;
+        Kh = K + (size_t)(b * Hkv + hkv) * Skv_ * D;
+        Vh = V + (size_t)(b * Hkv + hkv) * Skv_ * D;
+        kvIdx = kvIdx_;
+        maskIdx = maskIdx_;
+        bits = bits_;
+        Skv = Skv_;
+        capped = softcap_ > 0.f;
+        sl2 = capped ? LOG2E : scale * LOG2E;
+        capIn = capped ? scale / softcap_ : 0.f;
+        softcap = softcap_;
+        return Q + (size_t)bh * Sq * D;
+    }
+
+    // the 1024-byte-aligned start of Q, then ST stages of K and of V; returns the end
+    __device__ __forceinline__ unsigned char* place(unsigned char* raw) {
+        const uint32_t rawAddr = smem_u32(raw);
+        sQ = reinterpret_cast<T*>(raw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
+        sK = sQ + BQ * D;
+        sV = sK + ST * KV_ELEMS;
+        return reinterpret_cast<unsigned char*>(sV + ST * KV_ELEMS);
+    }
+
+    // this thread's place in its consumer warpgroup (thread = index within the warpgroup)
+    __device__ __forceinline__ void seat(int thread) {
+        const int lane = thread & 31;
+        rowInTile0 = (thread >> 5) * 16 + (lane >> 2);
+        t = lane & 3;
+    }
+};
+
+#endif
+
+template <typename T, int CONSUMERS>
+__device__ __forceinline__ void attention_fwd_wgmma_d256(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
+    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
+    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
+    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
+    float scale, float softcap) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
+    using Cta = W256Cta<T>;
+    constexpr int D = Cta::D;
+    constexpr int BQ = Cta::BQ;
+    constexpr int BKV = Cta::BKV;
+    constexpr int ST = Cta::ST;
+    constexpr int KV = Cta::KV_ELEMS;
+
+    extern __shared__ unsigned char smemRaw[];
+    Cta c;
+    uint64_t* fullQ = reinterpret_cast<uint64_t*>(c.place(smemRaw));
+    uint64_t* fullK = fullQ + 1;
+    uint64_t* fullV = fullK + ST;
+    uint64_t* emptyK = fullV + ST;
+    uint64_t* emptyV = emptyK + ST;
+    const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
+                         softcap);
+    const int count = c.count;
+    if (threadIdx.x == 0) {
+        mbar_init(fullQ, 128);
+        for (int st = 0; st < ST; ++st) {
+            mbar_init(fullK + st, 128);
+            mbar_init(fullV + st, 128);
+            mbar_init(emptyK + st, 4);  // each tile is read by one consumer warpgroup: its four warps release it
+            mbar_init(emptyV + st, 4);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (threadIdx.x < 128) {
+        // producer: Q once (its own barrier: with two consumers, warpgroup 1 starts on tile 1), then K(i) and V(i)
+        // into stage i % ST once tile i - ST has been released
+        if (CONSUMERS == 2) regs_dealloc<W256_PRODUCER_REGS>();
+        const int pt = threadIdx.x;
+        if (count > 0) {
+            produce_tile_sw128<BQ, D, 128>(c.sQ, Qh, c.q0, Sq, pt);
+            mbar_arrive_cp_async(fullQ);
+        }
+        int st = 0;
+        uint32_t round = 0;
+        for (int i = 0; i < count; ++i) {
+            const int kv0 = c.kvIdx[c.begin + i] * BKV;
+            if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
+            produce_tile_sw128<BKV, D, 128>(c.sK + st * KV, c.Kh, kv0, c.Skv, pt);
+            mbar_arrive_cp_async(fullK + st);
+            if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
+            produce_tile_sw128<BKV, D, 128>(c.sV + st * KV, c.Vh, kv0, c.Skv, pt);
+            mbar_arrive_cp_async(fullV + st);
+            if (++st == ST) {
+                st = 0;
+                ++round;
+            }
+        }
+        cp_async_wait<0>();
+        return;
+    }
+    if (CONSUMERS == 2) regs_alloc<W256_CONSUMER_REGS>();
+    const int ct = threadIdx.x - 128;
+    const int cw = ct >> 7;  // consumer warpgroup: list entries cw, cw + CONSUMERS, ...
+    c.seat(ct & 127);
+    const bool lane0 = (ct & 31) == 0;
+    auto release = [&](uint64_t* bar) {
+        __syncwarp();
+        if (lane0) mbar_arrive(bar);
+    };
+
+    float o[Cta::OR];
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.f, 0.f};
+    float alpha[2];
+    float s[Cta::SR];
+    uint32_t p[BKV / 16][4];
+#pragma unroll
+    for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+
+    const int mine = (count - cw + CONSUMERS - 1) / CONSUMERS;  // list entries this warpgroup takes
+    if (mine > 0) {
+        int j = cw;  // list entry; it sits in stage j % ST, in that stage's phase j / ST
+        int st = j % ST;
+        uint32_t phase = (j / ST) & 1;
+        mbar_wait(fullQ, 0);
+        mbar_wait(fullK + st, phase);
+        fence_proxy_async();
+        wgmma_fence();
+        c.issueScores(s, st);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(s);
+        release(emptyK + st);
+        c.softmax(s, j, m, l, alpha);  // O is still 0: no rescale
+        Cta::pack(p, s);
+
+        for (int k = 1; k < mine; ++k) {
+            const int j1 = j + CONSUMERS;
+            const int st1 = j1 % ST;
+            const uint32_t phase1 = (j1 / ST) & 1;
+            mbar_wait(fullK + st1, phase1);
+            mbar_wait(fullV + st, phase);
+            fence_proxy_async();
+            fence_regs(o);
+            wgmma_fence();
+            c.issueScores(s, st1);
+            wgmma_commit();
+            c.issueOutput(o, p, st);
+            wgmma_commit();
+            wgmma_wait<1>();
+            fence_regs(s);
+            release(emptyK + st1);
+            c.softmax(s, j1, m, l, alpha);
+            wgmma_wait<0>();
+            fence_regs(o);
+            release(emptyV + st);
+            Cta::rescale(o, alpha);
+            Cta::pack(p, s);
+            j = j1;
+            st = st1;
+            phase = phase1;
+        }
+        // the last entry: P V only (peeled, as in fwd_wgmmaov)
+        mbar_wait(fullV + st, phase);
+        fence_proxy_async();
+        fence_regs(o);
+        wgmma_fence();
+        c.issueOutput(o, p, st);
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(o);
+    }
+    if (CONSUMERS == 2) {
+        // warpgroup 1's (m, l, O) into the K/V stages once both are done reading them; [value][thread], so the
+        // 128 threads of a warpgroup write and read consecutive words
+        float* x = reinterpret_cast<float*>(c.sK);
+        named_sync(1, 256);
+        if (cw == 1) {
+#pragma unroll
+            for (int i = 0; i < Cta::OR; ++i) x[i * 128 + (ct & 127)] = o[i];
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                x[(Cta::OR + r) * 128 + (ct & 127)] = m[r];
+                x[(Cta::OR + 2 + r) * 128 + (ct & 127)] = l[r];
+            }
+            named_arrive(2, 256);
+            return;
+        }
+        named_sync(2, 256);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const float m1 = x[(Cta::OR + r) * 128 + ct];
+            const float l1 = x[(Cta::OR + 2 + r) * 128 + ct];
+            const float mx = fmaxf(m[r], m1);
+            const float base = mx == -INFINITY ? 0.f : mx * c.sl2;
+            const float a0 = exp2_approx(m[r] * c.sl2 - base);
+            const float a1 = exp2_approx(m1 * c.sl2 - base);
+            m[r] = mx;
+            l[r] = l[r] * a0 + l1 * a1;
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) {
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int i = 4 * n + 2 * r + e;
+                    o[i] = o[i] * a0 + x[i * 128 + ct] * a1;
+                }
+            }
+        }
+    }
+    c.stageOutput(o, m, l, LSE, Sq);
+    named_sync(3, 128);
+    c.storeOutput(O, Sq, ct);
+#else
+    __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
+#endif
+}
+
+}  // namespace saw
+
+#define SAW_FWD_WGMMA_D256(NAME, T, CONSUMERS)                                                                   \
+    extern "C" __global__ void __launch_bounds__(128 * (1 + CONSUMERS), 1) NAME(                                 \
+        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,          \
+        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,   \
+        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                  \
+        saw::attention_fwd_wgmma_d256<T, CONSUMERS>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, \
+                                                    maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap);        \
+    }
+
+SAW_FWD_WGMMA_D256(fwd_wgmmaws_bf16_d256_q64_kv64, __nv_bfloat16, 1)
+SAW_FWD_WGMMA_D256(fwd_wgmmaws_fp16_d256_q64_kv64, __half, 1)
+SAW_FWD_WGMMA_D256(fwd_wgmmapp_bf16_d256_q64_kv64, __nv_bfloat16, 2)
+SAW_FWD_WGMMA_D256(fwd_wgmmapp_fp16_d256_q64_kv64, __half, 2)

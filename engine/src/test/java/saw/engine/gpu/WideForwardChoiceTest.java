@@ -1,0 +1,99 @@
+package saw.engine.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import saw.engine.attention.AttentionBackend;
+import saw.engine.attention.AttentionInputs;
+import saw.engine.attention.AttentionProblem;
+import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
+import saw.engine.attention.Pass;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
+import saw.engine.mask.TileLayout;
+import saw.engine.tune.Candidate;
+import saw.engine.tune.GpuCandidates;
+
+/** At head dim 256 the backend launches the Hopper forward where it fits and the mma.sync one elsewhere (fake driver, no GPU). */
+class WideForwardChoiceTest {
+    private static TileLayout causal(AttentionProblem p, int bq, int bkv) {
+        return BoundMask.bind(new Mask.Causal(0), new Dims(p.seqQ(), p.seqKv(), p.batch(), p.heads())).compile(bq, bkv);
+    }
+
+    /** The forward kernel a timed run and a verification run of this problem launch. */
+    private static String launchedForward(int major, ForwardKernel preferred, AttentionProblem p, TileLayout layout) {
+        FakeDriver driver = new FakeDriver(8L << 30);
+        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", major)) {
+            gpu.forwardKernel(preferred);
+            String timed;
+            try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, Pass.FWD, 7)) {
+                timed = run.kernelName();
+                driver.launched.clear();
+                run.runTimedMs();
+                assertTrue(driver.launched.contains(timed), timed + " launched by the timed run: " + driver.launched);
+            }
+            driver.launched.clear();
+            gpu.forward(AttentionInputs.random(p, 7, false), layout);
+            assertTrue(driver.launched.contains(timed), timed + " launched by the verification run: " + driver.launched);
+            return timed;
+        }
+    }
+
+    @Test
+    void hopperAt64x64RunsTheWarpSpecialisedD256Forwards() {
+        KernelCatalogTest.withWideForward("wgmma", WideForwardChoiceTest::hopperAt64x64);
+    }
+
+    @Test
+    void switchedOffHopperAt64x64KeepsTheMmaSyncForward() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
+        KernelCatalogTest.withWideForward(null, () -> assertEquals("fwd_bf16_d256_q64_kv64",
+                launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64))));
+    }
+
+    private static void hopperAt64x64() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
+        assertEquals("fwd_wgmmapp_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)));
+        AttentionProblem capped = new AttentionProblem(1, 2, 1, 200, 300, 256, DType.FP16, 0.0625, 30);
+        assertEquals("fwd_wgmmaws_fp16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA_WS, capped, causal(capped, 64, 64)));
+    }
+
+    @Test
+    void elsewhereHeadDim256KeepsTheMmaSyncForward() {
+        KernelCatalogTest.withWideForward("wgmma", WideForwardChoiceTest::elsewhere);
+    }
+
+    private static void elsewhere() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
+        assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(8, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)), "sm_80");
+        assertEquals("fwd_bf16_d256_q64_kv32", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 32)), "64x32");
+        assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA, p, causal(p, 64, 64)), "wgmma family");
+        assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.MMA, p, causal(p, 64, 64)), "mma family");
+    }
+
+    @Test
+    void tunerOffersTheD256HopperForwardsOnlyWhereTheyRun() {
+        KernelCatalogTest.withWideForward("wgmma", () -> candidates(true));
+        KernelCatalogTest.withWideForward(null, () -> candidates(false));
+    }
+
+    private static void candidates(boolean switchedOn) {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
+        for (int major : new int[] {8, 9}) {
+            try (GpuBackend gpu = GpuBackend.open(new FakeDriver(8L << 30), new byte[64], "fake GPU", major)) {
+                List<Candidate> fwd = new GpuCandidates(gpu).candidates(p, Pass.FWD);
+                List<Candidate> bwd = new GpuCandidates(gpu).candidates(p, Pass.BWD);
+                KernelTiles t = new KernelTiles(64, 64);
+                assertEquals(switchedOn && major == 9, fwd.contains(new Candidate(t, "wgmma-pp")), "cc " + major + ": " + fwd);
+                assertEquals(switchedOn && major == 9, fwd.contains(new Candidate(t, "wgmma-ws")), "cc " + major + ": " + fwd);
+                assertTrue(fwd.stream().noneMatch(c -> c.family().equals("wgmma") || c.family().equals("wgmma-overlap")), fwd::toString);
+                assertTrue(fwd.stream().noneMatch(c -> !c.tiles().equals(t) && !c.family().equals("mma")), fwd::toString);
+                assertTrue(bwd.stream().allMatch(c -> c.family().equals("mma")), "no Hopper backward at D = 256: " + bwd);
+            }
+        }
+    }
+}
