@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Issue 12 on the H200, the Hopper backward with dQ through shared memory and the bulk reduce-add (wgmma-dq) against
+# the warp-specialised backward it would replace (wgmma-ws), about 100 s (run from the repository root, e.g.
+# OUT=out .gpupack/bwd-frontier.sh):
+#   (1) saw verify, forward + backward, of wgmma-dq: causal, window, documents, random 5%, GQA, softcap, sinks, fp16,
+#       ragged ends (Sq not a multiple of 64: the bulk add's row clipping), Sq != Skv; D 64 and 128
+#   (2) compute-sanitizer memcheck, racecheck and synccheck of wgmma-dq on one small case (GQA, documents with
+#       padding rows, a column of 20 steps that wraps the 3-stage ring)
+#   (3) backward timing, old (wgmma-ws) and new (wgmma-dq) back to back per row, cuDNN SDPA beside the dense rows:
+#       causal 8K B=4 H=16, causal 16K B=4 H=16, GQA 32K B=1 H=32 Hkv=8, 64 packed documents in 32K (B=1 H=16);
+#       D=128 bf16, 128x128 tiles, median of 10 after 3 warm-ups, useful TFLOP/s (2.5x the forward's FLOPs).
+# Logs and results in $OUT/bwd/; a summary table is printed last. BWF_PARTS="verify sanitize timing" picks parts.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+saw="$here/saw"
+java="$here/runtime/bin/java"
+dir=${OUT:-$here}/bwd
+mkdir -p "$dir/specs"
+log="$dir/run.log"
+: >"$log"
+parts=" ${BWF_PARTS:-verify sanitize timing} "
+summary=()
+t_start=$(date +%s)
+note() { echo "$*" | tee -a "$log"; }
+now() { date +%s; }
+
+# ---------------------------------------------------------------- (1) verify wgmma-dq, forward + backward
+pass=0; fail=0; failed=()
+verify() {
+  local out rc
+  out=$(SAW_JAVA_OPTS=-Dsaw.kernel.bwd=wgmma-dq timeout 60 "$saw" verify "$@" --block 128x128 --pass fwd,bwd 2>&1); rc=$?
+  { echo "== verify wgmma-dq $*"; echo "$out"; echo "rc=$rc"; } >>"$log"
+  if [[ $rc == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$*"); fi
+  printf '%-4s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$*" \
+    "$(echo "$out" | awk '$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
+  [[ $rc == 0 ]] || echo "$out" | tail -8
+}
+if [[ $parts == *" verify "* ]]; then
+  note "== verify wgmma-dq, fwd+bwd, 128x128 =="
+  verify causal                           --seq 1000 --heads 4               --head-dim 128 --dtype bf16
+  verify causal                           --seq 4096 --heads 4 --kv-heads 1  --head-dim 128 --dtype fp16
+  verify 'window(256)'                    --seq 4096 --heads 4               --head-dim 64  --dtype bf16
+  verify 'docs(700,1500,1200,500)'        --seq 3900 --heads 2               --head-dim 128 --dtype bf16 --softcap 30
+  verify 'and(causal,docs(3000,2000,1000,1500))' --seq 7500 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
+  verify 'random(128,128,5,7)'            --seq 4096 --heads 4 --kv-heads 1  --head-dim 128 --dtype fp16
+  verify 'random(128,128,5,3)'            --seq 2000 --heads 4 --kv-heads 2  --head-dim 64  --dtype bf16 --softcap 20
+  verify causal                           --seq 2000 --heads 4 --kv-heads 2  --head-dim 128 --dtype bf16 --sinks
+  verify 'or(sinks(16),and(causal,not(window(300))))' --seq 1000 --seq-kv 1500 --head-dim 64 --dtype bf16 --heads 2 --sinks
+  verify 'causal(3096)'                   --seq 1000 --seq-kv 4096 --heads 2 --head-dim 128 --dtype fp16
+  verify 'window(256)'                    --seq 1000 --seq-kv 700 --heads 2  --head-dim 64  --dtype fp16 --softcap 10
+  verify full                             --seq 2100 --heads 2               --head-dim 128 --dtype bf16
+  summary+=("verify wgmma-dq fwd+bwd|$pass passed, $fail failed${failed:+: ${failed[*]}}")
+fi
+t_verify=$(now)
+
+# ---------------------------------------------------------------- (2) compute-sanitizer on wgmma-dq
+if [[ $parts == *" sanitize "* ]]; then
+  note "== compute-sanitizer, wgmma-dq =="
+  for tool in memcheck racecheck synccheck; do
+    o=$(timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma-dq -cp "$here/lib/*" \
+        saw.app.Main verify 'and(causal,docs(1600,500,300))' --seq 2600 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 \
+        --block 128x128 --pass fwd,bwd 2>&1); rc=$?
+    { echo "== compute-sanitizer $tool"; echo "$o"; } >>"$log"
+    line="rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1) $(echo "$o" | grep -E '^(PASS|FAIL)' | tail -1)"
+    note "compute-sanitizer $tool: $line"
+    summary+=("sanitizer $tool|$line")
+  done
+fi
+t_sanitize=$(now)
+
+# ---------------------------------------------------------------- (3) timing: wgmma-ws vs wgmma-dq (+ cuDNN)
+spec() { # NAME S B H MASK_JSON
+  cat >"$dir/specs/$1.json" <<JSON
+{ "schema": "saw.mask/1", "name": "$1", "seq_len_q": $2, "seq_len_kv": $2, "batch": $3, "heads": $4,
+  "block": { "q": 128, "kv": 128 }, "mask": $5 }
+JSON
+}
+CAUSAL='{ "causal": { "offset": 0 } }'
+# 64 packed documents at 32K as flex-compare.sh makes them: lengths cycle through 1, 2, 3 and 4 units
+L=""; SUM=0; for d in $(seq 0 62); do n=$(( (d % 4 + 1) * 32768 / 160 )); L="$L$n, "; SUM=$((SUM + n)); done
+spec causal-8k 8192 4 16 "$CAUSAL"
+spec causal-16k 16384 4 16 "$CAUSAL"
+spec gqa-32k 32768 1 32 "$CAUSAL"
+spec docs64-32k 32768 1 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$L$((32768 - SUM))] } } ] }"
+rows=("causal-8k|--batch 4 --heads 16 --kv-heads 16" "causal-16k|--batch 4 --heads 16 --kv-heads 16"
+      "gqa-32k|--batch 1 --heads 32 --kv-heads 8" "docs64-32k|--batch 1 --heads 16 --kv-heads 16")
+timed() { # NAME FAMILY ARGS...: one saw bench of the backward; prints "median_ms TFLOP/s" or the failure
+  local name=$1 fam=$2; shift 2
+  local res="$dir/saw-$name-$fam.jsonl"
+  SAW_JAVA_OPTS=-Dsaw.kernel.bwd=$fam timeout 60 "$saw" bench "$dir/specs/$name.json" "$@" --head-dim 128 --dtype bf16 \
+    --block 128x128 --pass bwd --backend gpu --reps 10 --warmup 3 --out "$res" >>"$log" 2>&1
+  local rc=$?
+  python3 - "$res" "$rc" <<'PY' 2>>"$log"
+import json, sys
+path, rc = sys.argv[1], sys.argv[2]
+try:
+    rows = [json.loads(l) for l in open(path)][1:]
+except OSError:
+    rows = []
+ok = [r for r in rows if r.get("status") == "ok" and r.get("pass") == "bwd"]
+if ok:
+    r = ok[0]
+    print(f"{r['median_ms']:.3f} {r['useful_tflops']:.1f} {r.get('kernel', '')}")
+else:
+    err = next((str(r.get("error", r.get("status"))) for r in rows), f"no rows, rc={rc}")
+    print(f"- - failed:{err[:120].replace(' ', '_')}")
+PY
+}
+if [[ $parts == *" timing "* ]]; then
+  note "== backward timing, D=128 bf16 128x128, median of 10 (old wgmma-ws, new wgmma-dq) =="
+  for row in "${rows[@]}"; do
+    name=${row%%|*}; read -ra extra <<<"${row#*|}"
+    read -r ms_old tf_old k_old < <(timed "$name" wgmma-ws "${extra[@]}")
+    read -r ms_new tf_new k_new < <(timed "$name" wgmma-dq "${extra[@]}")
+    note "$name: wgmma-ws $ms_old ms $tf_old TF ($k_old); wgmma-dq $ms_new ms $tf_new TF ($k_new)"
+    ratio=$(python3 -c "print(f'{float(\"$tf_new\") / float(\"$tf_old\"):.3f}x')" 2>/dev/null || echo -)
+    summary+=("bwd $name|ws $tf_old  dq $tf_new  dq/ws $ratio  (ms: $ms_old -> $ms_new)")
+  done
+  cat >"$dir/cudnn.py" <<'PY'
+# the peer that ran, saved beside its numbers: cuDNN SDPA backward on the dense causal rows, median of 10 after 3
+import sys, torch, torch.nn.functional as F
+from torch.nn.attention import sdpa_kernel, SDPBackend
+for name, B, H, HKV, S in (("causal-8k", 4, 16, 16, 8192), ("causal-16k", 4, 16, 16, 16384), ("gqa-32k", 1, 32, 8, 32768)):
+    try:
+        g = torch.Generator(device="cuda").manual_seed(0)
+        q = torch.randn(B, H, S, 128, generator=g, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+        k = torch.randn(B, HKV, S, 128, generator=g, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+        v = torch.randn(B, HKV, S, 128, generator=g, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+        do = torch.randn(B, H, S, 128, generator=g, device="cuda", dtype=torch.bfloat16)
+        if H != HKV:  # K/V repeated to H heads as leaves, so that only cuDNN's backward is timed (dK/dV per q head)
+            k = k.detach().repeat_interleave(H // HKV, 1).requires_grad_()
+            v = v.detach().repeat_interleave(H // HKV, 1).requires_grad_()
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            ts = []
+            for i in range(13):
+                q.grad = k.grad = v.grad = None
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record(); out.backward(do, retain_graph=True); b.record(); b.synchronize()
+                if i >= 3: ts.append(a.elapsed_time(b))
+        ts.sort(); ms = (ts[4] + ts[5]) / 2
+        flops = 2.5 * 4 * B * H * 128 * S * (S + 1) / 2
+        print(f"{name} {ms:.3f} {flops / ms / 1e9:.1f}")
+        del q, k, v, do, out
+        torch.cuda.empty_cache()
+    except Exception as e:
+        print(f"{name} - failed:{str(e).splitlines()[0][:120]}")
+    sys.stdout.flush()
+PY
+  timeout 90 python3 "$dir/cudnn.py" >"$dir/cudnn.txt" 2>>"$log"
+  note "cudnn rc=$?"
+  cat "$dir/cudnn.txt" >>"$log"
+  while read -r name ms tf; do summary+=("cudnn $name|$tf TF ($ms ms)"); done <"$dir/cudnn.txt"
+fi
+t_end=$(now)
+
+note ""
+note "== summary ($((t_end - t_start)) s: verify $((t_verify - t_start)) s, sanitizer $((t_sanitize - t_verify)) s, timing $((t_end - t_sanitize)) s; logs in $dir) =="
+for row in "${summary[@]}"; do printf '%-28s %s\n' "${row%%|*}" "${row#*|}" | tee -a "$log"; done
