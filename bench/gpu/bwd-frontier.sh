@@ -2,10 +2,12 @@
 # Issue 12 on the H200, the Hopper backward with dQ through shared memory and the bulk reduce-add (wgmma-dq) against
 # the warp-specialised backward it would replace (wgmma-ws), about 100 s (run from the repository root, e.g.
 # OUT=out .gpupack/bwd-frontier.sh):
+#   (0) SASS of bwd_wgmmaws_* and bwd_wgmmadq_*: HGMMA, bulk reduce-adds, global atomics, local memory
 #   (1) saw verify, forward + backward, of wgmma-dq: causal, window, documents, random 5%, GQA, softcap, sinks, fp16,
 #       ragged ends (Sq not a multiple of 64: the bulk add's row clipping), Sq != Skv; D 64 and 128
-#   (2) compute-sanitizer memcheck, racecheck and synccheck of wgmma-dq on one small case (GQA, documents with
-#       padding rows, a column of 20 steps that wraps the 3-stage ring)
+#   (2) compute-sanitizer memcheck, racecheck and synccheck of wgmma-dq on one small case (GQA 2:1, documents with
+#       padding rows, Sq = 1250, kv column 0 of 20 steps per head, which wraps the 3-stage ring)
+#   (1) and (2) only check results, so they run side by side, four at a time
 #   (3) backward timing, old (wgmma-ws) and new (wgmma-dq) back to back per row, cuDNN SDPA beside the dense rows:
 #       causal 8K B=4 H=16, causal 16K B=4 H=16, GQA 32K B=1 H=32 Hkv=8, 64 packed documents in 32K (B=1 H=16);
 #       D=128 bf16, 128x128 tiles, median of 10 after 3 warm-ups, useful TFLOP/s (2.5x the forward's FLOPs).
@@ -24,49 +26,81 @@ t_start=$(date +%s)
 note() { echo "$*" | tee -a "$log"; }
 now() { date +%s; }
 
-# ---------------------------------------------------------------- (1) verify wgmma-dq, forward + backward
-pass=0; fail=0; failed=()
-verify() {
-  local out rc
-  out=$(SAW_JAVA_OPTS=-Dsaw.kernel.bwd=wgmma-dq timeout 60 "$saw" verify "$@" --block 128x128 --pass fwd,bwd 2>&1); rc=$?
-  { echo "== verify wgmma-dq $*"; echo "$out"; echo "rc=$rc"; } >>"$log"
-  if [[ $rc == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$*"); fi
-  printf '%-4s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$*" \
-    "$(echo "$out" | awk '$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
-  [[ $rc == 0 ]] || echo "$out" | tail -8
-}
+# ---------------------------------------------------------------- (0) SASS of the two warp-specialised families
+# per sm_90a kernel: HGMMA, the bulk reduce-add (UBLKRED), global reductions/atomics (RED/ATOM), local memory
+python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
+  "$here"/lib/saw-engine-*.jar >"$dir/saw.fatbin" 2>>"$log"
+cuobjdump --dump-sass "$dir/saw.fatbin" >"$dir/sass.txt" 2>&1 || note "cuobjdump failed"
+awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_wgmma(ws|dq)_/ && arch=="sm_90a" {
+       if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /UBLKRED/) br[fn]++; if ($0 ~ /[^A-Z](RED|ATOM|REDG|ATOMG)[.E ]/) at[fn]++;
+       if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
+     END { for (f in seen) printf "%-42s HGMMA %3d  UBLKRED %2d  RED/ATOM %3d  local %3d\n", f, hg[f], br[f], at[f], lm[f] }' \
+  "$dir/sass.txt" | sort >"$dir/sass-summary.txt"
+rm -f "$dir/saw.fatbin" "$dir/sass.txt"
+cat "$dir/sass-summary.txt" >>"$log"
+summary+=("sass bf16 d128 dq|$(grep 'bwd_wgmmadq_bf16_d128_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
+summary+=("sass bf16 d128 ws|$(grep 'bwd_wgmmaws_bf16_d128_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
+t_sass=$(now)
+
+# ---------------------------------------------------------------- (1) + (2) verify and compute-sanitizer of wgmma-dq
+# Correctness only, so the cases run side by side (at most 4 JVMs at a time, the sanitizers first: they take longest);
+# each writes its own log, and the results are printed in order once all are done.
+cases=(
+  "causal --seq 1000 --heads 4 --head-dim 128 --dtype bf16"
+  "causal --seq 4096 --heads 4 --kv-heads 1 --head-dim 128 --dtype fp16"
+  "window(256) --seq 4096 --heads 4 --head-dim 64 --dtype bf16"
+  "docs(700,1500,1200,500) --seq 3900 --heads 2 --head-dim 128 --dtype bf16 --softcap 30"
+  "and(causal,docs(3000,2000,1000,1500)) --seq 7500 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16"
+  "random(128,128,5,7) --seq 4096 --heads 4 --kv-heads 1 --head-dim 128 --dtype fp16"
+  "random(128,128,5,3) --seq 2000 --heads 4 --kv-heads 2 --head-dim 64 --dtype bf16 --softcap 20"
+  "causal --seq 2000 --heads 4 --kv-heads 2 --head-dim 128 --dtype bf16 --sinks"
+  "or(sinks(16),and(causal,not(window(300)))) --seq 1000 --seq-kv 1500 --heads 2 --head-dim 64 --dtype bf16 --sinks"
+  "causal(3096) --seq 1000 --seq-kv 4096 --heads 2 --head-dim 128 --dtype fp16"
+  "window(256) --seq 1000 --seq-kv 700 --heads 2 --head-dim 64 --dtype fp16 --softcap 10"
+  "full --seq 2100 --heads 2 --head-dim 128 --dtype bf16")
+tools=(memcheck racecheck synccheck)
+throttle() { while [[ $(jobs -rp | wc -l) -ge 4 ]]; do sleep 0.2; done; }
+if [[ $parts == *" sanitize "* ]]; then
+  note "== compute-sanitizer, wgmma-dq (documents ending at 1200 of 1250 rows, GQA 2:1, 20 steps per head in kv column 0) =="
+  for tool in "${tools[@]}"; do
+    throttle
+    ( timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma-dq -cp "$here/lib/*" \
+        saw.app.Main verify 'and(causal,docs(700,300,200))' --seq 1250 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 \
+        --block 128x128 --pass fwd,bwd >"$dir/sanitize-$tool.log" 2>&1; echo "rc=$?" >>"$dir/sanitize-$tool.log" ) &
+  done
+fi
 if [[ $parts == *" verify "* ]]; then
   note "== verify wgmma-dq, fwd+bwd, 128x128 =="
-  verify causal                           --seq 1000 --heads 4               --head-dim 128 --dtype bf16
-  verify causal                           --seq 4096 --heads 4 --kv-heads 1  --head-dim 128 --dtype fp16
-  verify 'window(256)'                    --seq 4096 --heads 4               --head-dim 64  --dtype bf16
-  verify 'docs(700,1500,1200,500)'        --seq 3900 --heads 2               --head-dim 128 --dtype bf16 --softcap 30
-  verify 'and(causal,docs(3000,2000,1000,1500))' --seq 7500 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
-  verify 'random(128,128,5,7)'            --seq 4096 --heads 4 --kv-heads 1  --head-dim 128 --dtype fp16
-  verify 'random(128,128,5,3)'            --seq 2000 --heads 4 --kv-heads 2  --head-dim 64  --dtype bf16 --softcap 20
-  verify causal                           --seq 2000 --heads 4 --kv-heads 2  --head-dim 128 --dtype bf16 --sinks
-  verify 'or(sinks(16),and(causal,not(window(300))))' --seq 1000 --seq-kv 1500 --head-dim 64 --dtype bf16 --heads 2 --sinks
-  verify 'causal(3096)'                   --seq 1000 --seq-kv 4096 --heads 2 --head-dim 128 --dtype fp16
-  verify 'window(256)'                    --seq 1000 --seq-kv 700 --heads 2  --head-dim 64  --dtype fp16 --softcap 10
-  verify full                             --seq 2100 --heads 2               --head-dim 128 --dtype bf16
+  for n in "${!cases[@]}"; do
+    throttle
+    read -ra args <<<"${cases[$n]}"
+    ( SAW_JAVA_OPTS=-Dsaw.kernel.bwd=wgmma-dq timeout 90 "$saw" verify "${args[@]}" --block 128x128 --pass fwd,bwd \
+        >"$dir/verify-$n.log" 2>&1; echo "rc=$?" >>"$dir/verify-$n.log" ) &
+  done
+fi
+wait
+if [[ $parts == *" verify "* ]]; then
+  pass=0; fail=0; failed=()
+  for n in "${!cases[@]}"; do
+    f="$dir/verify-$n.log"; rc=$(tail -1 "$f")
+    { echo "== verify wgmma-dq ${cases[$n]}"; cat "$f"; } >>"$log"
+    if [[ $rc == rc=0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("[${cases[$n]}]"); fi
+    printf '%-4s %s  %s\n' "$([[ $rc == rc=0 ]] && echo ok || echo FAIL)" "${cases[$n]}" \
+      "$(awk '$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}' "$f")"
+    [[ $rc == rc=0 ]] || tail -8 "$f"
+  done
   summary+=("verify wgmma-dq fwd+bwd|$pass passed, $fail failed${failed:+: ${failed[*]}}")
 fi
-t_verify=$(now)
-
-# ---------------------------------------------------------------- (2) compute-sanitizer on wgmma-dq
 if [[ $parts == *" sanitize "* ]]; then
-  note "== compute-sanitizer, wgmma-dq =="
-  for tool in memcheck racecheck synccheck; do
-    o=$(timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma-dq -cp "$here/lib/*" \
-        saw.app.Main verify 'and(causal,docs(1600,500,300))' --seq 2600 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 \
-        --block 128x128 --pass fwd,bwd 2>&1); rc=$?
-    { echo "== compute-sanitizer $tool"; echo "$o"; } >>"$log"
-    line="rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1) $(echo "$o" | grep -E '^(PASS|FAIL)' | tail -1)"
+  for tool in "${tools[@]}"; do
+    f="$dir/sanitize-$tool.log"
+    { echo "== compute-sanitizer $tool"; cat "$f"; } >>"$log"
+    line="$(tail -1 "$f") $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1) $(grep -E '^(PASS|FAIL)' "$f" | tail -1)"
     note "compute-sanitizer $tool: $line"
     summary+=("sanitizer $tool|$line")
   done
 fi
-t_sanitize=$(now)
+t_checks=$(now)
 
 # ---------------------------------------------------------------- (3) timing: wgmma-ws vs wgmma-dq (+ cuDNN)
 spec() { # NAME S B H MASK_JSON
@@ -155,5 +189,5 @@ fi
 t_end=$(now)
 
 note ""
-note "== summary ($((t_end - t_start)) s: verify $((t_verify - t_start)) s, sanitizer $((t_sanitize - t_verify)) s, timing $((t_end - t_sanitize)) s; logs in $dir) =="
+note "== summary ($((t_end - t_start)) s: SASS $((t_sass - t_start)) s, verify + sanitizer $((t_checks - t_sass)) s, timing $((t_end - t_checks)) s; logs in $dir) =="
 for row in "${summary[@]}"; do printf '%-28s %s\n' "${row%%|*}" "${row#*|}" | tee -a "$log"; done

@@ -430,9 +430,9 @@ __device__ __forceinline__ void attention_bwd_wgmma(
 
 // Warp-specialised: warpgroup 0 only loads, warpgroups 1 and 2 compute exactly as attention_bwd_wgmma's two.
 // The producer copies K and V once, then each q step's Q and dO into a ring of WBS_STAGES stages;
-// each producer thread's copies arrive on the stage's "full" mbarrier as they land (count: the loading threads),
-// and each compute warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done. Stage
-// of step i: i % ST, phase i / ST (parity (i / ST) & 1) of both barriers. Producer and consumers walk the same `steps`
+// each producer thread's copies arrive on the stage's "full" mbarrier as they land (count 128), and each compute
+// warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done. Stage of step i:
+// i % ST, phase i / ST (parity (i / ST) & 1) of both barriers. Producer and consumers walk the same `steps`
 // (BwdColumns::steps), so a column with no steps waits on nothing. The dS^T tile is double-buffered by step
 // parity: one 256-thread named barrier per step publishes it (step i + 2 rewrites a buffer only after every
 // compute thread has passed step i + 1's barrier, i.e. finished step i's dQ). LSE and Dsum do not go through the
