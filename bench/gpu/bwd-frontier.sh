@@ -27,14 +27,16 @@ note() { echo "$*" | tee -a "$log"; }
 now() { date +%s; }
 
 # ---------------------------------------------------------------- (0) SASS of the two warp-specialised families
-# per sm_90a kernel: HGMMA, the bulk reduce-add (UBLKRED), global reductions/atomics (RED/ATOM), local memory
+# per sm_90a kernel: HGMMA, bulk copies (UBLK*: the reduce-add), global reductions/atomics (RED/ATOM), local memory
 python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
   "$here"/lib/saw-engine-*.jar >"$dir/saw.fatbin" 2>>"$log"
-cuobjdump --dump-sass "$dir/saw.fatbin" >"$dir/sass.txt" 2>&1 || note "cuobjdump failed"
+fns=bwd_wgmmadq_bf16_d128_q128_kv128,bwd_wgmmaws_bf16_d128_q128_kv128,bwd_wgmmadq_bf16_d64_q128_kv128,bwd_wgmmaws_bf16_d64_q128_kv128
+cuobjdump --dump-sass --function "$fns" "$dir/saw.fatbin" >"$dir/sass.txt" 2>&1 && grep -q HGMMA "$dir/sass.txt" \
+  || cuobjdump --dump-sass "$dir/saw.fatbin" >"$dir/sass.txt" 2>&1 || note "cuobjdump failed"
 awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_wgmma(ws|dq)_/ && arch=="sm_90a" {
-       if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /UBLKRED/) br[fn]++; if ($0 ~ /[^A-Z](RED|ATOM|REDG|ATOMG)[.E ]/) at[fn]++;
+       if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /UBLK/) br[fn]++; if ($0 ~ /[^A-Z](RED|ATOM|REDG|ATOMG)[.E ]/) at[fn]++;
        if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
-     END { for (f in seen) printf "%-42s HGMMA %3d  UBLKRED %2d  RED/ATOM %3d  local %3d\n", f, hg[f], br[f], at[f], lm[f] }' \
+     END { for (f in seen) printf "%-42s HGMMA %3d  UBLK* %2d  RED/ATOM %3d  local %3d\n", f, hg[f], br[f], at[f], lm[f] }' \
   "$dir/sass.txt" | sort >"$dir/sass-summary.txt"
 rm -f "$dir/saw.fatbin" "$dir/sass.txt"
 cat "$dir/sass-summary.txt" >>"$log"
