@@ -3,7 +3,8 @@
 # the warp-specialised backward it would replace (wgmma-ws), about 100 s (run from the repository root, e.g.
 # OUT=out .gpupack/bwd-frontier.sh):
 #   (0) SASS of bwd_wgmmaws_* and bwd_wgmmadq_*: HGMMA, bulk reduce-adds, global atomics, local memory
-#   (1) saw verify, forward + backward, of wgmma-dq: causal, window, documents, random 5%, GQA, softcap, sinks, fp16,
+#   (1) saw verify, forward + backward, of wgmma-dq: causal, window, documents, random ~6% (2 blocks a row, 128- and
+#       64-blocks: FULL and PARTIAL tiles), GQA, softcap, sinks, fp16,
 #       ragged ends (Sq not a multiple of 64: the bulk add's row clipping), Sq != Skv; D 64 and 128
 #   (2) compute-sanitizer memcheck, racecheck and synccheck of wgmma-dq on one small case (GQA 2:1, documents with
 #       padding rows, Sq = 1250, kv column 0 of 20 steps per head, which wraps the 3-stage ring)
@@ -53,8 +54,8 @@ cases=(
   "window(256) --seq 4096 --heads 4 --head-dim 64 --dtype bf16"
   "docs(700,1500,1200,500) --seq 3900 --heads 2 --head-dim 128 --dtype bf16 --softcap 30"
   "and(causal,docs(3000,2000,1000,1500)) --seq 7500 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16"
-  "random(128,128,5,7) --seq 4096 --heads 4 --kv-heads 1 --head-dim 128 --dtype fp16"
-  "random(128,128,5,3) --seq 2000 --heads 4 --kv-heads 2 --head-dim 64 --dtype bf16 --softcap 20"
+  "random(128,128,2,7) --seq 4096 --heads 4 --kv-heads 1 --head-dim 128 --dtype fp16"
+  "random(64,64,2,3) --seq 2000 --heads 4 --kv-heads 2 --head-dim 64 --dtype bf16 --softcap 20"
   "causal --seq 2000 --heads 4 --kv-heads 2 --head-dim 128 --dtype bf16 --sinks"
   "or(sinks(16),and(causal,not(window(300)))) --seq 1000 --seq-kv 1500 --heads 2 --head-dim 64 --dtype bf16 --sinks"
   "causal(3096) --seq 1000 --seq-kv 4096 --heads 2 --head-dim 128 --dtype fp16"
