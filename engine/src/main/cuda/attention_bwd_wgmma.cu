@@ -132,11 +132,12 @@ struct BwdWg {
     // The q step at `cur` of column walk `cols`: dK and dV accumulate this warpgroup's share. qStep and doStep are
     // the step's Q and dO tiles, stats its LSE and Dsum (SharedRowStats or WarpRowStats), sdS the dS^T tile this
     // step writes. shareDs() runs once this thread's dS^T rows are written (and fenced for wgmma): it must return
-    // when both warpgroups' are; release() runs once every read of the step's Q, dO, LSE and Dsum is done.
-    template <class STATS, class SHARE_DS, class RELEASE>
+    // when both warpgroups' are; release() runs once every read of the step's Q, dO, LSE and Dsum is done;
+    // sinkDq(dq, q0, h) then takes this thread's dQ product (addDq's layout) for q rows [q0, q0 + QS) of head h.
+    template <class STATS, class SHARE_DS, class RELEASE, class SINK_DQ>
     __device__ __forceinline__ void step(float (&dk)[OR], float (&dv)[OR], const BwdColumns& cols, const BwdCursor& cur,
                                          uint32_t qStep, uint32_t doStep, const STATS& stats, T* sdS,
-                                         SHARE_DS shareDs, RELEASE release) const {
+                                         SHARE_DS shareDs, RELEASE release, SINK_DQ sinkDq) const {
         const int h = cols.hkv * cols.group + cur.hi;
         const int q0 = qIdx[cur.e] * BQ + cur.sub * QS;
         const bool partial = cur.e - cur.first < cur.partials;
@@ -277,8 +278,13 @@ struct BwdWg {
         fence_regs(dk);
         fence_frags(ds);
         release();
+        sinkDq(dq, q0, h);
+    }
 
-        float* dQh = dQacc + ((size_t)cols.b * H + h) * Sq * D + (D == 128 ? wg * 64 : 0);
+    // This thread's dQ product (accumulator i: q row qRow0 + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2 of the
+    // warpgroup's 64 columns) added to the fp32 accumulator with 16-byte atomics, rows past Sq skipped.
+    __device__ __forceinline__ void addDq(const float (&dq)[32], int b, int h, int q0) const {
+        float* dQh = dQacc + ((size_t)b * H + h) * Sq * D + (D == 128 ? wg * 64 : 0);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             const int qr = q0 + qRow0 + 8 * r;
@@ -287,6 +293,37 @@ struct BwdWg {
             for (int np = 0; np < 4; ++np) {
                 add4_pair(dst + np * 16, dq[8 * np + 2 * r], dq[8 * np + 2 * r + 1], dq[8 * np + 4 + 2 * r],
                           dq[8 * np + 4 + 2 * r + 1], t, qr < Sq);
+            }
+        }
+    }
+
+    // The same product into the step's fp32 dQ tile in shared memory, in the accumulator's row-major order so that
+    // whole rows go to global memory in one bulk reduce-add: at D = 128 one QS x 128 tile (warpgroup wg's columns
+    // [64 wg, 64 wg + 64)), at D = 64 one QS x 64 tile per warpgroup (each covers its own 64 kv rows). Rows are 256 or
+    // 512 bytes apart, so every row starts on the same bank: stored as the accumulator holds them (8 bytes per
+    // thread, 4 rows per half-warp) each store would be a 4-way conflict. Lanes t and t ^ 1 swap halves as in
+    // add4_pair, so each thread stores 4 consecutive floats (16 columns per quad), and odd rows take the column
+    // blocks in the order 1, 0, 3, 2: the two quads of a quarter-warp then write the two halves of the 128 banks.
+    __device__ __forceinline__ void storeDq(const float (&dq)[32], float* sDq) const {
+        float* base = sDq + (D == 128 ? wg * 64 : wg * QS * 64);
+        const bool swap = qRow0 & 1;
+        const bool odd = t & 1;
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            float* row = base + (qRow0 + 8 * r) * D + (odd ? 8 + 2 * (t - 1) : 2 * t);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                // n8 blocks 2np and 2np + 1 (columns 16np .. 16np + 15), np = j or j ^ 1
+                const int i = 8 * j + 2 * r;
+                const int k = 8 * (j ^ 1) + 2 * r;
+                const float a0 = swap ? dq[k] : dq[i];
+                const float a1 = swap ? dq[k + 1] : dq[i + 1];
+                const float b0 = swap ? dq[k + 4] : dq[i + 4];
+                const float b1 = swap ? dq[k + 5] : dq[i + 5];
+                const float r0 = __shfl_xor_sync(0xffffffffu, odd ? a0 : b0, 1);
+                const float r1 = __shfl_xor_sync(0xffffffffu, odd ? a1 : b1, 1);
+                const int np = swap ? j ^ 1 : j;
+                *reinterpret_cast<float4*>(row + 16 * np) = odd ? make_float4(r0, r1, b0, b1) : make_float4(a0, a1, r0, r1);
             }
         }
     }
@@ -407,7 +444,8 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         cp_async_commit();
         // the next step's __syncthreads guards the dS^T tile and the stage this one reads
         wg.step(dk, dv, cols, cur, aQ + stage * Wg::STEP_BYTES, adO + stage * Wg::STEP_BYTES,
-                SharedRowStats{sLse + stage * QS, sDs + stage * QS}, sdS, [] { __syncthreads(); }, [] {});
+                SharedRowStats{sLse + stage * QS, sDs + stage * QS}, sdS, [] { __syncthreads(); }, [] {},
+                [&](const float (&dq)[32], int q0, int h) { wg.addDq(dq, cols.b, h, q0); });
         cur = next;
     }
 
@@ -437,7 +475,20 @@ __device__ __forceinline__ void attention_bwd_wgmma(
 // ring: each consumer warp loads a step's from global memory during the step before (WarpRowStats). The only shared
 // memory the consumers read with ordinary loads is then the epilogue's dK/dV staging, written with ordinary stores
 // before a named barrier: an order compute-sanitizer racecheck models.
-template <typename T, int D, bool CAPPED>
+//
+// DQ_BULK (bwd_wgmmadq_*, issue 12): the consumers do not add dQ with atomics. Each step's dQ products go into one
+// fp32 tile in shared memory (BwdWg::storeDq: 32 KB, QS rows of D, or two QS x 64 tiles at D = 64), each thread
+// fencing its stores for the async proxy, and one consumer thread (the issuer, compute thread 0) adds the tile to
+// the accumulator with one bulk reduce-add per tile (a tile's rows are contiguous in dQacc) right after the next
+// step's dS^T barrier, which every thread passes only after storing its share of the tile: the order CUTLASS's
+// epilogues use for a TMA store (stores, fence.proxy.async, named barrier, one thread issues). Before storing the
+// next tile the issuer waits until the bulk group has read the old one and arrives on the "dQ empty" mbarrier
+// (count 1); the others wait for that phase (step i + 1 waits for phase i, parity i & 1). The last tile goes after
+// the epilogue's first barrier. No warp waits for an atomic, and no new CTA-wide barrier is added; the producer is
+// unchanged. (A writer warp in the producer warpgroup was tried first: two loading warps instead of four spill at
+// the producer's 40 registers, ptxas -v.) The tile is written only with st.shared, by the same thread each step, and
+// read only by the bulk copy, so racecheck has no ordinary load to pair with it.
+template <typename T, int D, bool CAPPED, bool DQ_BULK = false>
 __device__ __forceinline__ void attention_bwd_wgmma_ws(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
     const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
@@ -468,8 +519,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     T* sQ = sV + BKV * D;        // ST stages of QS x D
     T* sdO = sQ + ST * QS * D;   // ST stages of QS x D
     T* sdS = sdO + ST * QS * D;  // 2 buffers of BKV x QS, dS transposed
-    uint64_t* full = reinterpret_cast<uint64_t*>(sdS + 2 * BKV * QS);
+    float* sDq = reinterpret_cast<float*>(sdS + 2 * BKV * QS);  // DQ_BULK: QS x D fp32
+    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + (DQ_BULK ? QS * D : 0));
     uint64_t* empty = full + ST;
+    uint64_t* dqEmpty = empty + ST;  // DQ_BULK
 
     const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int kv0 = cols.kb * BKV;
@@ -480,6 +533,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
             mbar_init(full + st, PRODUCERS);
             mbar_init(empty + st, CONSUMER_WARPS);
         }
+        if (DQ_BULK) mbar_init(dqEmpty, 1);
         mbar_init_fence();
     }
     __syncthreads();  // the last CTA-wide barrier: the producer leaves early
@@ -535,6 +589,20 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     };
     WarpRowStats stats;
     if (steps > 0) loadStats(stats, cur);
+    // DQ_BULK: the issuer's bulk reduce-add of the tile of the step before (q rows [tileQ0, tileQ0 + QS) of head
+    // tileH), once every compute thread has passed a barrier after storing it
+    const bool issuer = ct == 0;
+    int tileQ0 = 0;
+    int tileH = 0;
+    auto addTile = [&] {
+        const int rows = min(QS, Sq - tileQ0);
+        if (rows > 0) {
+            float* dst = dQacc + (((size_t)cols.b * H + tileH) * Sq + tileQ0) * D;
+            bulk_reduce_add_f32(dst, sDq, (uint32_t)rows * D * 4);
+            if (D == 64) bulk_reduce_add_f32(dst, sDq + QS * D, (uint32_t)rows * D * 4);
+        }
+        bulk_commit();
+    };
     int st = 0;
     uint32_t phase = 0;
     for (int it = 0; it < steps; ++it) {
@@ -542,10 +610,31 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
         fence_proxy_async();  // the producer's cp.async writes before this thread's wgmma reads
         uint64_t* emptySt = empty + st;
         wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, stats,
-                sdS + (it & 1) * BKV * QS, [] { named_sync(DS_BAR, WB_THREADS); },
+                sdS + (it & 1) * BKV * QS,
+                [&] {
+                    named_sync(DS_BAR, WB_THREADS);
+                    if (DQ_BULK && issuer && it > 0) addTile();
+                },
                 [=] {
                     __syncwarp();
                     if (lane0) mbar_arrive(emptySt);
+                },
+                [&](const float (&dq)[32], int q0, int h) {
+                    if constexpr (DQ_BULK) {
+                        if (it > 0) {
+                            if (issuer) {
+                                bulk_wait_read<0>();
+                                mbar_arrive(dqEmpty);
+                            }
+                            mbar_wait(dqEmpty, (it - 1) & 1);  // step it - 1's tile has been read
+                        }
+                        wg.storeDq(dq, sDq);
+                        fence_proxy_async();  // these stores before the bulk copy's reads
+                        tileQ0 = q0;
+                        tileH = h;
+                    } else {
+                        wg.addDq(dq, cols.b, h, q0);
+                    }
                 });
         cur = cols.next<Wg::SUBS>(cur);
         if (it + 1 < steps) loadStats(stats, cur);
@@ -555,17 +644,33 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
 
     // epilogue: a part's dK and dV straight to its slot; else staged through K and V, once both warpgroups' last
     // dQ (which reads all of K) is done
+    named_sync(DS_BAR, WB_THREADS);
+    if (DQ_BULK && issuer && steps > 0) addTile();
     if (cols.slot >= 0) {
         wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
-        return;
+    } else {
+        wg.stageDkDv(dk, dv, sK, sV, scale);
+        named_sync(DS_BAR, WB_THREADS);
+        Wg::storeDkDv(sK, sV, dK, dV, kvHead, kv0, Skv, ct);
     }
-    named_sync(DS_BAR, WB_THREADS);
-    wg.stageDkDv(dk, dv, sK, sV, scale);
-    named_sync(DS_BAR, WB_THREADS);
-    Wg::storeDkDv(sK, sV, dK, dV, kvHead, kv0, Skv, ct);
+    if (DQ_BULK && issuer) bulk_wait<0>();  // the adds have landed before the CTA's shared memory goes
 #else
     __trap();
 #endif
+}
+
+// The warp-specialised backward with dQ through shared memory and the bulk reduce-add (DQ_BULK above).
+template <typename T, int D, bool CAPPED>
+__device__ __forceinline__ void attention_bwd_wgmma_dq(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
+    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
+    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
+    const int* __restrict__ parts, const int* __restrict__ variantOf, const int* __restrict__ colPtr,
+    const int* __restrict__ colPartial, const int* __restrict__ qIdx, const int* __restrict__ maskIdx,
+    const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv, float scale, float softcap) {
+    attention_bwd_wgmma_ws<T, D, CAPPED, true>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts, variantOf,
+                                               colPtr, colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,
+                                               softcap);
 }
 
 }  // namespace saw
@@ -583,6 +688,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
 #define SAW_BWD_WGMMA(NAME, T, D, CAPPED) SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma, saw::WB_THREADS, T, D, CAPPED)
 #define SAW_BWD_WGMMA_WS(NAME, T, D, CAPPED) \
     SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma_ws, saw::WBS_THREADS, T, D, CAPPED)
+#define SAW_BWD_WGMMA_DQ(NAME, T, D, CAPPED) \
+    SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma_dq, saw::WBS_THREADS, T, D, CAPPED)
 
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
@@ -601,3 +708,12 @@ SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d64_q128_kv128_softcap, __nv_bfloat16, 64, tru
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, true)
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_fp16_d64_q128_kv128_softcap, __half, 64, true)
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_fp16_d128_q128_kv128_softcap, __half, 128, true)
+
+SAW_BWD_WGMMA_DQ(bwd_wgmmadq_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
+SAW_BWD_WGMMA_DQ(bwd_wgmmadq_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
+SAW_BWD_WGMMA_DQ(bwd_wgmmadq_fp16_d64_q128_kv128, __half, 64, false)
+SAW_BWD_WGMMA_DQ(bwd_wgmmadq_fp16_d128_q128_kv128, __half, 128, false)
+SAW_BWD_WGMMA_DQ(bwd_wgmmadq_bf16_d64_q128_kv128_softcap, __nv_bfloat16, 64, true)
+SAW_BWD_WGMMA_DQ(bwd_wgmmadq_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, true)
+SAW_BWD_WGMMA_DQ(bwd_wgmmadq_fp16_d64_q128_kv128_softcap, __half, 64, true)
+SAW_BWD_WGMMA_DQ(bwd_wgmmadq_fp16_d128_q128_kv128_softcap, __half, 128, true)

@@ -200,10 +200,11 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 3 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
         assertTrue(names.contains("bwd_parts_fp16"));
+        assertTrue(names.contains("bwd_wgmmadq_bf16_d128_q128_kv128"), "the bulk-dQ backward on trial");
         assertTrue(names.contains("bwd_wgmma_bf16_d128_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_fp16_d64_q128_kv128_softcap"));
         assertTrue(names.contains("fwd_wgmma_fp16_d64_q128_kv128"));
@@ -296,12 +297,41 @@ class KernelCatalogTest {
     }
 
     @Test
+    void bulkDqBackwardAddsOneFp32DqTileAndItsMbarrierToTheWarpSpecialisedRing() {
+        KernelTiles t = new KernelTiles(128, 128);
+        for (int d : KernelCatalog.HEAD_DIMS) {
+            for (DType dtype : DType.values()) {
+                for (double softcap : new double[] {0, 30}) {
+                    AttentionProblem p = new AttentionProblem(2, 8, 2, 3000, 3000, d, dtype, 0.1, softcap);
+                    LaunchShape ws = KernelCatalog.backwardFor(p, t, 24, BackwardKernel.WGMMA_WS, 9);
+                    LaunchShape dq = KernelCatalog.backwardFor(p, t, 24, BackwardKernel.WGMMA_DQ, 9);
+                    String where = "d " + d + " " + dtype + " softcap " + softcap;
+                    assertEquals(ws.kernel().replace("bwd_wgmmaws_", "bwd_wgmmadq_"), dq.kernel(), where);
+                    assertTrue(KernelCatalog.allNames().contains(dq.kernel()), dq.kernel() + " is in the catalog");
+                    assertEquals(ws.grid(), dq.grid(), where);
+                    assertEquals(384, dq.block(), where);
+                    // 64 q rows x d fp32, one more mbarrier
+                    assertEquals(ws.sharedBytes() + 64 * d * 4 + 8, dq.sharedBytes(), where);
+                    assertTrue(dq.sharedBytes() <= 227 * 1024, where + ": fits Hopper's opt-in limit");
+                }
+            }
+        }
+        AttentionProblem p = AttentionProblem.of(4, 16, 4, 8192, 8192, 128, DType.BF16);
+        assertEquals((2 * 128 * 128 + 6 * 64 * 128 + 2 * 128 * 64) * 2 + 64 * 128 * 4 + 7 * 8 + 1024,
+                KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_DQ, 9).sharedBytes());
+        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_DQ, 8).kernel(),
+                "sm_80 falls back to mma.sync");
+    }
+
+    @Test
     void backwardKernelSettingIsParsedWithASentenceOnBadValues() {
         assertEquals(BackwardKernel.WGMMA, BackwardKernel.parse(" WGMMA ", "x"));
         assertEquals(BackwardKernel.MMA, BackwardKernel.parse("mma", "x"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> BackwardKernel.parse("wgmma-overlap", "SAW_KERNEL_BWD"));
-        assertEquals("SAW_KERNEL_BWD=wgmma-overlap is not a backward kernel family (mma, wgmma or wgmma-ws)", e.getMessage());
+        assertEquals("SAW_KERNEL_BWD=wgmma-overlap is not a backward kernel family (mma, wgmma, wgmma-ws or wgmma-dq)",
+                e.getMessage());
+        assertEquals(BackwardKernel.WGMMA_DQ, BackwardKernel.parse("wgmma-dq", "x"));
         assertEquals(BackwardKernel.WGMMA_WS, BackwardKernel.parse("wgmma-ws", "x"));
         String before = System.getProperty(BackwardKernel.PROPERTY);
         try {
