@@ -698,3 +698,290 @@ SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 64)
 SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 128)
 SAW_NSA_WARP_BLOCKS(fp16, __half, 64)
 SAW_NSA_WARP_BLOCKS(fp16, __half, 128)
+
+// ---- per-block forward (NSA_FWD=block): K and V once per kv-block, a partial O per choice, then a per-row merge ----
+//   nsa_fwd_block_*  one CTA per work item (b, hkv, kv-block, a range of the tokens that chose it; host-built by
+//                    NsaTables.blockItems, plane-major then token chunk then block, so the Q rows the CTAs running at
+//                    one time gather stay in L2). K and V of the block sit in shared memory for the whole item; the
+//                    item's rows (entry * G + head, the backward's gather) come 64 at a time, double-buffered. Each
+//                    warp's 16 rows get the whole block's scores at once (causal: key <= token; softcap), their own
+//                    max and sum, and P V / sum is written once, in T, to the row's slot of the partial buffer
+//                    [B, T, Hkv, S, G, D] with (max * log2e-scale, sum) in [B, T, Hkv, S, G] float2: no atomics, each
+//                    (token, head, slot) has exactly one writer.
+//   nsa_merge_*      one warp per (b, hkv, token, head): the S partials of the row weighed by sum * 2^(max - M) into
+//                    O and LSE, reading block_indices / block_counts to know which slots were written.
+// Bytes per choice at D = 128, G = 16: Q 4 KB (mostly from L2: the token chunks), partial 4 KB written + 4 KB read,
+// against 32 KB of K and V per choice for the warp order.
+
+namespace saw {
+
+constexpr int NSA_BLOCK_WARPS = 4;
+
+template <typename T, int D, int BKV>
+__device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                              T* __restrict__ Opart, float2* __restrict__ ML,
+                                              const int* __restrict__ items, const int* __restrict__ colTok,
+                                              const int* __restrict__ colSlot, int H, int Hkv, int Tn, int nkv, int S,
+                                              float scale, float softcap) {
+    constexpr int QS = NSA_ROWS;
+    constexpr int THREADS = NSA_BLOCK_WARPS * 32;
+    constexpr int NB = BKV / 8;
+    constexpr int DB = D / 8;
+    constexpr int CHUNKS = D / 8;
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* sK = reinterpret_cast<T*>(smem);
+    T* sV = sK + BKV * D;
+    T* sQ = sV + BKV * D;                                  // 2 stages of QS x D
+    int* sTok = reinterpret_cast<int*>(sQ + 2 * QS * D);   // 2 stages: token of each row, -1 past the item
+    int* sOut = sTok + 2 * QS;                             // 2 stages: partial row (((b*T + t)*Hkv + hkv)*S + slot)*G + head
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+
+    const int entry = items[3 * blockIdx.x];  // plane * nkv + kv-block
+    const int begin = items[3 * blockIdx.x + 1];
+    const int end = items[3 * blockIdx.x + 2];
+    const int kb = entry % nkv;
+    const int plane = entry / nkv;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int G = H / Hkv;
+    const int kv0 = kb * BKV;
+    const int rows = (end - begin) * G;
+    const int steps = (rows + QS - 1) / QS;
+
+    const bool capped = softcap > 0.f;
+    const float sl2 = capped ? LOG2E : scale * LOG2E;
+    const float capIn = capped ? scale / softcap : 0.f;
+
+    auto loadStep = [&](int step, int stage) {
+        for (int i = tid; i < QS * CHUNKS; i += THREADS) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            const int idx = step * QS + r;
+            const bool valid = idx < rows;
+            long long off = 0;
+            if (valid) {
+                const int token = colTok[begin + idx / G];
+                off = (((long long)b * H + hkv * G + idx % G) * Tn + token) * D + c * 8;
+            }
+            cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, c)), Q + off, valid);
+        }
+        for (int r = tid; r < QS; r += THREADS) {
+            const int idx = step * QS + r;
+            int token = -1;
+            int out = -1;
+            if (idx < rows) {
+                const int e = begin + idx / G;
+                token = colTok[e];
+                out = ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + idx % G;
+            }
+            sTok[stage * QS + r] = token;
+            sOut[stage * QS + r] = out;
+        }
+    };
+
+    const size_t kvHead = (size_t)plane * Tn * D;
+    load_tile<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
+    load_tile<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    if (steps > 0) loadStep(0, 0);
+    cp_async_commit();
+
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+
+        T* tQ = sQ + stage * QS * D;
+        const int* tTok = sTok + stage * QS;
+        const int* tOut = sOut + stage * QS;
+        float s[NB][4];
+#pragma unroll
+        for (int n = 0; n < NB; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
+        }
+        if (tTok[warp * 16] >= 0) {  // rows are filled in order: a warp whose first row is past the item has none
+#pragma unroll
+            for (int kc = 0; kc < D / 16; ++kc) {
+                uint32_t a[4];
+                ldmatrix_x4(a, addr_a_order<D>(tQ, warp * 16, kc * 2, lane));
+#pragma unroll
+                for (int n2 = 0; n2 < NB / 2; ++n2) {
+                    uint32_t bk[4];
+                    ldmatrix_x4(bk, addr_b_order<D>(sK, n2 * 16, kc * 2, lane));
+                    Elem<T>::mma(s[2 * n2], a, bk[0], bk[1]);
+                    Elem<T>::mma(s[2 * n2 + 1], a, bk[2], bk[3]);
+                }
+            }
+            float mlog[2];
+            float sum[2];
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int last = tTok[warp * 16 + g + 8 * r];  // keys past the token are masked (causal); -1: no row
+                float mx = -INFINITY;
+#pragma unroll
+                for (int n = 0; n < NB; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        float z = s[n][2 * r + e];
+                        if (capped) z = softcap * tanhf(z * capIn);
+                        const int key = kv0 + n * 8 + 2 * t + e;
+                        z = key <= last ? z : -INFINITY;
+                        s[n][2 * r + e] = z;
+                        mx = fmaxf(mx, z);
+                    }
+                }
+                mx = quad_max(mx);
+                const float base = mx == -INFINITY ? 0.f : mx * sl2;
+                float l = 0.f;
+#pragma unroll
+                for (int n = 0; n < NB; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const float p = exp2_approx(fmaf(s[n][2 * r + e], sl2, -base));
+                        s[n][2 * r + e] = p;
+                        l += p;
+                    }
+                }
+                sum[r] = quad_sum(l);
+                mlog[r] = mx == -INFINITY ? -INFINITY : base;
+            }
+            float o[DB][4];
+#pragma unroll
+            for (int d = 0; d < DB; ++d) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) o[d][e] = 0.f;
+            }
+            warp_sb_add<T, D, BKV, NB>(o, s, sV, lane);
+            // stage P V / sum in this warp's own 16 Q rows (no other warp reads them), then 16-byte stores
+            __syncwarp();
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int row = warp * 16 + g + 8 * r;
+                const float inv = sum[r] > 0.f ? 1.f / sum[r] : 0.f;
+#pragma unroll
+                for (int d = 0; d < DB; ++d) {
+                    *reinterpret_cast<uint32_t*>(tQ + Swizzled<D>::elem(row, d * 8 + 2 * t)) =
+                        Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
+                }
+                const int out = tOut[row];
+                if (t == 0 && out >= 0) ML[out] = make_float2(mlog[r], sum[r]);
+            }
+            __syncwarp();
+#pragma unroll
+            for (int i = lane; i < 16 * CHUNKS; i += 32) {
+                const int row = warp * 16 + i / CHUNKS;
+                const int c = i % CHUNKS;
+                const int out = tOut[row];
+                if (out >= 0) {
+                    *reinterpret_cast<uint4*>(Opart + (size_t)out * D + c * 8) =
+                        *reinterpret_cast<const uint4*>(tQ + Swizzled<D>::chunk(row, c));
+                }
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// One warp per (b, hkv, token, head): O = sum_s w_s O_s / sum_s w_s with w_s = sum_s 2^(m_s - M), LSE = (M + log2 W) ln 2.
+template <typename T, int D>
+__device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const float2* __restrict__ ML,
+                                          const int* __restrict__ indices, const int* __restrict__ counts,
+                                          T* __restrict__ O, float* __restrict__ LSE, int Bn, int H, int Hkv, int Tn,
+                                          int S) {
+    constexpr int PER = D / 32;  // elements per lane: 4 at D = 128, 2 at D = 64
+    const int lane = threadIdx.x & 31;
+    const long long item = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int G = H / Hkv;
+    if (item >= (long long)Bn * H * Tn) return;
+    // item order: b, hkv, token, head, so a warp's neighbours read the same (token, hkv)'s partials
+    const int head = (int)(item % G);
+    const int token = (int)(item / G % Tn);
+    const int plane = (int)(item / ((long long)G * Tn));  // b * Hkv + hkv
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const long long sel = ((long long)b * Tn + token) * Hkv + hkv;
+    const int count = min(__ldg(counts + sel), S);
+    const int* list = indices + sel * S;
+
+    float M = -INFINITY;
+    for (int s = 0; s < count; ++s) {
+        if (__ldg(list + s) < 0) continue;
+        const float2 ml = ML[(sel * S + s) * G + head];
+        if (ml.y > 0.f) M = fmaxf(M, ml.x);
+    }
+    float acc[PER];
+#pragma unroll
+    for (int e = 0; e < PER; ++e) acc[e] = 0.f;
+    float W = 0.f;
+    if (M != -INFINITY) {
+        for (int s = 0; s < count; ++s) {
+            if (__ldg(list + s) < 0) continue;
+            const long long prow = (sel * S + s) * G + head;
+            const float2 ml = ML[prow];
+            if (!(ml.y > 0.f)) continue;
+            const float w = ml.y * exp2_approx(ml.x - M);
+            W += w;
+            const T* src = Opart + prow * D + lane * PER;
+            if constexpr (PER == 4) {
+                const uint2 v = *reinterpret_cast<const uint2*>(src);
+                const float2 a = Elem<T>::unpack(v.x);
+                const float2 c = Elem<T>::unpack(v.y);
+                acc[0] = fmaf(w, a.x, acc[0]);
+                acc[1] = fmaf(w, a.y, acc[1]);
+                acc[2] = fmaf(w, c.x, acc[2]);
+                acc[3] = fmaf(w, c.y, acc[3]);
+            } else {
+                const float2 a = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(src));
+                acc[0] = fmaf(w, a.x, acc[0]);
+                acc[1] = fmaf(w, a.y, acc[1]);
+            }
+        }
+    }
+    const float inv = W > 0.f ? 1.f / W : 0.f;
+    const size_t row = ((size_t)b * H + hkv * G + head) * Tn + token;
+    T* dst = O + row * D + lane * PER;
+    if constexpr (PER == 4) {
+        uint2 v;
+        v.x = Elem<T>::pack(acc[0] * inv, acc[1] * inv);
+        v.y = Elem<T>::pack(acc[2] * inv, acc[3] * inv);
+        *reinterpret_cast<uint2*>(dst) = v;
+    } else {
+        *reinterpret_cast<uint32_t*>(dst) = Elem<T>::pack(acc[0] * inv, acc[1] * inv);
+    }
+    if (lane == 0) LSE[row] = W > 0.f ? (M + __log2f(W)) * LN2 : -INFINITY;
+}
+
+}  // namespace saw
+
+#define SAW_NSA_BLOCK_FWD(TN, T, D, BKV)                                                                              \
+    extern "C" __global__ void __launch_bounds__(saw::NSA_BLOCK_WARPS * 32) nsa_fwd_block_##TN##_d##D##_b##BKV(      \
+        const T* Q, const T* K, const T* V, T* Opart, float2* ML, const int* items, const int* colTok,                 \
+        const int* colSlot, int H, int Hkv, int Tn, int nkv, int S, float scale, float softcap) {                    \
+        saw::nsa_fwd_block<T, D, BKV>(Q, K, V, Opart, ML, items, colTok, colSlot, H, Hkv, Tn, nkv, S, scale, softcap); \
+    }
+
+#define SAW_NSA_MERGE(TN, T, D)                                                                                      \
+    extern "C" __global__ void nsa_merge_##TN##_d##D(const T* Opart, const float2* ML, const int* indices,            \
+                                                     const int* counts, T* O, float* LSE, int B, int H, int Hkv,     \
+                                                     int Tn, int S) {                                                \
+        saw::nsa_merge<T, D>(Opart, ML, indices, counts, O, LSE, B, H, Hkv, Tn, S);                                  \
+    }
+
+#define SAW_NSA_BLOCK_FWDS(TN, T, D) \
+    SAW_NSA_BLOCK_FWD(TN, T, D, 32)  \
+    SAW_NSA_BLOCK_FWD(TN, T, D, 64)  \
+    SAW_NSA_BLOCK_FWD(TN, T, D, 128) \
+    SAW_NSA_MERGE(TN, T, D)
+
+SAW_NSA_BLOCK_FWDS(bf16, __nv_bfloat16, 64)
+SAW_NSA_BLOCK_FWDS(bf16, __nv_bfloat16, 128)
+SAW_NSA_BLOCK_FWDS(fp16, __half, 64)
+SAW_NSA_BLOCK_FWDS(fp16, __half, 128)
