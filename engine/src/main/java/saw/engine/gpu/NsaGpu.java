@@ -13,8 +13,9 @@ import saw.engine.nsa.NsaReference;
 import saw.engine.nsa.NsaSelection;
 
 /**
- * NSA selected attention on GPU 0 through nsa.cu: forward in one of two loop orders ({@link Forward}; by default a
- * warp per token streaming its own blocks for G >= 4, per 64-row tile over the union of its tokens' blocks below),
+ * NSA selected attention on GPU 0 through nsa.cu: forward in one of three loop orders ({@link Forward}; by default a
+ * warp per token streaming its own blocks for G >= 4, per 64-row tile over the union of its tokens' blocks below; per
+ * kv-block with a partial O per choice and a merge on request),
  * backward per kv-block over the tokens that chose it (tables from {@link NsaTables}, built on the host and not part
  * of the timed work). Not thread-safe.
  */
@@ -28,13 +29,18 @@ public final class NsaGpu implements NsaKernels {
         TILE,
         /** A warp per (token, 16 heads) streaming its own blocks (the NSA paper's order, nsa_fwd_warp_* in nsa.cu). */
         WARP,
+        /**
+         * Per kv-block over the tokens that chose it (K and V loaded once per block): a partial O and (max, sum) per
+         * (token, head, choice), written once, then a per-row merge (nsa_fwd_block_* and nsa_merge_* in nsa.cu).
+         */
+        BLOCK,
         /** {@link #forGroup}: the order predicted fastest for the problem's group size. */
         AUTO;
 
         public static final String PROPERTY = "saw.nsa.fwd";
         public static final String ENV = "SAW_NSA_FWD";
 
-        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile, warp or auto), else AUTO. */
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile, warp, block or auto), else AUTO. */
         public static Forward configured() {
             String v = System.getProperty(PROPERTY, System.getenv(ENV));
             if (v == null || v.isBlank()) {
@@ -45,7 +51,7 @@ public final class NsaGpu implements NsaKernels {
                     return f;
                 }
             }
-            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile, warp or auto");
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile, warp, block or auto");
         }
 
         /**
@@ -150,6 +156,51 @@ public final class NsaGpu implements NsaKernels {
                 WARP_WARPS * WARP_STAGES * 2 * WARP_KEYS * d * 2);
     }
 
+    static String blockName(DType t, int d, int block) {
+        return "nsa_fwd_block_" + t.label() + "_d" + d + "_b" + block;
+    }
+
+    static String mergeName(DType t, int d) {
+        return "nsa_merge_" + t.label() + "_d" + d;
+    }
+
+    /** Warps per CTA of nsa_fwd_block (NSA_BLOCK_WARPS in nsa.cu) and of nsa_merge (one warp per row). */
+    static final int BLOCK_WARPS = 4;
+    static final int MERGE_WARPS = 8;
+    /** Q bytes of one token chunk of the per-block forward's work order: what the resident CTAs keep in L2. */
+    static final long BLOCK_CHUNK_Q_BYTES = 16L << 20;
+    /** The most gathered rows (tokens x G) of one per-block work item. */
+    static final int BLOCK_ITEM_ROWS = 2048;
+
+    /** Tokens per chunk of the per-block forward's work order: {@link #BLOCK_CHUNK_Q_BYTES} of Q, at least one block. */
+    static int blockChunkTokens(AttentionProblem p, int block) {
+        int group = p.heads() / p.kvHeads();
+        long tokens = BLOCK_CHUNK_Q_BYTES / (2L * group * p.headDim());
+        return (int) Math.max(block, Math.min(p.seqQ(), tokens));
+    }
+
+    static int blockItemTokens(AttentionProblem p) {
+        return Math.max(1, BLOCK_ITEM_ROWS / (p.heads() / p.kvHeads()));
+    }
+
+    /** One CTA per work item; K and V of the block, two 64-row Q stages and their row tables in shared memory. */
+    static LaunchShape blockShape(AttentionProblem p, int block, int items) {
+        int d = p.headDim();
+        int rows = NsaTables.ROWS;
+        return new LaunchShape(blockName(p.dtype(), d, block), Math.max(1, items), BLOCK_WARPS * 32, (2 * block * d + 2 * rows * d) * 2
+                + 4 * rows * 4);
+    }
+
+    static LaunchShape mergeShape(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        return new LaunchShape(mergeName(p.dtype(), p.headDim()), (rows + MERGE_WARPS - 1) / MERGE_WARPS, MERGE_WARPS * 32, 0);
+    }
+
+    /** Partial rows of the per-block forward: one per (batch, token, kv head, slot, head of the group). */
+    static long partialRows(AttentionProblem p, NsaSelection sel) {
+        return (long) p.batch() * p.seqQ() * p.heads() * sel.maxSelected();
+    }
+
     static LaunchShape backwardShape(AttentionProblem p, int block, int numKvBlocks) {
         int d = p.headDim();
         int rows = NsaTables.ROWS;
@@ -166,9 +217,11 @@ public final class NsaGpu implements NsaKernels {
                 for (int b : BLOCKS) {
                     names.add(forwardName(t, d, b));
                     names.add(warpName(t, d, b));
+                    names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
                 }
+                names.add(mergeName(t, d));
             }
         }
         return names;
@@ -204,6 +257,8 @@ public final class NsaGpu implements NsaKernels {
         final LaunchShape fwd;
         final LaunchShape warp;
         final LaunchShape bwd;
+        final LaunchShape block;
+        final LaunchShape merge;
         final Forward order;
 
         Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order) {
@@ -214,10 +269,19 @@ public final class NsaGpu implements NsaKernels {
             this.p = p;
             this.sel = sel;
             this.order = order.resolve(p.heads() / p.kvHeads());
-            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), this.order == Forward.TILE, backward);
+            boolean perBlock = this.order == Forward.BLOCK;
+            if (perBlock && partialRows(p, sel) > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("the per-block NSA forward indexes its partials with 32 bits: batch x "
+                        + "tokens x heads x S = " + partialRows(p, sel) + " is past " + Integer.MAX_VALUE
+                        + "; use the warp or tile order (" + Forward.ENV + ")");
+            }
+            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), this.order == Forward.TILE, backward,
+                    perBlock ? blockChunkTokens(p, sel.blockSize()) : 0, blockItemTokens(p));
             this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
             this.warp = warpShape(p, sel.blockSize());
             this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());
+            this.block = blockShape(p, sel.blockSize(), tables.items.length / 3);
+            this.merge = mergeShape(p);
         }
     }
 
@@ -232,10 +296,16 @@ public final class NsaGpu implements NsaKernels {
         final DeviceBuffer colTok;
         final DeviceBuffer indices;
         final DeviceBuffer counts;
+        final DeviceBuffer colSlot;
+        final DeviceBuffer items;
+        final DeviceBuffer partialO;
+        final DeviceBuffer partialMaxSum;
 
         DeviceTables(CudaDevice cuda, Plan plan) {
             NsaTables t = plan.tables;
-            boolean selection = plan.order == Forward.WARP;
+            boolean perBlock = plan.order == Forward.BLOCK;
+            boolean selection = plan.order == Forward.WARP || perBlock;
+            long partials = perBlock ? partialRows(plan.p, plan.sel) : 0;
             try {
                 tilePtr = add(cuda.upload("NSA tile pointers", t.tilePtr));
                 tileBlk = add(cuda.upload("NSA tile blocks", t.tileBlk));
@@ -245,6 +315,10 @@ public final class NsaGpu implements NsaKernels {
                 colTok = add(cuda.upload("NSA block tokens", t.colTok));
                 indices = add(cuda.upload("NSA block_indices", selection ? plan.sel.indices() : new int[0]));
                 counts = add(cuda.upload("NSA block_counts", selection ? plan.sel.counts() : new int[0]));
+                colSlot = add(cuda.upload("NSA block slots", t.colSlot));
+                items = add(cuda.upload("NSA per-block items", t.items));
+                partialO = add(cuda.buffer("NSA partial O", Math.max(16, 2 * partials * plan.p.headDim())));
+                partialMaxSum = add(cuda.buffer("NSA partial max and sum", Math.max(16, 8 * partials)));
             } catch (RuntimeException e) {
                 close();
                 throw e;
@@ -296,6 +370,14 @@ public final class NsaGpu implements NsaKernels {
         if (plan.order == Forward.TILE) {
             cuda.launch(plan.fwd, q, k, v, o, lse, t.tilePtr, t.tileBlk, t.tileMask, p.heads(), p.kvHeads(), p.seqQ(),
                     plan.tables.tilesPerPlane, (float) p.scale(), (float) p.softcap());
+        } else if (plan.order == Forward.BLOCK) {
+            if (plan.tables.items.length > 0) { // no token chose anything: the merge alone writes O = 0, LSE = -inf
+                cuda.launch(plan.block, q, k, v, t.partialO, t.partialMaxSum, t.items, t.colTok, t.colSlot, p.heads(),
+                        p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), plan.sel.maxSelected(), (float) p.scale(),
+                        (float) p.softcap());
+            }
+            cuda.launch(plan.merge, t.partialO, t.partialMaxSum, t.indices, t.counts, o, lse, p.batch(), p.heads(),
+                    p.kvHeads(), p.seqQ(), plan.sel.maxSelected());
         } else {
             cuda.launch(plan.warp, q, k, v, o, lse, t.indices, t.counts, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
                     plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());
@@ -354,7 +436,11 @@ public final class NsaGpu implements NsaKernels {
             if (pass == Pass.BWD) {
                 return plan.bwd.kernel();
             }
-            return plan.order == Forward.TILE ? plan.fwd.kernel() : plan.warp.kernel();
+            return switch (plan.order) {
+                case TILE -> plan.fwd.kernel();
+                case BLOCK -> plan.block.kernel() + "+" + plan.merge.kernel();
+                default -> plan.warp.kernel();
+            };
         }
 
         @Override
