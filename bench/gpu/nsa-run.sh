@@ -7,10 +7,19 @@
 #   3. side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site): the same
 #      block_indices .npy for both; outputs and gradients cross-checked on one shape from `saw dump`; medians of saw's
 #      CUDA-event timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x)      (~100 s)
+#   4. (part `scored`) the T=32K shape on a top-S-of-block-scores selection, tile and warp orders           (~20 s)
+# The per-block forward (SAW_NSA_FWD=block: partial O per choice, then a merge) has parts of its own, for a short first
+# round (~110 s):
+#   blockverify  its verify matrix (G 1/4/16/24, block 32/64/128, D 64/128, S 8-32, bf16/fp16, softcap, scored, mask)
+#   blocksan     compute-sanitizer memcheck of nsa_fwd_block + nsa_merge (+ the backward on its LSE), small
+#   compare      with NSA_COMPARE_ORDERS="warp block" and NSA_SHAPES=quick: T=64K G=16 D=128, then G=4, G=8, D=64
+#                rows at T=32K while NSA_COMPARE_SECONDS lasts; NSA_DUMP_ORDER=block cross-checks that order with fla
+#   e.g. NSA_PARTS="blockverify blocksan compare" NSA_COMPARE_ORDERS="warp block" NSA_SHAPES=quick \
+#        NSA_DUMP_ORDER=block NSA_COMPARE_SECONDS=40 ./nsa-run.sh
 # Runs from a folder made by bench/gpu-pack.sh. Logs: $OUT/nsa/ (verify.log, sanitizer.log, compare.log,
-# saw-bench.jsonl, compare.json). Prints a summary table last. NSA_PARTS="verify sanitizer compare" picks parts.
+# saw-bench.jsonl, compare.json). Prints a summary table last. NSA_PARTS="verify sanitizer compare scored" picks parts.
 set -uo pipefail
-parts=" ${NSA_PARTS:-verify sanitizer compare} "
+parts=" ${NSA_PARTS:-verify sanitizer compare scored} "
 part() { [[ $parts == *" $1 "* ]]; }
 here=$(cd "$(dirname "$0")" && pwd)
 logs=${OUT:-$here}/nsa
@@ -74,10 +83,44 @@ echo "verify matrix: $vpass passed, $vfail failed" | tee -a "$summary"
 for f in "${vfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
 fi
 
+# ---- 1b. verify the per-block forward (SAW_NSA_FWD=block); fwd,bwd so the backward checks its LSE too -----------------
+if part blockverify; then
+vlog="$logs/verify-block.log"; : >"$vlog"
+bpass=0; bfail=0; bfailed=()
+vb() {
+  local o rc
+  o=$(SAW_NSA_FWD=block timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
+  { echo "== fwd=block $*"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
+  if [[ $rc == 0 ]]; then bpass=$((bpass + 1)); else bfail=$((bfail + 1)); bfailed+=("$*"); fi
+  printf '%-4s block %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$*" \
+    "$(echo "$o" | awk '$1=="O"||$1=="LSE"||$1=="dQ"{printf "%s %s  ", $1, $2}')"
+  [[ $rc == 0 ]] || echo "$o" | tail -6
+}
+#                  block            S            G: heads/kv-heads           D               dtype        extra
+vb --nsa random --nsa-block 64  --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 2048
+vb --nsa random --nsa-block 32  --nsa-s 32 --heads 16 --kv-heads 4 --head-dim 64  --dtype fp16 --seq 1500
+vb --nsa random --nsa-block 128 --nsa-s 16 --heads 4  --kv-heads 4 --head-dim 128 --dtype fp16 --seq 2500
+vb --nsa random --nsa-block 64  --nsa-s 32 --heads 16 --kv-heads 1 --head-dim 64  --dtype bf16 --seq 3000 --softcap 30
+vb --nsa random --nsa-block 128 --nsa-s 32 --heads 8  --kv-heads 2 --head-dim 128 --dtype bf16 --seq 1000 --batch 2
+vb --nsa random --nsa-block 32  --nsa-s 16 --heads 2  --kv-heads 2 --head-dim 64  --dtype bf16 --seq 777
+vb --nsa random --nsa-block 64  --nsa-s 8  --heads 48 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 1100
+vb --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
+vb 'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
+echo "verify matrix, per-block forward: $bpass passed, $bfail failed" | tee -a "$summary"
+for f in "${bfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
+fi
+
 # ---- 2. compute-sanitizer -----------------------------------------------------------------------------------------
 slog="$logs/sanitizer.log"; : >"$slog"
+if part blocksan && command -v compute-sanitizer >/dev/null; then
+  o=$(SAW_NSA_FWD=block timeout 80 compute-sanitizer --tool memcheck --error-exitcode 9 "$here/runtime/bin/java" \
+      -cp "$here/lib/*" saw.app.Main verify --nsa random --seq 300 --dtype bf16 --nsa-block 32 --nsa-s 6 --backend gpu \
+      --softcap 20 --heads 24 --kv-heads 1 --head-dim 128 --pass fwd,bwd 2>&1); rc=$?
+  { echo "== memcheck block fwd + bwd"; echo "$o"; } >>"$slog"
+  echo "compute-sanitizer memcheck block fwd + bwd: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY' | tail -1)" | tee -a "$summary"
+fi
 if ! part sanitizer; then
-  echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
+  part blocksan || echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
 elif command -v compute-sanitizer >/dev/null; then
   # G = 4 takes the tile forward (auto), then the backward; G = 24 the warp forward (two warps per token, one padded)
   san() {
@@ -90,6 +133,7 @@ elif command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     san $tool "tile fwd + bwd" --heads 8 --kv-heads 2 --head-dim 64 --pass fwd,bwd
     (export SAW_NSA_FWD=warp; san $tool "warp fwd" --heads 24 --kv-heads 1 --head-dim 128 --pass fwd)
+    (export SAW_NSA_FWD=block; san $tool "block fwd + bwd" --heads 24 --kv-heads 1 --head-dim 128 --pass fwd,bwd)
   done
 else
   echo "compute-sanitizer not found" | tee -a "$summary"
