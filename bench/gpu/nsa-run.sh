@@ -227,8 +227,9 @@ def cross_check(B, T, HQ, H, D, BS, S, dtype):
     d = os.path.join(work, "dump")
     cmd = [saw, "dump", "--nsa", ip, "--nsa-counts", cp, "--nsa-block", str(BS), "--heads", str(HQ), "--head-dim", str(D),
            "--dtype", dtype, "--backend", "gpu", "--pass", "bwd", "--seed", "3", "--out", d]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
-    log.write(" ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
+    dump_order = os.environ.get("NSA_DUMP_ORDER", "auto")
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150, env=dict(os.environ, SAW_NSA_FWD=dump_order))
+    log.write(f"SAW_NSA_FWD={dump_order} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
     if p.returncode != 0:
         say("saw dump failed:", p.stderr.strip()[-400:])
         return None
@@ -251,7 +252,7 @@ def cross_check(B, T, HQ, H, D, BS, S, dtype):
 rows = []
 xc = cross_check(1, 4096, 64, 4, 128, 64, 16, "bf16")
 if xc is not None:
-    say("cross-check saw vs fla, B=1 T=4096 HQ=64 Hkv=4 D=128 block 64 S=16 bf16, relative error:",
+    say(f"cross-check saw (forward order {os.environ.get('NSA_DUMP_ORDER', 'auto')}) vs fla, B=1 T=4096 HQ=64 Hkv=4 D=128 block 64 S=16 bf16, relative error:",
         "  ".join(f"{k} {v:.2e}" for k, v in xc.items()))
 
 shapes = [  # B, T, HQ, H, D, BS, S
@@ -261,6 +262,11 @@ shapes = [  # B, T, HQ, H, D, BS, S
     (1, 32768, 64, 4, 64, 64, 16),                                   # D = 64
     (1, 32768, 32, 4, 128, 64, 16), (1, 32768, 16, 4, 128, 64, 16),  # G = 8, G = 4
 ]
+if os.environ.get("NSA_SHAPES", "all") == "quick":  # the first round: the headline shape, then G = 4, G = 8, D = 64
+    shapes = [(1, 65536, 64, 4, 128, 64, 16), (1, 32768, 16, 4, 128, 64, 16), (1, 32768, 32, 4, 128, 64, 16),
+              (1, 32768, 64, 4, 64, 64, 16)]
+orders = os.environ.get("NSA_COMPARE_ORDERS", "tile warp").split()
+bwd_order = "warp" if "warp" in orders else orders[0]  # the backward does not depend on the order; timed once
 budget = time.time() + float(os.environ.get("NSA_COMPARE_SECONDS", "110"))
 for (B, T, HQ, H, D, BS, S) in shapes:
     if time.time() > budget:
@@ -269,18 +275,21 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     ip, cp = os.path.join(work, "i.npy"), os.path.join(work, "c.npy")
     np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
     reps = 10 if B * T <= 65536 else 5
-    s = saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order="warp")  # the warp forward and the backward
-    st = saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order="tile", passes="fwd")
+    runs = {o: saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order=o, passes="fwd,bwd" if o == bwd_order else "fwd")
+            for o in orders}
+    s = runs[bwd_order]
+    anyrun = next((x for x in runs.values() if x), None)
     q = torch.randn(B, T, HQ, D, device=dev, dtype=torch.bfloat16)
     k = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
     v = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
     tf, tb, err = fla_times(q, k, v, idx, cnt, BS, D ** -0.5)
     del q, k, v; torch.cuda.empty_cache()
     r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S,
-             pairs=s["fwd"]["selected_pairs"] if s else None,
-             saw_fwd=st["fwd"]["median_ms"] if st else None, saw_bwd=s["bwd"]["median_ms"] if s else None,
-             saw_fwd_warp=s["fwd"]["median_ms"] if s else None,
+             pairs=anyrun["fwd"]["selected_pairs"] if anyrun else None,
+             saw_bwd=s["bwd"]["median_ms"] if s else None,
              fla_fwd=tf, fla_bwd=tb, fla_error=err)
+    for o in orders:
+        r["saw_fwd_" + o] = runs[o]["fwd"]["median_ms"] if runs[o] else None
     rows.append(r)
     say(json.dumps(r))
 json.dump(rows, open(os.path.join(logs, "compare.json"), "w"), indent=1)
@@ -289,22 +298,24 @@ def f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
 say("")
 say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; x = fla / best saw; "
-    "TFLOP/s useful; tile / warp = SAW_NSA_FWD orders)")
-say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | {'tile':>8} {'warp':>8} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | "
-    f"{'saw bwd':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note")
+    "TFLOP/s useful; " + " / ".join(orders) + " = SAW_NSA_FWD orders)")
+say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | " + " ".join(f"{o:>8}" for o in orders) +
+    f" {'fla fwd':>8} {'x':>5} {'TF/s':>6} | {'saw bwd':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note")
 for r in rows:
     fl = 4.0 * r["D"] * r["pairs"] if r["pairs"] else None
     sp = lambda a, b: None if a is None or b is None else b / a
     tfs = lambda ms, m: None if ms is None or fl is None else m * fl / (ms * 1e-3) / 1e12
-    best = min([x for x in (r['saw_fwd'], r['saw_fwd_warp']) if x is not None], default=None)
-    say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | {f(r['saw_fwd']):>8} {f(r['saw_fwd_warp']):>8} "
-        f"{f(r['fla_fwd']):>8} {f(sp(best, r['fla_fwd'])):>5} {f(tfs(best, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
+    best = min([r["saw_fwd_" + o] for o in orders if r["saw_fwd_" + o] is not None], default=None)
+    say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | " +
+        " ".join(f"{f(r['saw_fwd_' + o]):>8}" for o in orders) + f" {f(r['fla_fwd']):>8} {f(sp(best, r['fla_fwd'])):>5} {f(tfs(best, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
         f"{f(r['fla_bwd']):>8} {f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | "
         f"{r['fla_error'][:60]}")
 PY
 if part compare; then
 echo
 timeout 170 python3 "$work/compare.py" "$here/saw" "$work" "$logs" | tail -14 | tee -a "$summary"
+fi
+if part scored; then
 # the same shape with a selection whose neighbouring tokens agree (top-S of block scores): how much the 64-row tiles'
 # shared block loads buy over random selections (saw only: fla's time does not depend on sharing)
 o=$(SAW_NSA_FWD=tile timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 \

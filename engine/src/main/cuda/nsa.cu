@@ -2,7 +2,8 @@
 // of kv-blocks (block_indices [B, T, Hkv, S]), causally (key <= t), shared by the G = H / Hkv query heads of the
 // group. Q, K, V, O, dO, dQ, dK, dV use saw's head-major layout [B, heads, T, D]; LSE and Dsum are [B, H, T].
 //
-// Two forward loop orders (NsaGpu.Forward; AUTO = forGroup: warp for G >= 4, tile below) and one backward:
+// Three forward loop orders (NsaGpu.Forward; AUTO = forGroup: warp for G >= 4, tile below; block on request) and one
+// backward:
 //   nsa_fwd_*  tile order. Rows: a (b, hkv) plane has T * G query rows, row = token * G + head-in-group, so the G
 //              heads of one token are adjacent; one CTA per 64-row tile (the MMA's M dimension: for G = 16 four whole
 //              tokens, for G = 1 sixty-four) walks the union of the kv-blocks its rows' tokens chose (built on the
@@ -10,6 +11,8 @@
 //              choose a block skips its math; the K/V loads are shared by the whole tile, never loaded twice.
 //   nsa_fwd_warp_*  warp order (at the end of the file): one warp per (token, 16 heads) streaming the token's own
 //              blocks from block_indices / block_counts, no tables, no CTA barriers.
+//   nsa_fwd_block_* + nsa_merge_*  per-block order (after the warp order): K and V once per kv-block, a partial O and
+//              (max, sum) per (token, head, choice) written once, then a per-row merge into O and LSE.
 //   nsa_bwd_*  one CTA per (b, hkv, kv-block): K and V stay in shared memory while it gathers, 64 rows (of the same
 //              row layout) at a time, the rows of the tokens that chose the block (reverse index, built on the host),
 //              accumulating dK and dV in registers (no atomics); dQ is added to an fp32 accumulator with vector
@@ -890,7 +893,8 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
     }
 }
 
-// One warp per (b, hkv, token, head): O = sum_s w_s O_s / sum_s w_s with w_s = sum_s 2^(m_s - M), LSE = (M + log2 W) ln 2.
+// One warp per (b, hkv, token, head): O = sum_s w_s O_s / W with w_s = l_s 2^(m_s - M), W = sum_s w_s, M = max_s m_s,
+// LSE = (M + log2 W) ln 2; slots with l_s = 0 (nothing at or before the token) count for nothing.
 template <typename T, int D>
 __device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const float2* __restrict__ ML,
                                           const int* __restrict__ indices, const int* __restrict__ counts,
@@ -911,39 +915,53 @@ __device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const flo
     const int count = min(__ldg(counts + sel), S);
     const int* list = indices + sel * S;
 
+    // lane j holds slot s0 + j's (max, sum): one load per 32 slots instead of a dependent chain per slot
+    auto slotMs = [&](int s) -> float2 {
+        float2 ml = make_float2(-INFINITY, 0.f);
+        if (s < count && __ldg(list + s) >= 0) ml = ML[(sel * S + s) * G + head];
+        if (!(ml.y > 0.f)) ml = make_float2(-INFINITY, 0.f);  // a slot whose keys were all past the token
+        return ml;
+    };
     float M = -INFINITY;
-    for (int s = 0; s < count; ++s) {
-        if (__ldg(list + s) < 0) continue;
-        const float2 ml = ML[(sel * S + s) * G + head];
-        if (ml.y > 0.f) M = fmaxf(M, ml.x);
-    }
+    for (int s0 = 0; s0 < count; s0 += 32) M = fmaxf(M, slotMs(s0 + lane).x);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, off));
     float acc[PER];
 #pragma unroll
     for (int e = 0; e < PER; ++e) acc[e] = 0.f;
     float W = 0.f;
     if (M != -INFINITY) {
-        for (int s = 0; s < count; ++s) {
-            if (__ldg(list + s) < 0) continue;
-            const long long prow = (sel * S + s) * G + head;
-            const float2 ml = ML[prow];
-            if (!(ml.y > 0.f)) continue;
-            const float w = ml.y * exp2_approx(ml.x - M);
-            W += w;
-            const T* src = Opart + prow * D + lane * PER;
-            if constexpr (PER == 4) {
-                const uint2 v = *reinterpret_cast<const uint2*>(src);
-                const float2 a = Elem<T>::unpack(v.x);
-                const float2 c = Elem<T>::unpack(v.y);
-                acc[0] = fmaf(w, a.x, acc[0]);
-                acc[1] = fmaf(w, a.y, acc[1]);
-                acc[2] = fmaf(w, c.x, acc[2]);
-                acc[3] = fmaf(w, c.y, acc[3]);
-            } else {
-                const float2 a = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(src));
-                acc[0] = fmaf(w, a.x, acc[0]);
-                acc[1] = fmaf(w, a.y, acc[1]);
+        for (int s0 = 0; s0 < count; s0 += 32) {
+            const float2 ml = slotMs(s0 + lane);
+            const float wl = ml.y > 0.f ? ml.y * exp2_approx(ml.x - M) : 0.f;
+            W += wl;
+            const int n = min(32, count - s0);
+            // the loads do not depend on each other (an unwritten slot is read and then dropped by the select, never
+            // multiplied: its memory may hold NaN), so unrolling keeps several in flight per warp
+#pragma unroll 4
+            for (int j = 0; j < n; ++j) {
+                const float w = __shfl_sync(0xffffffffu, wl, j);
+                const T* src = Opart + ((sel * S + s0 + j) * G + head) * D + lane * PER;
+                float v[PER];
+                if constexpr (PER == 4) {
+                    const uint2 u = *reinterpret_cast<const uint2*>(src);
+                    const float2 a = Elem<T>::unpack(u.x);
+                    const float2 c = Elem<T>::unpack(u.y);
+                    v[0] = a.x;
+                    v[1] = a.y;
+                    v[2] = c.x;
+                    v[3] = c.y;
+                } else {
+                    const float2 a = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(src));
+                    v[0] = a.x;
+                    v[1] = a.y;
+                }
+#pragma unroll
+                for (int e = 0; e < PER; ++e) acc[e] = w > 0.f ? fmaf(w, v[e], acc[e]) : acc[e];
             }
         }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) W += __shfl_xor_sync(0xffffffffu, W, off);
     }
     const float inv = W > 0.f ? 1.f / W : 0.f;
     const size_t row = ((size_t)b * H + hkv * G + head) * Tn + token;
