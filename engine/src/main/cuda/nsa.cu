@@ -219,13 +219,16 @@ __device__ __forceinline__ void nsa_fwd(const T* __restrict__ Q, const T* __rest
     }
 }
 
-template <typename T, int D, int BKV, bool CAPPED>
+// item: plane * nkv + kv-block; its rows are the tokens colTok[begin .. end) x G heads. With SPLIT (the chunked order:
+// one block's tokens spread over several items) dK and dV are added to fp32 accumulators dKacc / dVacc (unscaled)
+// instead of stored, and converted afterwards.
+template <typename T, int D, int BKV, bool CAPPED, bool SPLIT>
 __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
                                         const T* __restrict__ dO, const float* __restrict__ LSE,
                                         const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-                                        T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ colPtr,
-                                        const int* __restrict__ colTok, int H, int Hkv, int Tn, int nkv, float scale,
-                                        float softcap) {
+                                        T* __restrict__ dV, float* __restrict__ dKacc, float* __restrict__ dVacc,
+                                        int item, int begin, int end, const int* __restrict__ colTok, int H, int Hkv,
+                                        int Tn, int nkv, float scale, float softcap) {
     constexpr int QS = NSA_ROWS;
     constexpr int WARPS = BKV / 16;
     constexpr int THREADS = WARPS * 32;
@@ -251,15 +254,13 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
     const int g = lane >> 2;
     const int t = lane & 3;
 
-    const int item = order[blockIdx.x];
     const int kb = item % nkv;
     const int plane = item / nkv;
     const int b = plane / Hkv;
     const int hkv = plane % Hkv;
     const int G = H / Hkv;
     const int kv0 = kb * BKV;
-    const int begin = colPtr[item];
-    const long long rows = (long long)(colPtr[item + 1] - begin) * G;
+    const long long rows = (long long)(end - begin) * G;
     const int steps = (int)((rows + QS - 1) / QS);
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
@@ -404,6 +405,23 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
         __syncthreads();
     }
 
+    if constexpr (SPLIT) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int kv = kv0 + r0 + g + 8 * r;
+            const bool valid = kv < Tn;
+            float* k = dKacc + kvHead + (size_t)(valid ? kv : 0) * D;
+            float* v = dVacc + kvHead + (size_t)(valid ? kv : 0) * D;
+#pragma unroll
+            for (int np = 0; np < DB / 2; ++np) {
+                add4_pair(k + np * 16, dk[2 * np][2 * r], dk[2 * np][2 * r + 1], dk[2 * np + 1][2 * r],
+                          dk[2 * np + 1][2 * r + 1], t, valid);
+                add4_pair(v + np * 16, dv[2 * np][2 * r], dv[2 * np][2 * r + 1], dv[2 * np + 1][2 * r],
+                          dv[2 * np + 1][2 * r + 1], t, valid);
+            }
+        }
+        return;
+    }
     // epilogue: dK = scale * acc, dV = acc (zeros for a block no token chose)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -434,14 +452,31 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc, T* dK,   \
         T* dV, const int* order, const int* colPtr, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale,   \
         float softcap) {                                                                                             \
-        saw::nsa_bwd<T, D, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, colPtr, colTok, H, Hkv, Tn, nkv, \
-                                        scale, softcap);                                                             \
+        const int item = order[blockIdx.x];                                                                          \
+        saw::nsa_bwd<T, D, BKV, CAPPED, false>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, nullptr, nullptr, item,          \
+                                               colPtr[item], colPtr[item + 1], colTok, H, Hkv, Tn, nkv, scale,       \
+                                               softcap);                                                             \
+    }
+
+// The chunked order: items (plane * nkv + kv-block, begin, end) of nsa_fwd_block's work list, so the Q and dO rows
+// gathered and the dQ rows added to by the CTAs resident at one time lie in one token chunk (L2); dK and dV go to fp32
+// accumulators (a block's tokens are spread over the chunks) and are converted by bwd_dq_* afterwards.
+#define SAW_NSA_BWD_CHUNKED(NAME, T, D, BKV, CAPPED)                                                                   \
+    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) NAME(                                                \
+        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,           \
+        float* dKacc, float* dVacc, const int* items, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale, \
+        float softcap) {                                                                                             \
+        saw::nsa_bwd<T, D, BKV, CAPPED, true>(Q, K, V, dO, LSE, Dsum, dQacc, nullptr, nullptr, dKacc, dVacc,           \
+                                              items[3 * blockIdx.x], items[3 * blockIdx.x + 1],                      \
+                                              items[3 * blockIdx.x + 2], colTok, H, Hkv, Tn, nkv, scale, softcap);   \
     }
 
 #define SAW_NSA_BLOCK(TN, T, D, BKV)                                  \
     SAW_NSA_FWD(TN, T, D, BKV)                                        \
     SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV, T, D, BKV, false)       \
-    SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
+    SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true) \
+    SAW_NSA_BWD_CHUNKED(nsa_bwd_chunked_##TN##_d##D##_b##BKV, T, D, BKV, false) \
+    SAW_NSA_BWD_CHUNKED(nsa_bwd_chunked_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
 
 #define SAW_NSA_BLOCKS(TN, T, D)     \
     SAW_NSA_BLOCK(TN, T, D, 32)      \

@@ -70,9 +70,38 @@ public final class NsaGpu implements NsaKernels {
         }
     }
 
+    /** The backward's work order; both gather per kv-block over the tokens that chose it. */
+    public enum Backward {
+        /** One CTA per kv-block, heaviest first, dK and dV in registers and stored (nsa_bwd_*). */
+        GATHER,
+        /**
+         * The per-block forward's work order (plane, token chunk, kv-block), so the gathered Q / dO rows and the dQ
+         * atomics stay in L2; a block's dK and dV are then added to fp32 accumulators (nsa_bwd_chunked_*).
+         */
+        CHUNKED;
+
+        public static final String PROPERTY = "saw.nsa.bwd";
+        public static final String ENV = "SAW_NSA_BWD";
+
+        /** From -Dsaw.nsa.bwd or SAW_NSA_BWD (gather or chunked), else GATHER. */
+        public static Backward configured() {
+            String v = System.getProperty(PROPERTY, System.getenv(ENV));
+            if (v == null || v.isBlank()) {
+                return GATHER;
+            }
+            for (Backward b : values()) {
+                if (b.name().equalsIgnoreCase(v.trim())) {
+                    return b;
+                }
+            }
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be gather or chunked");
+        }
+    }
+
     private final CudaDevice cuda;
     private final String description;
     private Forward forward = Forward.configured();
+    private Backward backwardOrder = Backward.configured();
 
     private NsaGpu(CudaDevice cuda, String description) {
         this.cuda = cuda;
@@ -86,6 +115,11 @@ public final class NsaGpu implements NsaKernels {
 
     public Forward forwardOrder() {
         return forward;
+    }
+
+    /** The backward work order from now on. */
+    public void backwardOrder(Backward order) {
+        this.backwardOrder = order;
     }
 
     /**
@@ -201,6 +235,33 @@ public final class NsaGpu implements NsaKernels {
         return (long) p.batch() * p.seqQ() * p.heads() * sel.maxSelected();
     }
 
+    /** Q, dO and dQ-accumulator bytes of one token chunk of the chunked backward: what should stay in L2. */
+    static final long BWD_CHUNK_BYTES = 32L << 20;
+
+    static int backwardChunkTokens(AttentionProblem p, int block) {
+        int group = p.heads() / p.kvHeads();
+        long tokens = BWD_CHUNK_BYTES / (8L * group * p.headDim());
+        return (int) Math.max(block, Math.min(p.seqQ(), tokens));
+    }
+
+    static String chunkedName(DType t, int d, int block, boolean softcap) {
+        return "nsa_bwd_chunked_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
+    }
+
+    static LaunchShape chunkedShape(AttentionProblem p, int block, int items) {
+        LaunchShape gather = backwardShape(p, block, 1);
+        return new LaunchShape(chunkedName(p.dtype(), p.headDim(), block, p.softcap() > 0), Math.max(1, items),
+                gather.block(), gather.sharedBytes());
+    }
+
+    /** bwd_dq_* over {@code elements} fp32 values (two per thread): the chunked backward's dK and dV conversion. */
+    static LaunchShape convertShape(AttentionProblem p, long elements) {
+        long pairs = elements / 2;
+        return new LaunchShape("bwd_dq_" + p.dtype().label(),
+                (pairs + KernelCatalog.ELEMENTWISE_THREADS - 1) / KernelCatalog.ELEMENTWISE_THREADS,
+                KernelCatalog.ELEMENTWISE_THREADS, 0);
+    }
+
     static LaunchShape backwardShape(AttentionProblem p, int block, int numKvBlocks) {
         int d = p.headDim();
         int rows = NsaTables.ROWS;
@@ -220,6 +281,8 @@ public final class NsaGpu implements NsaKernels {
                     names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
+                    names.add(chunkedName(t, d, b, false));
+                    names.add(chunkedName(t, d, b, true));
                 }
                 names.add(mergeName(t, d));
             }
@@ -259,9 +322,11 @@ public final class NsaGpu implements NsaKernels {
         final LaunchShape bwd;
         final LaunchShape block;
         final LaunchShape merge;
+        final LaunchShape chunked;
         final Forward order;
+        final boolean chunkedBackward;
 
-        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order) {
+        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order, Backward backwardOrder) {
             String why = unsupported(p, sel);
             if (why != null) {
                 throw new IllegalArgumentException(why);
@@ -275,13 +340,16 @@ public final class NsaGpu implements NsaKernels {
                         + "tokens x heads x S = " + partialRows(p, sel) + " is past " + Integer.MAX_VALUE
                         + "; use the warp or tile order (" + Forward.ENV + ")");
             }
+            this.chunkedBackward = backward && backwardOrder == Backward.CHUNKED;
             this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), this.order == Forward.TILE, backward,
-                    perBlock ? blockChunkTokens(p, sel.blockSize()) : 0, blockItemTokens(p));
+                    perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
+                    chunkedBackward ? backwardChunkTokens(p, sel.blockSize()) : 0, blockItemTokens(p));
             this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
             this.warp = warpShape(p, sel.blockSize());
             this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3);
             this.merge = mergeShape(p);
+            this.chunked = chunkedShape(p, sel.blockSize(), tables.bwdItems.length / 3);
         }
     }
 
@@ -300,6 +368,9 @@ public final class NsaGpu implements NsaKernels {
         final DeviceBuffer items;
         final DeviceBuffer partialO;
         final DeviceBuffer partialMaxSum;
+        final DeviceBuffer bwdItems;
+        final DeviceBuffer dKacc;
+        final DeviceBuffer dVacc;
 
         DeviceTables(CudaDevice cuda, Plan plan) {
             NsaTables t = plan.tables;
@@ -319,6 +390,10 @@ public final class NsaGpu implements NsaKernels {
                 items = add(cuda.upload("NSA per-block items", t.items));
                 partialO = add(cuda.buffer("NSA partial O", Math.max(16, 2 * partials * plan.p.headDim())));
                 partialMaxSum = add(cuda.buffer("NSA partial max and sum", Math.max(16, 8 * partials)));
+                long kvAcc = plan.chunkedBackward ? 4 * plan.p.kvElements() : 16;
+                bwdItems = add(cuda.upload("NSA chunked backward items", t.bwdItems));
+                dKacc = add(cuda.buffer("dK accumulator", kvAcc));
+                dVacc = add(cuda.buffer("dV accumulator", kvAcc));
             } catch (RuntimeException e) {
                 close();
                 throw e;
@@ -337,7 +412,7 @@ public final class NsaGpu implements NsaKernels {
 
     private AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
         AttentionProblem p = in.problem();
-        Plan plan = new Plan(p, sel, backward, forward);
+        Plan plan = new Plan(p, sel, backward, forward, backwardOrder);
         cuda.makeCurrent();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
@@ -391,8 +466,20 @@ public final class NsaGpu implements NsaKernels {
         long rows = (long) p.batch() * p.heads() * p.seqQ();
         dqAcc.fill32("dQ accumulator", 0);
         cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
-        cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.order, t.colPtr, t.colTok, p.heads(), p.kvHeads(),
-                p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+        if (plan.chunkedBackward) {
+            t.dKacc.fill32("dK accumulator", 0);
+            t.dVacc.fill32("dV accumulator", 0);
+            if (plan.tables.bwdItems.length > 0) { // no token chose anything: dK = dV = 0 from the zeroed accumulators
+                cuda.launch(plan.chunked, q, k, v, dO, lse, dsum, dqAcc, t.dKacc, t.dVacc, t.bwdItems, t.colTok, p.heads(),
+                        p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+            }
+            LaunchShape convert = convertShape(p, p.kvElements());
+            cuda.launch(convert, t.dKacc, dk, p.kvElements(), (float) p.scale());
+            cuda.launch(convert, t.dVacc, dv, p.kvElements(), 1.0f);
+        } else {
+            cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.order, t.colPtr, t.colTok, p.heads(),
+                    p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+        }
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
     }
 
@@ -401,7 +488,7 @@ public final class NsaGpu implements NsaKernels {
      * timed after one untimed forward. Runs rotate over input sets as {@link GpuBackend}'s do, so L2 does not hold them.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
-        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward);
+        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, backwardOrder);
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);
@@ -434,7 +521,7 @@ public final class NsaGpu implements NsaKernels {
         @Override
         public String kernelName() {
             if (pass == Pass.BWD) {
-                return plan.bwd.kernel();
+                return plan.chunkedBackward ? plan.chunked.kernel() : plan.bwd.kernel();
             }
             return switch (plan.order) {
                 case TILE -> plan.fwd.kernel();

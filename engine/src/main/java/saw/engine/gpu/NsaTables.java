@@ -26,9 +26,11 @@ final class NsaTables {
     final int[] colSlot;
     /** Per-block forward work items, three ints each: plane * numKvBlocks + kv-block, then a range of colTok. */
     final int[] items;
+    /** The chunked backward's work items, the same form over its own token chunks. */
+    final int[] bwdItems;
 
     private NsaTables(int tilesPerPlane, int[] tilePtr, int[] tileBlk, int[] tileMask, int[] order, int[] colPtr, int[] colTok,
-                      int[] colSlot, int[] items) {
+                      int[] colSlot, int[] items, int[] bwdItems) {
         this.tilesPerPlane = tilesPerPlane;
         this.tilePtr = tilePtr;
         this.tileBlk = tileBlk;
@@ -38,10 +40,11 @@ final class NsaTables {
         this.colTok = colTok;
         this.colSlot = colSlot;
         this.items = items;
+        this.bwdItems = bwdItems;
     }
 
     static NsaTables of(NsaSelection sel, int group, boolean unions, boolean reverse) {
-        return of(sel, group, unions, reverse, 0, 0);
+        return of(sel, group, unions, reverse, 0, 0, 0);
     }
 
     /**
@@ -49,9 +52,11 @@ final class NsaTables {
      *     the selection itself)
      * @param reverse whether to build the reverse index (the backward reads it)
      * @param chunkTokens when positive, the per-block forward's slots and work items over token chunks of this length
+     * @param bwdChunkTokens when positive, the chunked backward's work items over token chunks of this length
      * @param maxTokens the most tokens of one work item (long lists split so no CTA walks far longer than the rest)
      */
-    static NsaTables of(NsaSelection sel, int group, boolean unions, boolean reverse, int chunkTokens, int maxTokens) {
+    static NsaTables of(NsaSelection sel, int group, boolean unions, boolean reverse, int chunkTokens, int bwdChunkTokens,
+                        int maxTokens) {
         long planeRows = (long) sel.seqLen() * group;
         long tiles = (planeRows + ROWS - 1) / ROWS;
         int planes = sel.batch() * sel.kvHeads();
@@ -64,7 +69,8 @@ final class NsaTables {
         int[] colTok = new int[0];
         int[] colSlot = new int[0];
         int[] items = new int[0];
-        if (reverse || chunkTokens > 0) {
+        int[] bwdItems = new int[0];
+        if (reverse || chunkTokens > 0 || bwdChunkTokens > 0) {
             ChosenBy rev = ChosenBy.of(sel);
             colPtr = rev.ptr();
             colTok = rev.tokens();
@@ -74,7 +80,10 @@ final class NsaTables {
             colSlot = slots(sel, colPtr, colTok.length);
             items = blockItems(sel, colPtr, colTok, chunkTokens, maxTokens);
         }
-        return new NsaTables((int) tiles, u.ptr(), u.blk(), u.mask(), order, colPtr, colTok, colSlot, items);
+        if (bwdChunkTokens > 0) {
+            bwdItems = blockItems(sel, colPtr, colTok, bwdChunkTokens, maxTokens);
+        }
+        return new NsaTables((int) tiles, u.ptr(), u.blk(), u.mask(), order, colPtr, colTok, colSlot, items, bwdItems);
     }
 
     /**

@@ -125,7 +125,7 @@ class NsaGpuTest {
             NsaSelection sel = NsaSelection.of(batch, seq, kvHeads, maxSel, block, idx, cnt, false);
             int chunk = block * (1 + rnd.nextInt(3));
             int maxTokens = 1 + rnd.nextInt(40);
-            NsaTables t = NsaTables.of(sel, 1 + rnd.nextInt(16), false, false, chunk, maxTokens);
+            NsaTables t = NsaTables.of(sel, 1 + rnd.nextInt(16), false, false, chunk, 0, maxTokens);
             int[] covered = new int[t.colTok.length];
             long prevKey = -1;
             for (int i = 0; i < t.items.length / 3; i++) {
@@ -182,6 +182,42 @@ class NsaGpuTest {
         assertEquals((2L * 32 * 300 + 7) / 8, m.grid());
         assertEquals(4096, NsaGpu.blockChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0), 64));
         assertEquals(300, NsaGpu.blockChunkTokens(p, 64), "a chunk is never longer than the sequence");
+    }
+
+    @Test
+    void theChunkedBackwardAddsDkDvToAccumulatorsAndConvertsThem() throws BadSelection {
+        NsaSelection sel = NsaSelections.random(1, 500, 2, 6, 32, 9);
+        AttentionProblem p = new AttentionProblem(1, 16, 2, 500, 500, 128, DType.BF16, 0.1, 0);
+        FakeDriver driver = new FakeDriver(1L << 34);
+        driver.kernels.addAll(NsaGpu.allNames());
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            gpu.forwardOrder(NsaGpu.Forward.BLOCK);
+            gpu.backwardOrder(NsaGpu.Backward.CHUNKED);
+            gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
+            assertEquals(List.of("nsa_fwd_block_bf16_d128_b32", "nsa_merge_bf16_d128", "bwd_pre_bf16_d128",
+                    "nsa_bwd_chunked_bf16_d128_b32", "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched));
+            assertTrue(driver.live.isEmpty(), "every buffer freed");
+        }
+        LaunchShape c = NsaGpu.chunkedShape(p, 32, 10);
+        assertEquals(NsaGpu.backwardShape(p, 32, 1).sharedBytes(), c.sharedBytes());
+        assertEquals(10, c.grid());
+        assertEquals((2L * 500 * 128 / 2 + 255) / 256, NsaGpu.convertShape(p, p.kvElements()).grid());
+        assertEquals(2048, NsaGpu.backwardChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0),
+                64), "32 MB of Q, dO and the dQ accumulator at G = 16, D = 128");
+        String before = System.getProperty(NsaGpu.Backward.PROPERTY);
+        System.setProperty(NsaGpu.Backward.PROPERTY, "atomics");
+        try {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Backward::configured);
+            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is 'atomics'; it must be gather or chunked", e.getMessage());
+            System.setProperty(NsaGpu.Backward.PROPERTY, " Chunked");
+            assertEquals(NsaGpu.Backward.CHUNKED, NsaGpu.Backward.configured());
+        } finally {
+            if (before == null) {
+                System.clearProperty(NsaGpu.Backward.PROPERTY);
+            } else {
+                System.setProperty(NsaGpu.Backward.PROPERTY, before);
+            }
+        }
     }
 
     @Test
@@ -286,6 +322,7 @@ class NsaGpuTest {
         try (NsaGpu gpu = NsaGpu.open()) {
             for (int n = 0; n < 24; n++) {
                 gpu.forwardOrder(NsaGpu.Forward.values()[n % 4]);  // tile, warp, block, auto
+                gpu.backwardOrder(NsaGpu.Backward.values()[(n / 4) % 2]);
                 long seed = master * 1_000_003L + n;
                 SplittableRandom rnd = new SplittableRandom(seed);
                 int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
