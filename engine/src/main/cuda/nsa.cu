@@ -420,19 +420,20 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
                           dv[2 * np + 1][2 * r + 1], t, valid);
             }
         }
-        return;
-    }
-    // epilogue: dK = scale * acc, dV = acc (zeros for a block no token chose)
+    } else {
+        // epilogue: dK = scale * acc, dV = acc (zeros for a block no token chose)
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const int kv = kv0 + r0 + g + 8 * r;
-        if (kv < Tn) {
-            T* k = dK + kvHead + (size_t)kv * D + 2 * t;
-            T* v = dV + kvHead + (size_t)kv * D + 2 * t;
+        for (int r = 0; r < 2; ++r) {
+            const int kv = kv0 + r0 + g + 8 * r;
+            if (kv < Tn) {
+                T* k = dK + kvHead + (size_t)kv * D + 2 * t;
+                T* v = dV + kvHead + (size_t)kv * D + 2 * t;
 #pragma unroll
-            for (int d = 0; d < DB; ++d) {
-                *reinterpret_cast<uint32_t*>(k + d * 8) = Elem<T>::pack(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
-                *reinterpret_cast<uint32_t*>(v + d * 8) = Elem<T>::pack(dv[d][2 * r], dv[d][2 * r + 1]);
+                for (int d = 0; d < DB; ++d) {
+                    *reinterpret_cast<uint32_t*>(k + d * 8) =
+                        Elem<T>::pack(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
+                    *reinterpret_cast<uint32_t*>(v + d * 8) = Elem<T>::pack(dv[d][2 * r], dv[d][2 * r + 1]);
+                }
             }
         }
     }
@@ -772,7 +773,7 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
     T* sV = sK + BKV * D;
     T* sQ = sV + BKV * D;                                  // 2 stages of QS x D
     int* sTok = reinterpret_cast<int*>(sQ + 2 * QS * D);   // 2 stages: token of each row, -1 past the item
-    int* sOut = sTok + 2 * QS;                             // 2 stages: partial row (((b*T + t)*Hkv + hkv)*S + slot)*G + head
+    int* sOut = sTok + 2 * QS;  // 2 stages: partial row (((b * T + t) * Hkv + hkv) * S + slot) * G + head, -1 past
 
     const int tid = threadIdx.x;
     const int warp = tid >> 5;
