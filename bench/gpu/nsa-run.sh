@@ -122,6 +122,8 @@ if part blocksan && command -v compute-sanitizer >/dev/null; then
       --softcap 20 --heads 24 --kv-heads 1 --head-dim 128 --pass fwd,bwd 2>&1); rc=$?
   { echo "== memcheck block fwd + chunked bwd"; echo "$o"; } >>"$slog"
   echo "compute-sanitizer memcheck block fwd + chunked bwd: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY' | tail -1)" | tee -a "$summary"
+elif part blocksan; then
+  echo "compute-sanitizer not found" | tee -a "$summary"
 fi
 if ! part sanitizer; then
   part blocksan || echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
