@@ -7,10 +7,22 @@
 #   3. side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site): the same
 #      block_indices .npy for both; outputs and gradients cross-checked on one shape from `saw dump`; medians of saw's
 #      CUDA-event timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x)      (~100 s)
+#   4. (part `scored`) the T=32K shape on a top-S-of-block-scores selection, tile and warp orders           (~20 s)
+# The per-block forward (SAW_NSA_FWD=block: partial O per choice, then a merge) has parts of its own, for a short first
+# round (~110 s):
+#   blockverify  its verify matrix (G 1/4/16/24, block 32/64/128, D 64/128, S 8-32, bf16/fp16, softcap, scored, mask)
+#                (with NSA_BLOCK_BWD=chunked, the default, the backward is the chunked one: SAW_NSA_BWD=chunked)
+#   blocksan     compute-sanitizer memcheck of nsa_fwd_block + nsa_merge + nsa_bwd_chunked, small
+#   compare      with NSA_COMPARE_ORDERS="warp block" and NSA_SHAPES=quick: T=64K G=16 D=128, then G=4, G=8, D=64
+#                rows at T=32K while NSA_COMPARE_SECONDS lasts; NSA_DUMP_ORDER=block cross-checks that order with fla
+#                (the dump's backward follows SAW_NSA_BWD); NSA_BWD_CHUNKED=1 times the chunked backward in the
+#                block order's run (column "chunked" beside the gather backward's "saw bwd")
+#   e.g. NSA_PARTS="blockverify blocksan compare" NSA_COMPARE_ORDERS="warp block" NSA_SHAPES=quick \
+#        NSA_DUMP_ORDER=block NSA_BWD_CHUNKED=1 NSA_COMPARE_SECONDS=40 ./nsa-run.sh
 # Runs from a folder made by bench/gpu-pack.sh. Logs: $OUT/nsa/ (verify.log, sanitizer.log, compare.log,
-# saw-bench.jsonl, compare.json). Prints a summary table last. NSA_PARTS="verify sanitizer compare" picks parts.
+# saw-bench.jsonl, compare.json). Prints a summary table last. NSA_PARTS="verify sanitizer compare scored" picks parts.
 set -uo pipefail
-parts=" ${NSA_PARTS:-verify sanitizer compare} "
+parts=" ${NSA_PARTS:-verify sanitizer compare scored} "
 part() { [[ $parts == *" $1 "* ]]; }
 here=$(cd "$(dirname "$0")" && pwd)
 logs=${OUT:-$here}/nsa
@@ -74,10 +86,47 @@ echo "verify matrix: $vpass passed, $vfail failed" | tee -a "$summary"
 for f in "${vfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
 fi
 
+# ---- 1b. verify the per-block forward (SAW_NSA_FWD=block); fwd,bwd so the backward checks its LSE too -----------------
+if part blockverify; then
+vlog="$logs/verify-block.log"; : >"$vlog"
+# NSA_BLOCK_BWD=chunked (the default here) runs the chunked backward on the block forward's O and LSE; =gather the old one
+bwd=${NSA_BLOCK_BWD:-chunked}
+bpass=0; bfail=0; bfailed=()
+vb() {
+  local o rc
+  o=$(SAW_NSA_FWD=block SAW_NSA_BWD=$bwd timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
+  { echo "== fwd=block bwd=$bwd $*"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
+  if [[ $rc == 0 ]]; then bpass=$((bpass + 1)); else bfail=$((bfail + 1)); bfailed+=("$*"); fi
+  printf '%-4s block/%s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$bwd" "$*" \
+    "$(echo "$o" | awk '$1=="O"||$1=="LSE"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
+  [[ $rc == 0 ]] || echo "$o" | tail -6
+}
+#                  block            S            G: heads/kv-heads           D               dtype        extra
+vb --nsa random --nsa-block 64  --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 2048
+vb --nsa random --nsa-block 32  --nsa-s 32 --heads 16 --kv-heads 4 --head-dim 64  --dtype fp16 --seq 1500
+vb --nsa random --nsa-block 128 --nsa-s 16 --heads 4  --kv-heads 4 --head-dim 128 --dtype fp16 --seq 2500
+vb --nsa random --nsa-block 64  --nsa-s 32 --heads 16 --kv-heads 1 --head-dim 64  --dtype bf16 --seq 3000 --softcap 30
+vb --nsa random --nsa-block 128 --nsa-s 32 --heads 8  --kv-heads 2 --head-dim 128 --dtype bf16 --seq 1000 --batch 2
+vb --nsa random --nsa-block 64  --nsa-s 8  --heads 48 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 1100
+vb --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
+vb 'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
+echo "verify matrix, per-block forward + $bwd backward: $bpass passed, $bfail failed" | tee -a "$summary"
+for f in "${bfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
+fi
+
 # ---- 2. compute-sanitizer -----------------------------------------------------------------------------------------
 slog="$logs/sanitizer.log"; : >"$slog"
+if part blocksan && command -v compute-sanitizer >/dev/null; then
+  o=$(SAW_NSA_FWD=block SAW_NSA_BWD=chunked timeout 80 compute-sanitizer --tool memcheck --error-exitcode 9 "$here/runtime/bin/java" \
+      -cp "$here/lib/*" saw.app.Main verify --nsa random --seq 300 --dtype bf16 --nsa-block 32 --nsa-s 6 --backend gpu \
+      --softcap 20 --heads 24 --kv-heads 1 --head-dim 128 --pass fwd,bwd 2>&1); rc=$?
+  { echo "== memcheck block fwd + chunked bwd"; echo "$o"; } >>"$slog"
+  echo "compute-sanitizer memcheck block fwd + chunked bwd: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY' | tail -1)" | tee -a "$summary"
+elif part blocksan; then
+  echo "compute-sanitizer not found" | tee -a "$summary"
+fi
 if ! part sanitizer; then
-  echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
+  part blocksan || echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
 elif command -v compute-sanitizer >/dev/null; then
   # G = 4 takes the tile forward (auto), then the backward; G = 24 the warp forward (two warps per token, one padded)
   san() {
@@ -90,6 +139,7 @@ elif command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     san $tool "tile fwd + bwd" --heads 8 --kv-heads 2 --head-dim 64 --pass fwd,bwd
     (export SAW_NSA_FWD=warp; san $tool "warp fwd" --heads 24 --kv-heads 1 --head-dim 128 --pass fwd)
+    (export SAW_NSA_FWD=block; san $tool "block fwd + bwd" --heads 24 --kv-heads 1 --head-dim 128 --pass fwd,bwd)
   done
 else
   echo "compute-sanitizer not found" | tee -a "$summary"
@@ -139,15 +189,16 @@ def indices(B, T, H, S, BS, seed):
     cnt = (idx >= 0).sum(-1)
     return idx.to(torch.int32), cnt.to(torch.int32)
 
-def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order="tile", passes="fwd,bwd"):
+def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order="tile", passes="fwd,bwd", bwd="gather"):
     out = os.path.join(work, "row.jsonl")
     cmd = [saw, "bench", "--nsa", idx_path, "--nsa-counts", cnt_path, "--nsa-block", str(BS), "--heads", str(HQ),
            "--head-dim", str(D), "--dtype", dtype, "--backend", "gpu", "--pass", passes, "--warmup", "3",
            "--reps", str(reps), "--out", out]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150, env=dict(os.environ, SAW_NSA_FWD=order))
-    log.write(" ".join(cmd) + "\n" + p.stdout + p.stderr + "\n"); log.flush()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150,
+                       env=dict(os.environ, SAW_NSA_FWD=order, SAW_NSA_BWD=bwd))
+    log.write(f"SAW_NSA_FWD={order} SAW_NSA_BWD={bwd} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n"); log.flush()
     if p.returncode != 0:
-        say("saw bench failed:", p.stderr.strip()[-400:])
+        say(f"saw bench failed (fwd {order}, bwd {bwd}):", p.stderr.strip()[-400:])
         return None
     rows = [json.loads(l) for l in open(out)]
     with open(os.path.join(logs, "saw-bench.jsonl"), "a") as f:
@@ -183,8 +234,11 @@ def cross_check(B, T, HQ, H, D, BS, S, dtype):
     d = os.path.join(work, "dump")
     cmd = [saw, "dump", "--nsa", ip, "--nsa-counts", cp, "--nsa-block", str(BS), "--heads", str(HQ), "--head-dim", str(D),
            "--dtype", dtype, "--backend", "gpu", "--pass", "bwd", "--seed", "3", "--out", d]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
-    log.write(" ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
+    dump_order = os.environ.get("NSA_DUMP_ORDER", "auto")
+    dump_bwd = "chunked" if os.environ.get("NSA_BWD_CHUNKED") == "1" else "gather"
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150,
+                       env=dict(os.environ, SAW_NSA_FWD=dump_order, SAW_NSA_BWD=dump_bwd))
+    log.write(f"SAW_NSA_FWD={dump_order} SAW_NSA_BWD={dump_bwd} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
     if p.returncode != 0:
         say("saw dump failed:", p.stderr.strip()[-400:])
         return None
@@ -207,7 +261,8 @@ def cross_check(B, T, HQ, H, D, BS, S, dtype):
 rows = []
 xc = cross_check(1, 4096, 64, 4, 128, 64, 16, "bf16")
 if xc is not None:
-    say("cross-check saw vs fla, B=1 T=4096 HQ=64 Hkv=4 D=128 block 64 S=16 bf16, relative error:",
+    say(f"cross-check saw (forward {os.environ.get('NSA_DUMP_ORDER', 'auto')}, backward "
+        f"{'chunked' if os.environ.get('NSA_BWD_CHUNKED') == '1' else 'gather'}) vs fla, B=1 T=4096 HQ=64 Hkv=4 D=128 block 64 S=16 bf16, relative error:",
         "  ".join(f"{k} {v:.2e}" for k, v in xc.items()))
 
 shapes = [  # B, T, HQ, H, D, BS, S
@@ -217,6 +272,13 @@ shapes = [  # B, T, HQ, H, D, BS, S
     (1, 32768, 64, 4, 64, 64, 16),                                   # D = 64
     (1, 32768, 32, 4, 128, 64, 16), (1, 32768, 16, 4, 128, 64, 16),  # G = 8, G = 4
 ]
+if os.environ.get("NSA_SHAPES", "all") == "quick":  # the first round: the headline shape, then G = 4, G = 8, D = 64
+    shapes = [(1, 65536, 64, 4, 128, 64, 16), (1, 32768, 16, 4, 128, 64, 16), (1, 32768, 32, 4, 128, 64, 16),
+              (1, 32768, 64, 4, 64, 64, 16)]
+orders = os.environ.get("NSA_COMPARE_ORDERS", "tile warp").split()
+bwd_order = "warp" if "warp" in orders else orders[0]  # the backward does not depend on the order; timed once
+# NSA_BWD_CHUNKED=1: the first other forward order's run also times the chunked backward (SAW_NSA_BWD=chunked)
+chunked_order = next((o for o in orders if o != bwd_order), None) if os.environ.get("NSA_BWD_CHUNKED") == "1" else None
 budget = time.time() + float(os.environ.get("NSA_COMPARE_SECONDS", "110"))
 for (B, T, HQ, H, D, BS, S) in shapes:
     if time.time() > budget:
@@ -225,18 +287,25 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     ip, cp = os.path.join(work, "i.npy"), os.path.join(work, "c.npy")
     np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
     reps = 10 if B * T <= 65536 else 5
-    s = saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order="warp")  # the warp forward and the backward
-    st = saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order="tile", passes="fwd")
+    runs = {o: saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order=o,
+                         passes="fwd,bwd" if o in (bwd_order, chunked_order) else "fwd",
+                         bwd="chunked" if o == chunked_order else "gather")
+            for o in orders}
+    c = runs[chunked_order] if chunked_order else None
+    s = runs[bwd_order]
+    anyrun = next((x for x in runs.values() if x), None)
     q = torch.randn(B, T, HQ, D, device=dev, dtype=torch.bfloat16)
     k = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
     v = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
     tf, tb, err = fla_times(q, k, v, idx, cnt, BS, D ** -0.5)
     del q, k, v; torch.cuda.empty_cache()
     r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S,
-             pairs=s["fwd"]["selected_pairs"] if s else None,
-             saw_fwd=st["fwd"]["median_ms"] if st else None, saw_bwd=s["bwd"]["median_ms"] if s else None,
-             saw_fwd_warp=s["fwd"]["median_ms"] if s else None,
+             pairs=anyrun["fwd"]["selected_pairs"] if anyrun else None,
+             saw_bwd=s["bwd"]["median_ms"] if s else None,
+             saw_bwd_chunked=c["bwd"]["median_ms"] if c else None,
              fla_fwd=tf, fla_bwd=tb, fla_error=err)
+    for o in orders:
+        r["saw_fwd_" + o] = runs[o]["fwd"]["median_ms"] if runs[o] else None
     rows.append(r)
     say(json.dumps(r))
 json.dump(rows, open(os.path.join(logs, "compare.json"), "w"), indent=1)
@@ -245,22 +314,25 @@ def f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
 say("")
 say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; x = fla / best saw; "
-    "TFLOP/s useful; tile / warp = SAW_NSA_FWD orders)")
-say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | {'tile':>8} {'warp':>8} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | "
-    f"{'saw bwd':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note")
+    "TFLOP/s useful; " + " / ".join(orders) + " = SAW_NSA_FWD orders)")
+say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | " + " ".join(f"{o:>8}" for o in orders) +
+    f" {'fla fwd':>8} {'x':>5} {'TF/s':>6} | {'saw bwd':>8} {'chunked':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note")
 for r in rows:
     fl = 4.0 * r["D"] * r["pairs"] if r["pairs"] else None
     sp = lambda a, b: None if a is None or b is None else b / a
     tfs = lambda ms, m: None if ms is None or fl is None else m * fl / (ms * 1e-3) / 1e12
-    best = min([x for x in (r['saw_fwd'], r['saw_fwd_warp']) if x is not None], default=None)
-    say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | {f(r['saw_fwd']):>8} {f(r['saw_fwd_warp']):>8} "
-        f"{f(r['fla_fwd']):>8} {f(sp(best, r['fla_fwd'])):>5} {f(tfs(best, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
-        f"{f(r['fla_bwd']):>8} {f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | "
+    best = min([r["saw_fwd_" + o] for o in orders if r["saw_fwd_" + o] is not None], default=None)
+    bbest = min([x for x in (r["saw_bwd"], r["saw_bwd_chunked"]) if x is not None], default=None)
+    say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | " +
+        " ".join(f"{f(r['saw_fwd_' + o]):>8}" for o in orders) + f" {f(r['fla_fwd']):>8} {f(sp(best, r['fla_fwd'])):>5} {f(tfs(best, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
+        f"{f(r['saw_bwd_chunked']):>8} {f(r['fla_bwd']):>8} {f(sp(bbest, r['fla_bwd'])):>5} {f(tfs(bbest, 2.5), '{:.0f}'):>6} | "
         f"{r['fla_error'][:60]}")
 PY
 if part compare; then
 echo
 timeout 170 python3 "$work/compare.py" "$here/saw" "$work" "$logs" | tail -14 | tee -a "$summary"
+fi
+if part scored; then
 # the same shape with a selection whose neighbouring tokens agree (top-S of block scores): how much the 64-row tiles'
 # shared block loads buy over random selections (saw only: fla's time does not depend on sharing)
 o=$(SAW_NSA_FWD=tile timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 \

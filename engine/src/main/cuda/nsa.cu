@@ -2,7 +2,8 @@
 // of kv-blocks (block_indices [B, T, Hkv, S]), causally (key <= t), shared by the G = H / Hkv query heads of the
 // group. Q, K, V, O, dO, dQ, dK, dV use saw's head-major layout [B, heads, T, D]; LSE and Dsum are [B, H, T].
 //
-// Two forward loop orders (NsaGpu.Forward; AUTO = forGroup: warp for G >= 4, tile below) and one backward:
+// Three forward loop orders (NsaGpu.Forward; AUTO = forGroup: warp for G >= 4, tile below; block on request) and one
+// backward:
 //   nsa_fwd_*  tile order. Rows: a (b, hkv) plane has T * G query rows, row = token * G + head-in-group, so the G
 //              heads of one token are adjacent; one CTA per 64-row tile (the MMA's M dimension: for G = 16 four whole
 //              tokens, for G = 1 sixty-four) walks the union of the kv-blocks its rows' tokens chose (built on the
@@ -10,6 +11,8 @@
 //              choose a block skips its math; the K/V loads are shared by the whole tile, never loaded twice.
 //   nsa_fwd_warp_*  warp order (at the end of the file): one warp per (token, 16 heads) streaming the token's own
 //              blocks from block_indices / block_counts, no tables, no CTA barriers.
+//   nsa_fwd_block_* + nsa_merge_*  per-block order (after the warp order): K and V once per kv-block, a partial O and
+//              (max, sum) per (token, head, choice) written once, then a per-row merge into O and LSE.
 //   nsa_bwd_*  one CTA per (b, hkv, kv-block): K and V stay in shared memory while it gathers, 64 rows (of the same
 //              row layout) at a time, the rows of the tokens that chose the block (reverse index, built on the host),
 //              accumulating dK and dV in registers (no atomics); dQ is added to an fp32 accumulator with vector
@@ -216,13 +219,16 @@ __device__ __forceinline__ void nsa_fwd(const T* __restrict__ Q, const T* __rest
     }
 }
 
-template <typename T, int D, int BKV, bool CAPPED>
+// item: plane * nkv + kv-block; its rows are the tokens colTok[begin .. end) x G heads. With SPLIT (the chunked order:
+// one block's tokens spread over several items) dK and dV are added to fp32 accumulators dKacc / dVacc (unscaled)
+// instead of stored, and converted afterwards.
+template <typename T, int D, int BKV, bool CAPPED, bool SPLIT>
 __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
                                         const T* __restrict__ dO, const float* __restrict__ LSE,
                                         const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-                                        T* __restrict__ dV, const int* __restrict__ order, const int* __restrict__ colPtr,
-                                        const int* __restrict__ colTok, int H, int Hkv, int Tn, int nkv, float scale,
-                                        float softcap) {
+                                        T* __restrict__ dV, float* __restrict__ dKacc, float* __restrict__ dVacc,
+                                        int item, int begin, int end, const int* __restrict__ colTok, int H, int Hkv,
+                                        int Tn, int nkv, float scale, float softcap) {
     constexpr int QS = NSA_ROWS;
     constexpr int WARPS = BKV / 16;
     constexpr int THREADS = WARPS * 32;
@@ -248,15 +254,13 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
     const int g = lane >> 2;
     const int t = lane & 3;
 
-    const int item = order[blockIdx.x];
     const int kb = item % nkv;
     const int plane = item / nkv;
     const int b = plane / Hkv;
     const int hkv = plane % Hkv;
     const int G = H / Hkv;
     const int kv0 = kb * BKV;
-    const int begin = colPtr[item];
-    const long long rows = (long long)(colPtr[item + 1] - begin) * G;
+    const long long rows = (long long)(end - begin) * G;
     const int steps = (int)((rows + QS - 1) / QS);
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
@@ -401,17 +405,35 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
         __syncthreads();
     }
 
-    // epilogue: dK = scale * acc, dV = acc (zeros for a block no token chose)
+    if constexpr (SPLIT) {
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const int kv = kv0 + r0 + g + 8 * r;
-        if (kv < Tn) {
-            T* k = dK + kvHead + (size_t)kv * D + 2 * t;
-            T* v = dV + kvHead + (size_t)kv * D + 2 * t;
+        for (int r = 0; r < 2; ++r) {
+            const int kv = kv0 + r0 + g + 8 * r;
+            const bool valid = kv < Tn;
+            float* k = dKacc + kvHead + (size_t)(valid ? kv : 0) * D;
+            float* v = dVacc + kvHead + (size_t)(valid ? kv : 0) * D;
 #pragma unroll
-            for (int d = 0; d < DB; ++d) {
-                *reinterpret_cast<uint32_t*>(k + d * 8) = Elem<T>::pack(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
-                *reinterpret_cast<uint32_t*>(v + d * 8) = Elem<T>::pack(dv[d][2 * r], dv[d][2 * r + 1]);
+            for (int np = 0; np < DB / 2; ++np) {
+                add4_pair(k + np * 16, dk[2 * np][2 * r], dk[2 * np][2 * r + 1], dk[2 * np + 1][2 * r],
+                          dk[2 * np + 1][2 * r + 1], t, valid);
+                add4_pair(v + np * 16, dv[2 * np][2 * r], dv[2 * np][2 * r + 1], dv[2 * np + 1][2 * r],
+                          dv[2 * np + 1][2 * r + 1], t, valid);
+            }
+        }
+    } else {
+        // epilogue: dK = scale * acc, dV = acc (zeros for a block no token chose)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int kv = kv0 + r0 + g + 8 * r;
+            if (kv < Tn) {
+                T* k = dK + kvHead + (size_t)kv * D + 2 * t;
+                T* v = dV + kvHead + (size_t)kv * D + 2 * t;
+#pragma unroll
+                for (int d = 0; d < DB; ++d) {
+                    *reinterpret_cast<uint32_t*>(k + d * 8) =
+                        Elem<T>::pack(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
+                    *reinterpret_cast<uint32_t*>(v + d * 8) = Elem<T>::pack(dv[d][2 * r], dv[d][2 * r + 1]);
+                }
             }
         }
     }
@@ -431,14 +453,31 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc, T* dK,   \
         T* dV, const int* order, const int* colPtr, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale,   \
         float softcap) {                                                                                             \
-        saw::nsa_bwd<T, D, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, order, colPtr, colTok, H, Hkv, Tn, nkv, \
-                                        scale, softcap);                                                             \
+        const int item = order[blockIdx.x];                                                                          \
+        saw::nsa_bwd<T, D, BKV, CAPPED, false>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, nullptr, nullptr, item,          \
+                                               colPtr[item], colPtr[item + 1], colTok, H, Hkv, Tn, nkv, scale,       \
+                                               softcap);                                                             \
+    }
+
+// The chunked order: items (plane * nkv + kv-block, begin, end) of nsa_fwd_block's work list, so the Q and dO rows
+// gathered and the dQ rows added to by the CTAs resident at one time lie in one token chunk (L2); dK and dV go to fp32
+// accumulators (a block's tokens are spread over the chunks) and are converted by bwd_dq_* afterwards.
+#define SAW_NSA_BWD_CHUNKED(NAME, T, D, BKV, CAPPED)                                                                   \
+    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) NAME(                                                \
+        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,           \
+        float* dKacc, float* dVacc, const int* items, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale, \
+        float softcap) {                                                                                             \
+        saw::nsa_bwd<T, D, BKV, CAPPED, true>(Q, K, V, dO, LSE, Dsum, dQacc, nullptr, nullptr, dKacc, dVacc,           \
+                                              items[3 * blockIdx.x], items[3 * blockIdx.x + 1],                      \
+                                              items[3 * blockIdx.x + 2], colTok, H, Hkv, Tn, nkv, scale, softcap);   \
     }
 
 #define SAW_NSA_BLOCK(TN, T, D, BKV)                                  \
     SAW_NSA_FWD(TN, T, D, BKV)                                        \
     SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV, T, D, BKV, false)       \
-    SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
+    SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true) \
+    SAW_NSA_BWD_CHUNKED(nsa_bwd_chunked_##TN##_d##D##_b##BKV, T, D, BKV, false) \
+    SAW_NSA_BWD_CHUNKED(nsa_bwd_chunked_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
 
 #define SAW_NSA_BLOCKS(TN, T, D)     \
     SAW_NSA_BLOCK(TN, T, D, 32)      \
@@ -698,3 +737,305 @@ SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 64)
 SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 128)
 SAW_NSA_WARP_BLOCKS(fp16, __half, 64)
 SAW_NSA_WARP_BLOCKS(fp16, __half, 128)
+
+// ---- per-block forward (NSA_FWD=block): K and V once per kv-block, a partial O per choice, then a per-row merge ----
+//   nsa_fwd_block_*  one CTA per work item (b, hkv, kv-block, a range of the tokens that chose it; host-built by
+//                    NsaTables.blockItems, plane-major then token chunk then block, so the Q rows the CTAs running at
+//                    one time gather stay in L2). K and V of the block sit in shared memory for the whole item; the
+//                    item's rows (entry * G + head, the backward's gather) come 64 at a time, double-buffered. Each
+//                    warp's 16 rows get the whole block's scores at once (causal: key <= token; softcap), their own
+//                    max and sum, and P V / sum is written once, in T, to the row's slot of the partial buffer
+//                    [B, T, Hkv, S, G, D] with (max * log2e-scale, sum) in [B, T, Hkv, S, G] float2: no atomics, each
+//                    (token, head, slot) has exactly one writer.
+//   nsa_merge_*      one warp per (b, hkv, token, head): the S partials of the row weighed by sum * 2^(max - M) into
+//                    O and LSE, reading block_indices / block_counts to know which slots were written.
+// Bytes per choice at D = 128, G = 16: Q 4 KB (mostly from L2: the token chunks), partial 4 KB written + 4 KB read,
+// against 32 KB of K and V per choice for the warp order.
+
+namespace saw {
+
+constexpr int NSA_BLOCK_WARPS = 4;
+
+template <typename T, int D, int BKV>
+__device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                              T* __restrict__ Opart, float2* __restrict__ ML,
+                                              const int* __restrict__ items, const int* __restrict__ colTok,
+                                              const int* __restrict__ colSlot, int H, int Hkv, int Tn, int nkv, int S,
+                                              float scale, float softcap) {
+    constexpr int QS = NSA_ROWS;
+    constexpr int THREADS = NSA_BLOCK_WARPS * 32;
+    constexpr int NB = BKV / 8;
+    constexpr int DB = D / 8;
+    constexpr int CHUNKS = D / 8;
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    T* sK = reinterpret_cast<T*>(smem);
+    T* sV = sK + BKV * D;
+    T* sQ = sV + BKV * D;                                  // 2 stages of QS x D
+    int* sTok = reinterpret_cast<int*>(sQ + 2 * QS * D);   // 2 stages: token of each row, -1 past the item
+    int* sOut = sTok + 2 * QS;  // 2 stages: partial row (((b * T + t) * Hkv + hkv) * S + slot) * G + head, -1 past
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+
+    const int entry = items[3 * blockIdx.x];  // plane * nkv + kv-block
+    const int begin = items[3 * blockIdx.x + 1];
+    const int end = items[3 * blockIdx.x + 2];
+    const int kb = entry % nkv;
+    const int plane = entry / nkv;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int G = H / Hkv;
+    const int kv0 = kb * BKV;
+    const int rows = (end - begin) * G;
+    const int steps = (rows + QS - 1) / QS;
+
+    const bool capped = softcap > 0.f;
+    const float sl2 = capped ? LOG2E : scale * LOG2E;
+    const float capIn = capped ? scale / softcap : 0.f;
+
+    auto loadStep = [&](int step, int stage) {
+        for (int i = tid; i < QS * CHUNKS; i += THREADS) {
+            const int r = i / CHUNKS;
+            const int c = i % CHUNKS;
+            const int idx = step * QS + r;
+            const bool valid = idx < rows;
+            long long off = 0;
+            if (valid) {
+                const int token = colTok[begin + idx / G];
+                off = (((long long)b * H + hkv * G + idx % G) * Tn + token) * D + c * 8;
+            }
+            cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, c)), Q + off, valid);
+        }
+        for (int r = tid; r < QS; r += THREADS) {
+            const int idx = step * QS + r;
+            int token = -1;
+            int out = -1;
+            if (idx < rows) {
+                const int e = begin + idx / G;
+                token = colTok[e];
+                out = ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + idx % G;
+            }
+            sTok[stage * QS + r] = token;
+            sOut[stage * QS + r] = out;
+        }
+    };
+
+    const size_t kvHead = (size_t)plane * Tn * D;
+    load_tile<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
+    load_tile<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    if (steps > 0) loadStep(0, 0);
+    cp_async_commit();
+
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+
+        T* tQ = sQ + stage * QS * D;
+        const int* tTok = sTok + stage * QS;
+        const int* tOut = sOut + stage * QS;
+        float s[NB][4];
+#pragma unroll
+        for (int n = 0; n < NB; ++n) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
+        }
+        if (tTok[warp * 16] >= 0) {  // rows are filled in order: a warp whose first row is past the item has none
+#pragma unroll
+            for (int kc = 0; kc < D / 16; ++kc) {
+                uint32_t a[4];
+                ldmatrix_x4(a, addr_a_order<D>(tQ, warp * 16, kc * 2, lane));
+#pragma unroll
+                for (int n2 = 0; n2 < NB / 2; ++n2) {
+                    uint32_t bk[4];
+                    ldmatrix_x4(bk, addr_b_order<D>(sK, n2 * 16, kc * 2, lane));
+                    Elem<T>::mma(s[2 * n2], a, bk[0], bk[1]);
+                    Elem<T>::mma(s[2 * n2 + 1], a, bk[2], bk[3]);
+                }
+            }
+            float mlog[2];
+            float sum[2];
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int last = tTok[warp * 16 + g + 8 * r];  // keys past the token are masked (causal); -1: no row
+                float mx = -INFINITY;
+#pragma unroll
+                for (int n = 0; n < NB; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        float z = s[n][2 * r + e];
+                        if (capped) z = softcap * tanhf(z * capIn);
+                        const int key = kv0 + n * 8 + 2 * t + e;
+                        z = key <= last ? z : -INFINITY;
+                        s[n][2 * r + e] = z;
+                        mx = fmaxf(mx, z);
+                    }
+                }
+                mx = quad_max(mx);
+                const float base = mx == -INFINITY ? 0.f : mx * sl2;
+                float l = 0.f;
+#pragma unroll
+                for (int n = 0; n < NB; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const float p = exp2_approx(fmaf(s[n][2 * r + e], sl2, -base));
+                        s[n][2 * r + e] = p;
+                        l += p;
+                    }
+                }
+                sum[r] = quad_sum(l);
+                mlog[r] = mx == -INFINITY ? -INFINITY : base;
+            }
+            float o[DB][4];
+#pragma unroll
+            for (int d = 0; d < DB; ++d) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) o[d][e] = 0.f;
+            }
+            warp_sb_add<T, D, BKV, NB>(o, s, sV, lane);
+            // stage P V / sum in this warp's own 16 Q rows (no other warp reads them), then 16-byte stores
+            __syncwarp();
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int row = warp * 16 + g + 8 * r;
+                const float inv = sum[r] > 0.f ? 1.f / sum[r] : 0.f;
+#pragma unroll
+                for (int d = 0; d < DB; ++d) {
+                    *reinterpret_cast<uint32_t*>(tQ + Swizzled<D>::elem(row, d * 8 + 2 * t)) =
+                        Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
+                }
+                const int out = tOut[row];
+                if (t == 0 && out >= 0) ML[out] = make_float2(mlog[r], sum[r]);
+            }
+            __syncwarp();
+#pragma unroll
+            for (int i = lane; i < 16 * CHUNKS; i += 32) {
+                const int row = warp * 16 + i / CHUNKS;
+                const int c = i % CHUNKS;
+                const int out = tOut[row];
+                if (out >= 0) {
+                    *reinterpret_cast<uint4*>(Opart + (size_t)out * D + c * 8) =
+                        *reinterpret_cast<const uint4*>(tQ + Swizzled<D>::chunk(row, c));
+                }
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// One warp per (b, hkv, token, head): O = sum_s w_s O_s / W with w_s = l_s 2^(m_s - M), W = sum_s w_s, M = max_s m_s,
+// LSE = (M + log2 W) ln 2; slots with l_s = 0 (nothing at or before the token) count for nothing.
+template <typename T, int D>
+__device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const float2* __restrict__ ML,
+                                          const int* __restrict__ indices, const int* __restrict__ counts,
+                                          T* __restrict__ O, float* __restrict__ LSE, int Bn, int H, int Hkv, int Tn,
+                                          int S) {
+    constexpr int PER = D / 32;  // elements per lane: 4 at D = 128, 2 at D = 64
+    const int lane = threadIdx.x & 31;
+    const long long item = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int G = H / Hkv;
+    if (item >= (long long)Bn * H * Tn) return;
+    // item order: b, hkv, token, head, so a warp's neighbours read the same (token, hkv)'s partials
+    const int head = (int)(item % G);
+    const int token = (int)(item / G % Tn);
+    const int plane = (int)(item / ((long long)G * Tn));  // b * Hkv + hkv
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const long long sel = ((long long)b * Tn + token) * Hkv + hkv;
+    const int count = min(__ldg(counts + sel), S);
+    const int* list = indices + sel * S;
+
+    // lane j holds slot s0 + j's (max, sum): one load per 32 slots instead of a dependent chain per slot
+    auto slotMs = [&](int s) -> float2 {
+        float2 ml = make_float2(-INFINITY, 0.f);
+        if (s < count && __ldg(list + s) >= 0) ml = ML[(sel * S + s) * G + head];
+        if (!(ml.y > 0.f)) ml = make_float2(-INFINITY, 0.f);  // a slot whose keys were all past the token
+        return ml;
+    };
+    float M = -INFINITY;
+    for (int s0 = 0; s0 < count; s0 += 32) M = fmaxf(M, slotMs(s0 + lane).x);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, off));
+    float acc[PER];
+#pragma unroll
+    for (int e = 0; e < PER; ++e) acc[e] = 0.f;
+    float W = 0.f;
+    if (M != -INFINITY) {
+        for (int s0 = 0; s0 < count; s0 += 32) {
+            const float2 ml = slotMs(s0 + lane);
+            const float wl = ml.y > 0.f ? ml.y * exp2_approx(ml.x - M) : 0.f;
+            W += wl;
+            const int n = min(32, count - s0);
+            // the loads do not depend on each other (an unwritten slot is read and then dropped by the select, never
+            // multiplied: its memory may hold NaN), so unrolling keeps several in flight per warp
+#pragma unroll 4
+            for (int j = 0; j < n; ++j) {
+                const float w = __shfl_sync(0xffffffffu, wl, j);
+                const T* src = Opart + ((sel * S + s0 + j) * G + head) * D + lane * PER;
+                float v[PER];
+                if constexpr (PER == 4) {
+                    const uint2 u = *reinterpret_cast<const uint2*>(src);
+                    const float2 a = Elem<T>::unpack(u.x);
+                    const float2 c = Elem<T>::unpack(u.y);
+                    v[0] = a.x;
+                    v[1] = a.y;
+                    v[2] = c.x;
+                    v[3] = c.y;
+                } else {
+                    const float2 a = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(src));
+                    v[0] = a.x;
+                    v[1] = a.y;
+                }
+#pragma unroll
+                for (int e = 0; e < PER; ++e) acc[e] = w > 0.f ? fmaf(w, v[e], acc[e]) : acc[e];
+            }
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) W += __shfl_xor_sync(0xffffffffu, W, off);
+    }
+    const float inv = W > 0.f ? 1.f / W : 0.f;
+    const size_t row = ((size_t)b * H + hkv * G + head) * Tn + token;
+    T* dst = O + row * D + lane * PER;
+    if constexpr (PER == 4) {
+        uint2 v;
+        v.x = Elem<T>::pack(acc[0] * inv, acc[1] * inv);
+        v.y = Elem<T>::pack(acc[2] * inv, acc[3] * inv);
+        *reinterpret_cast<uint2*>(dst) = v;
+    } else {
+        *reinterpret_cast<uint32_t*>(dst) = Elem<T>::pack(acc[0] * inv, acc[1] * inv);
+    }
+    if (lane == 0) LSE[row] = W > 0.f ? (M + __log2f(W)) * LN2 : -INFINITY;
+}
+
+}  // namespace saw
+
+#define SAW_NSA_BLOCK_FWD(TN, T, D, BKV)                                                                              \
+    extern "C" __global__ void __launch_bounds__(saw::NSA_BLOCK_WARPS * 32) nsa_fwd_block_##TN##_d##D##_b##BKV(      \
+        const T* Q, const T* K, const T* V, T* Opart, float2* ML, const int* items, const int* colTok,                 \
+        const int* colSlot, int H, int Hkv, int Tn, int nkv, int S, float scale, float softcap) {                    \
+        saw::nsa_fwd_block<T, D, BKV>(Q, K, V, Opart, ML, items, colTok, colSlot, H, Hkv, Tn, nkv, S, scale, softcap); \
+    }
+
+#define SAW_NSA_MERGE(TN, T, D)                                                                                      \
+    extern "C" __global__ void nsa_merge_##TN##_d##D(const T* Opart, const float2* ML, const int* indices,            \
+                                                     const int* counts, T* O, float* LSE, int B, int H, int Hkv,     \
+                                                     int Tn, int S) {                                                \
+        saw::nsa_merge<T, D>(Opart, ML, indices, counts, O, LSE, B, H, Hkv, Tn, S);                                  \
+    }
+
+#define SAW_NSA_BLOCK_FWDS(TN, T, D) \
+    SAW_NSA_BLOCK_FWD(TN, T, D, 32)  \
+    SAW_NSA_BLOCK_FWD(TN, T, D, 64)  \
+    SAW_NSA_BLOCK_FWD(TN, T, D, 128) \
+    SAW_NSA_MERGE(TN, T, D)
+
+SAW_NSA_BLOCK_FWDS(bf16, __nv_bfloat16, 64)
+SAW_NSA_BLOCK_FWDS(bf16, __nv_bfloat16, 128)
+SAW_NSA_BLOCK_FWDS(fp16, __half, 64)
+SAW_NSA_BLOCK_FWDS(fp16, __half, 128)

@@ -13,8 +13,9 @@ import saw.engine.nsa.NsaReference;
 import saw.engine.nsa.NsaSelection;
 
 /**
- * NSA selected attention on GPU 0 through nsa.cu: forward in one of two loop orders ({@link Forward}; by default a
- * warp per token streaming its own blocks for G >= 4, per 64-row tile over the union of its tokens' blocks below),
+ * NSA selected attention on GPU 0 through nsa.cu: forward in one of three loop orders ({@link Forward}; by default a
+ * warp per token streaming its own blocks for G >= 4, per 64-row tile over the union of its tokens' blocks below; per
+ * kv-block with a partial O per choice and a merge on request),
  * backward per kv-block over the tokens that chose it (tables from {@link NsaTables}, built on the host and not part
  * of the timed work). Not thread-safe.
  */
@@ -28,13 +29,18 @@ public final class NsaGpu implements NsaKernels {
         TILE,
         /** A warp per (token, 16 heads) streaming its own blocks (the NSA paper's order, nsa_fwd_warp_* in nsa.cu). */
         WARP,
+        /**
+         * Per kv-block over the tokens that chose it (K and V loaded once per block): a partial O and (max, sum) per
+         * (token, head, choice), written once, then a per-row merge (nsa_fwd_block_* and nsa_merge_* in nsa.cu).
+         */
+        BLOCK,
         /** {@link #forGroup}: the order predicted fastest for the problem's group size. */
         AUTO;
 
         public static final String PROPERTY = "saw.nsa.fwd";
         public static final String ENV = "SAW_NSA_FWD";
 
-        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile, warp or auto), else AUTO. */
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile, warp, block or auto), else AUTO. */
         public static Forward configured() {
             String v = System.getProperty(PROPERTY, System.getenv(ENV));
             if (v == null || v.isBlank()) {
@@ -45,7 +51,7 @@ public final class NsaGpu implements NsaKernels {
                     return f;
                 }
             }
-            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile, warp or auto");
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile, warp, block or auto");
         }
 
         /**
@@ -64,9 +70,38 @@ public final class NsaGpu implements NsaKernels {
         }
     }
 
+    /** The backward's work order; both gather per kv-block over the tokens that chose it. */
+    public enum Backward {
+        /** One CTA per kv-block, heaviest first, dK and dV in registers and stored (nsa_bwd_*). */
+        GATHER,
+        /**
+         * The per-block forward's work order (plane, token chunk, kv-block), so the gathered Q / dO rows and the dQ
+         * atomics stay in L2; a block's dK and dV are then added to fp32 accumulators (nsa_bwd_chunked_*).
+         */
+        CHUNKED;
+
+        public static final String PROPERTY = "saw.nsa.bwd";
+        public static final String ENV = "SAW_NSA_BWD";
+
+        /** From -Dsaw.nsa.bwd or SAW_NSA_BWD (gather or chunked), else GATHER. */
+        public static Backward configured() {
+            String v = System.getProperty(PROPERTY, System.getenv(ENV));
+            if (v == null || v.isBlank()) {
+                return GATHER;
+            }
+            for (Backward b : values()) {
+                if (b.name().equalsIgnoreCase(v.trim())) {
+                    return b;
+                }
+            }
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be gather or chunked");
+        }
+    }
+
     private final CudaDevice cuda;
     private final String description;
     private Forward forward = Forward.configured();
+    private Backward backwardOrder = Backward.configured();
 
     private NsaGpu(CudaDevice cuda, String description) {
         this.cuda = cuda;
@@ -80,6 +115,11 @@ public final class NsaGpu implements NsaKernels {
 
     public Forward forwardOrder() {
         return forward;
+    }
+
+    /** The backward work order from now on. */
+    public void backwardOrder(Backward order) {
+        this.backwardOrder = order;
     }
 
     /**
@@ -150,6 +190,78 @@ public final class NsaGpu implements NsaKernels {
                 WARP_WARPS * WARP_STAGES * 2 * WARP_KEYS * d * 2);
     }
 
+    static String blockName(DType t, int d, int block) {
+        return "nsa_fwd_block_" + t.label() + "_d" + d + "_b" + block;
+    }
+
+    static String mergeName(DType t, int d) {
+        return "nsa_merge_" + t.label() + "_d" + d;
+    }
+
+    /** Warps per CTA of nsa_fwd_block (NSA_BLOCK_WARPS in nsa.cu) and of nsa_merge (one warp per row). */
+    static final int BLOCK_WARPS = 4;
+    static final int MERGE_WARPS = 8;
+    /** Q bytes of one token chunk of the per-block forward's work order: what the resident CTAs keep in L2. */
+    static final long BLOCK_CHUNK_Q_BYTES = 16L << 20;
+    /** The most gathered rows (tokens x G) of one per-block work item. */
+    static final int BLOCK_ITEM_ROWS = 2048;
+
+    /** Tokens per chunk of the per-block forward's work order: {@link #BLOCK_CHUNK_Q_BYTES} of Q, at least one block. */
+    static int blockChunkTokens(AttentionProblem p, int block) {
+        int group = p.heads() / p.kvHeads();
+        long tokens = BLOCK_CHUNK_Q_BYTES / (2L * group * p.headDim());
+        return (int) Math.max(block, Math.min(p.seqQ(), tokens));
+    }
+
+    static int blockItemTokens(AttentionProblem p) {
+        return Math.max(1, BLOCK_ITEM_ROWS / (p.heads() / p.kvHeads()));
+    }
+
+    /** One CTA per work item; K and V of the block, two 64-row Q stages and their row tables in shared memory. */
+    static LaunchShape blockShape(AttentionProblem p, int block, int items) {
+        int d = p.headDim();
+        int rows = NsaTables.ROWS;
+        return new LaunchShape(blockName(p.dtype(), d, block), Math.max(1, items), BLOCK_WARPS * 32, (2 * block * d + 2 * rows * d) * 2
+                + 4 * rows * 4);
+    }
+
+    static LaunchShape mergeShape(AttentionProblem p) {
+        long rows = (long) p.batch() * p.heads() * p.seqQ();
+        return new LaunchShape(mergeName(p.dtype(), p.headDim()), (rows + MERGE_WARPS - 1) / MERGE_WARPS, MERGE_WARPS * 32, 0);
+    }
+
+    /** Partial rows of the per-block forward: one per (batch, token, kv head, slot, head of the group). */
+    static long partialRows(AttentionProblem p, NsaSelection sel) {
+        return (long) p.batch() * p.seqQ() * p.heads() * sel.maxSelected();
+    }
+
+    /** Q, dO and dQ-accumulator bytes of one token chunk of the chunked backward: what should stay in L2. */
+    static final long BWD_CHUNK_BYTES = 32L << 20;
+
+    static int backwardChunkTokens(AttentionProblem p, int block) {
+        int group = p.heads() / p.kvHeads();
+        long tokens = BWD_CHUNK_BYTES / (8L * group * p.headDim());
+        return (int) Math.max(block, Math.min(p.seqQ(), tokens));
+    }
+
+    static String chunkedName(DType t, int d, int block, boolean softcap) {
+        return "nsa_bwd_chunked_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
+    }
+
+    static LaunchShape chunkedShape(AttentionProblem p, int block, int items) {
+        LaunchShape gather = backwardShape(p, block, 1);
+        return new LaunchShape(chunkedName(p.dtype(), p.headDim(), block, p.softcap() > 0), Math.max(1, items),
+                gather.block(), gather.sharedBytes());
+    }
+
+    /** bwd_dq_* over {@code elements} fp32 values (two per thread): the chunked backward's dK and dV conversion. */
+    static LaunchShape convertShape(AttentionProblem p, long elements) {
+        long pairs = elements / 2;
+        return new LaunchShape("bwd_dq_" + p.dtype().label(),
+                (pairs + KernelCatalog.ELEMENTWISE_THREADS - 1) / KernelCatalog.ELEMENTWISE_THREADS,
+                KernelCatalog.ELEMENTWISE_THREADS, 0);
+    }
+
     static LaunchShape backwardShape(AttentionProblem p, int block, int numKvBlocks) {
         int d = p.headDim();
         int rows = NsaTables.ROWS;
@@ -166,9 +278,13 @@ public final class NsaGpu implements NsaKernels {
                 for (int b : BLOCKS) {
                     names.add(forwardName(t, d, b));
                     names.add(warpName(t, d, b));
+                    names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
+                    names.add(chunkedName(t, d, b, false));
+                    names.add(chunkedName(t, d, b, true));
                 }
+                names.add(mergeName(t, d));
             }
         }
         return names;
@@ -204,9 +320,13 @@ public final class NsaGpu implements NsaKernels {
         final LaunchShape fwd;
         final LaunchShape warp;
         final LaunchShape bwd;
+        final LaunchShape block;
+        final LaunchShape merge;
+        final LaunchShape chunked;
         final Forward order;
+        final boolean chunkedBackward;
 
-        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order) {
+        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order, Backward backwardOrder) {
             String why = unsupported(p, sel);
             if (why != null) {
                 throw new IllegalArgumentException(why);
@@ -214,10 +334,22 @@ public final class NsaGpu implements NsaKernels {
             this.p = p;
             this.sel = sel;
             this.order = order.resolve(p.heads() / p.kvHeads());
-            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), this.order == Forward.TILE, backward);
+            boolean perBlock = this.order == Forward.BLOCK;
+            if (perBlock && partialRows(p, sel) > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("the per-block NSA forward indexes its partials with 32 bits: batch x "
+                        + "tokens x heads x S = " + partialRows(p, sel) + " is past " + Integer.MAX_VALUE
+                        + "; use the warp or tile order (" + Forward.ENV + ")");
+            }
+            this.chunkedBackward = backward && backwardOrder == Backward.CHUNKED;
+            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), this.order == Forward.TILE, backward,
+                    perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
+                    chunkedBackward ? backwardChunkTokens(p, sel.blockSize()) : 0, blockItemTokens(p));
             this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
             this.warp = warpShape(p, sel.blockSize());
             this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());
+            this.block = blockShape(p, sel.blockSize(), tables.items.length / 3);
+            this.merge = mergeShape(p);
+            this.chunked = chunkedShape(p, sel.blockSize(), tables.bwdItems.length / 3);
         }
     }
 
@@ -232,10 +364,19 @@ public final class NsaGpu implements NsaKernels {
         final DeviceBuffer colTok;
         final DeviceBuffer indices;
         final DeviceBuffer counts;
+        final DeviceBuffer colSlot;
+        final DeviceBuffer items;
+        final DeviceBuffer partialO;
+        final DeviceBuffer partialMaxSum;
+        final DeviceBuffer bwdItems;
+        final DeviceBuffer dKacc;
+        final DeviceBuffer dVacc;
 
         DeviceTables(CudaDevice cuda, Plan plan) {
             NsaTables t = plan.tables;
-            boolean selection = plan.order == Forward.WARP;
+            boolean perBlock = plan.order == Forward.BLOCK;
+            boolean selection = plan.order == Forward.WARP || perBlock;
+            long partials = perBlock ? partialRows(plan.p, plan.sel) : 0;
             try {
                 tilePtr = add(cuda.upload("NSA tile pointers", t.tilePtr));
                 tileBlk = add(cuda.upload("NSA tile blocks", t.tileBlk));
@@ -245,6 +386,14 @@ public final class NsaGpu implements NsaKernels {
                 colTok = add(cuda.upload("NSA block tokens", t.colTok));
                 indices = add(cuda.upload("NSA block_indices", selection ? plan.sel.indices() : new int[0]));
                 counts = add(cuda.upload("NSA block_counts", selection ? plan.sel.counts() : new int[0]));
+                colSlot = add(cuda.upload("NSA block slots", t.colSlot));
+                items = add(cuda.upload("NSA per-block items", t.items));
+                partialO = add(cuda.buffer("NSA partial O", Math.max(16, 2 * partials * plan.p.headDim())));
+                partialMaxSum = add(cuda.buffer("NSA partial max and sum", Math.max(16, 8 * partials)));
+                long kvAcc = plan.chunkedBackward ? 4 * plan.p.kvElements() : 16;
+                bwdItems = add(cuda.upload("NSA chunked backward items", t.bwdItems));
+                dKacc = add(cuda.buffer("dK accumulator", kvAcc));
+                dVacc = add(cuda.buffer("dV accumulator", kvAcc));
             } catch (RuntimeException e) {
                 close();
                 throw e;
@@ -263,7 +412,7 @@ public final class NsaGpu implements NsaKernels {
 
     private AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
         AttentionProblem p = in.problem();
-        Plan plan = new Plan(p, sel, backward, forward);
+        Plan plan = new Plan(p, sel, backward, forward, backwardOrder);
         cuda.makeCurrent();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
@@ -296,6 +445,14 @@ public final class NsaGpu implements NsaKernels {
         if (plan.order == Forward.TILE) {
             cuda.launch(plan.fwd, q, k, v, o, lse, t.tilePtr, t.tileBlk, t.tileMask, p.heads(), p.kvHeads(), p.seqQ(),
                     plan.tables.tilesPerPlane, (float) p.scale(), (float) p.softcap());
+        } else if (plan.order == Forward.BLOCK) {
+            if (plan.tables.items.length > 0) { // no token chose anything: the merge alone writes O = 0, LSE = -inf
+                cuda.launch(plan.block, q, k, v, t.partialO, t.partialMaxSum, t.items, t.colTok, t.colSlot, p.heads(),
+                        p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), plan.sel.maxSelected(), (float) p.scale(),
+                        (float) p.softcap());
+            }
+            cuda.launch(plan.merge, t.partialO, t.partialMaxSum, t.indices, t.counts, o, lse, p.batch(), p.heads(),
+                    p.kvHeads(), p.seqQ(), plan.sel.maxSelected());
         } else {
             cuda.launch(plan.warp, q, k, v, o, lse, t.indices, t.counts, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
                     plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());
@@ -309,8 +466,20 @@ public final class NsaGpu implements NsaKernels {
         long rows = (long) p.batch() * p.heads() * p.seqQ();
         dqAcc.fill32("dQ accumulator", 0);
         cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
-        cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.order, t.colPtr, t.colTok, p.heads(), p.kvHeads(),
-                p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+        if (plan.chunkedBackward) {
+            t.dKacc.fill32("dK accumulator", 0);
+            t.dVacc.fill32("dV accumulator", 0);
+            if (plan.tables.bwdItems.length > 0) { // no token chose anything: dK = dV = 0 from the zeroed accumulators
+                cuda.launch(plan.chunked, q, k, v, dO, lse, dsum, dqAcc, t.dKacc, t.dVacc, t.bwdItems, t.colTok, p.heads(),
+                        p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+            }
+            LaunchShape convert = convertShape(p, p.kvElements());
+            cuda.launch(convert, t.dKacc, dk, p.kvElements(), (float) p.scale());
+            cuda.launch(convert, t.dVacc, dv, p.kvElements(), 1.0f);
+        } else {
+            cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.order, t.colPtr, t.colTok, p.heads(),
+                    p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+        }
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
     }
 
@@ -319,7 +488,7 @@ public final class NsaGpu implements NsaKernels {
      * timed after one untimed forward. Runs rotate over input sets as {@link GpuBackend}'s do, so L2 does not hold them.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
-        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward);
+        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, backwardOrder);
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);
@@ -352,9 +521,13 @@ public final class NsaGpu implements NsaKernels {
         @Override
         public String kernelName() {
             if (pass == Pass.BWD) {
-                return plan.bwd.kernel();
+                return plan.chunkedBackward ? plan.chunked.kernel() : plan.bwd.kernel();
             }
-            return plan.order == Forward.TILE ? plan.fwd.kernel() : plan.warp.kernel();
+            return switch (plan.order) {
+                case TILE -> plan.fwd.kernel();
+                case BLOCK -> plan.block.kernel() + "+" + plan.merge.kernel();
+                default -> plan.warp.kernel();
+            };
         }
 
         @Override

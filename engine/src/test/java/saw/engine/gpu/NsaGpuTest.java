@@ -96,6 +96,131 @@ class NsaGpuTest {
     }
 
     @Test
+    void perBlockItemsCoverEveryChoiceOnceWithinOneChunkAndTheirSlots() throws BadSelection {
+        long master = Long.getLong("saw.test.seed", 0xB10CL);
+        for (int n = 0; n < 40; n++) {
+            long seed = master * 1_000_003L + n;
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
+            int seq = 1 + rnd.nextInt(6 * block);
+            int batch = 1 + rnd.nextInt(2);
+            int kvHeads = 1 + rnd.nextInt(3);
+            int maxSel = 1 + rnd.nextInt(8);
+            int nb = (seq + block - 1) / block;
+            // any list: -1 holes, blocks after the token (not causal), counts below S; distinct within a list
+            int rowsSel = batch * seq * kvHeads;
+            int[] idx = new int[rowsSel * maxSel];
+            int[] cnt = new int[rowsSel];
+            for (int r = 0; r < rowsSel; r++) {
+                cnt[r] = rnd.nextInt(maxSel + 1);
+                List<Integer> pool = new ArrayList<>();
+                for (int kb = 0; kb < nb; kb++) {
+                    pool.add(kb);
+                }
+                for (int s = 0; s < maxSel; s++) {
+                    boolean hole = pool.isEmpty() || rnd.nextInt(5) == 0;
+                    idx[r * maxSel + s] = hole ? -1 : pool.remove(rnd.nextInt(pool.size()));
+                }
+            }
+            NsaSelection sel = NsaSelection.of(batch, seq, kvHeads, maxSel, block, idx, cnt, false);
+            int chunk = block * (1 + rnd.nextInt(3));
+            int maxTokens = 1 + rnd.nextInt(40);
+            NsaTables t = NsaTables.of(sel, 1 + rnd.nextInt(16), false, false, chunk, 0, maxTokens);
+            int[] covered = new int[t.colTok.length];
+            long prevKey = -1;
+            for (int i = 0; i < t.items.length / 3; i++) {
+                int e = t.items[3 * i];
+                int from = t.items[3 * i + 1];
+                int to = t.items[3 * i + 2];
+                String at = "seed " + seed + " item " + i;
+                assertTrue(from < to && to - from <= maxTokens, at + ": 1.." + maxTokens + " tokens");
+                assertTrue(from >= t.colPtr[e] && to <= t.colPtr[e + 1], at + ": inside its block's list");
+                int c = t.colTok[from] / chunk;
+                assertEquals(c, t.colTok[to - 1] / chunk, at + ": one token chunk");
+                long key = (long) (e / nb) * (seq / chunk + 1) + c;
+                assertTrue(key >= prevKey, at + ": plane-major, then chunk");
+                prevKey = key;
+                for (int j = from; j < to; j++) {
+                    covered[j]++;
+                }
+            }
+            for (int j = 0; j < covered.length; j++) {
+                assertEquals(1, covered[j], "seed " + seed + ": reverse entry " + j + " in exactly one item");
+            }
+            for (int e = 0; e < t.colPtr.length - 1; e++) {
+                int plane = e / nb;
+                for (int j = t.colPtr[e]; j < t.colPtr[e + 1]; j++) {
+                    int slot = t.colSlot[j];
+                    int b = plane / kvHeads;
+                    int h = plane % kvHeads;
+                    assertTrue(slot < sel.count(b, t.colTok[j], h), "seed " + seed + ": slot inside the count");
+                    assertEquals(e % nb, sel.block(b, t.colTok[j], h, slot), "seed " + seed + ": slot " + slot + " of token "
+                            + t.colTok[j] + " holds the block");
+                }
+            }
+        }
+    }
+
+    @Test
+    void thePerBlockForwardLaunchesBlockThenMergeAndFreesEverything() throws BadSelection {
+        NsaSelection sel = NsaSelections.random(2, 300, 2, 5, 64, 5);
+        AttentionProblem p = new AttentionProblem(2, 32, 2, 300, 300, 64, DType.FP16, 0.1, 20);
+        FakeDriver driver = new FakeDriver(1L << 34);
+        driver.kernels.addAll(NsaGpu.allNames());
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            gpu.forwardOrder(NsaGpu.Forward.BLOCK);
+            gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
+            assertEquals(List.of("nsa_fwd_block_fp16_d64_b64", "nsa_merge_fp16_d64", "bwd_pre_fp16_d64",
+                    "nsa_bwd_fp16_d64_b64_softcap", "bwd_dq_fp16"), kernelsOf(driver.launched));
+            assertTrue(driver.live.isEmpty(), "every buffer freed");
+        }
+        LaunchShape s = NsaGpu.blockShape(p, 128, 77);
+        assertEquals("nsa_fwd_block_fp16_d64_b128", s.kernel());
+        assertEquals(77, s.grid());
+        assertEquals((2 * 128 * 64 + 2 * 64 * 64) * 2 + 4 * 64 * 4, s.sharedBytes());
+        LaunchShape m = NsaGpu.mergeShape(p);
+        assertEquals((2L * 32 * 300 + 7) / 8, m.grid());
+        assertEquals(4096, NsaGpu.blockChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0), 64));
+        assertEquals(300, NsaGpu.blockChunkTokens(p, 64), "a chunk is never longer than the sequence");
+    }
+
+    @Test
+    void theChunkedBackwardAddsDkDvToAccumulatorsAndConvertsThem() throws BadSelection {
+        NsaSelection sel = NsaSelections.random(1, 500, 2, 6, 32, 9);
+        AttentionProblem p = new AttentionProblem(1, 16, 2, 500, 500, 128, DType.BF16, 0.1, 0);
+        FakeDriver driver = new FakeDriver(1L << 34);
+        driver.kernels.addAll(NsaGpu.allNames());
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            gpu.forwardOrder(NsaGpu.Forward.BLOCK);
+            gpu.backwardOrder(NsaGpu.Backward.CHUNKED);
+            gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
+            assertEquals(List.of("nsa_fwd_block_bf16_d128_b32", "nsa_merge_bf16_d128", "bwd_pre_bf16_d128",
+                    "nsa_bwd_chunked_bf16_d128_b32", "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched));
+            assertTrue(driver.live.isEmpty(), "every buffer freed");
+        }
+        LaunchShape c = NsaGpu.chunkedShape(p, 32, 10);
+        assertEquals(NsaGpu.backwardShape(p, 32, 1).sharedBytes(), c.sharedBytes());
+        assertEquals(10, c.grid());
+        assertEquals((2L * 500 * 128 / 2 + 255) / 256, NsaGpu.convertShape(p, p.kvElements()).grid());
+        assertEquals(2048, NsaGpu.backwardChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0),
+                64), "32 MB of Q, dO and the dQ accumulator at G = 16, D = 128");
+        String before = System.getProperty(NsaGpu.Backward.PROPERTY);
+        System.setProperty(NsaGpu.Backward.PROPERTY, "atomics");
+        try {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Backward::configured);
+            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is 'atomics'; it must be gather or chunked", e.getMessage());
+            System.setProperty(NsaGpu.Backward.PROPERTY, " Chunked");
+            assertEquals(NsaGpu.Backward.CHUNKED, NsaGpu.Backward.configured());
+        } finally {
+            if (before == null) {
+                System.clearProperty(NsaGpu.Backward.PROPERTY);
+            } else {
+                System.setProperty(NsaGpu.Backward.PROPERTY, before);
+            }
+        }
+    }
+
+    @Test
     void aRunLaunchesForwardThenDsumBackwardAndDqAndFreesEverything() throws BadSelection {
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
@@ -133,9 +258,11 @@ class NsaGpuTest {
         System.setProperty(NsaGpu.Forward.PROPERTY, "gather");
         try {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Forward::configured);
-            assertEquals("saw.nsa.fwd / SAW_NSA_FWD is 'gather'; it must be tile, warp or auto", e.getMessage());
+            assertEquals("saw.nsa.fwd / SAW_NSA_FWD is 'gather'; it must be tile, warp, block or auto", e.getMessage());
             System.setProperty(NsaGpu.Forward.PROPERTY, " Warp ");
             assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.configured());
+            System.setProperty(NsaGpu.Forward.PROPERTY, "block");
+            assertEquals(NsaGpu.Forward.BLOCK, NsaGpu.Forward.configured());
         } finally {
             if (before == null) {
                 System.clearProperty(NsaGpu.Forward.PROPERTY);
@@ -149,7 +276,7 @@ class NsaGpuTest {
     void theWarpForwardIsPickedFromFourHeadsPerKvHeadAndTheTileBelow() {
         for (int g = 1; g <= 64; g++) {
             assertEquals(g >= 4 ? NsaGpu.Forward.WARP : NsaGpu.Forward.TILE, NsaGpu.Forward.AUTO.resolve(g), "G " + g);
-            for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.WARP}) {
+            for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.WARP, NsaGpu.Forward.BLOCK}) {
                 assertEquals(f, f.resolve(g), "an explicit order stays, G " + g);
             }
         }
@@ -194,7 +321,8 @@ class NsaGpuTest {
         long master = Long.getLong("saw.test.seed", 0x45AL);
         try (NsaGpu gpu = NsaGpu.open()) {
             for (int n = 0; n < 24; n++) {
-                gpu.forwardOrder(NsaGpu.Forward.values()[n % 3]);  // tile, warp, auto
+                gpu.forwardOrder(NsaGpu.Forward.values()[n % 4]);  // tile, warp, block, auto
+                gpu.backwardOrder(NsaGpu.Backward.values()[(n / 4) % 2]);
                 long seed = master * 1_000_003L + n;
                 SplittableRandom rnd = new SplittableRandom(seed);
                 int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
