@@ -9,7 +9,7 @@
 # (3) causal S=8192 B=4 H=16 D=256 bf16, one run each: the mma.sync forward (64x64, 64x32: the old family), the
 #     wgmma-ws and wgmma-pp forwards (64x64), pp's forward + backward (the backward is still mma.sync), against
 #     FlexAttention (torch.compile, default options) and cuDNN SDPA, forward and backward.
-# Every run sets -Dsaw.kernel.fwd256=wgmma (the D=256 Hopper forward is off by default until this script has verified
+# Every run sets -Dsaw.kernel.fwd256=wgmma (the D=256 Hopper forward was off by default until this script verified
 # it) and -Dsaw.kernel.fwd=FAMILY. Everything goes to $OUT/d256/; a summary table is printed last.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -14,6 +14,7 @@
 #                (with NSA_BLOCK_BWD=chunked, the default, the backward is the chunked one: SAW_NSA_BWD=chunked)
 #   blocksan     compute-sanitizer memcheck of nsa_fwd_block + nsa_merge + nsa_bwd_chunked, small
 #   compare      with NSA_COMPARE_ORDERS="warp block" and NSA_SHAPES=quick: T=64K G=16 D=128, then G=4, G=8, D=64
+#                (NSA_SHAPES=groups: G = 1, 2, 4, 8, 16 at T=32K D=128 and G = 4 at D=64, for the order crossovers)
 #                rows at T=32K while NSA_COMPARE_SECONDS lasts; NSA_DUMP_ORDER=block cross-checks that order with fla
 #                (the dump's backward follows SAW_NSA_BWD); NSA_BWD_CHUNKED=1 times the chunked backward in the
 #                block order's run (column "chunked" beside the gather backward's "saw bwd")
@@ -275,6 +276,9 @@ shapes = [  # B, T, HQ, H, D, BS, S
 if os.environ.get("NSA_SHAPES", "all") == "quick":  # the first round: the headline shape, then G = 4, G = 8, D = 64
     shapes = [(1, 65536, 64, 4, 128, 64, 16), (1, 32768, 16, 4, 128, 64, 16), (1, 32768, 32, 4, 128, 64, 16),
               (1, 32768, 64, 4, 64, 64, 16)]
+if os.environ.get("NSA_SHAPES", "all") == "groups":  # where each forward order wins: G = 1, 2, 4, 8 at T=32K, then G = 16
+    shapes = [(1, 32768, 4, 4, 128, 64, 16), (1, 32768, 8, 4, 128, 64, 16), (1, 32768, 16, 4, 128, 64, 16),
+              (1, 32768, 32, 4, 128, 64, 16), (1, 32768, 64, 4, 128, 64, 16), (1, 32768, 16, 4, 64, 64, 16)]
 orders = os.environ.get("NSA_COMPARE_ORDERS", "tile warp").split()
 bwd_order = "warp" if "warp" in orders else orders[0]  # the backward does not depend on the order; timed once
 # NSA_BWD_CHUNKED=1: the first other forward order's run also times the chunked backward (SAW_NSA_BWD=chunked)

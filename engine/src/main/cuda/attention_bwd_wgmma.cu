@@ -519,8 +519,9 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     T* sQ = sV + BKV * D;        // ST stages of QS x D
     T* sdO = sQ + ST * QS * D;   // ST stages of QS x D
     T* sdS = sdO + ST * QS * D;  // 2 buffers of BKV x QS, dS transposed
-    float* sDq = reinterpret_cast<float*>(sdS + 2 * BKV * QS);  // DQ_BULK: QS x D fp32
-    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + (DQ_BULK ? QS * D : 0));
+    // DQ_BULK: QS x 128 fp32, one QS x 128 tile at D = 128 and one QS x 64 tile per warpgroup at D = 64
+    float* sDq = reinterpret_cast<float*>(sdS + 2 * BKV * QS);
+    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + (DQ_BULK ? QS * 128 : 0));
     uint64_t* empty = full + ST;
     uint64_t* dqEmpty = empty + ST;  // DQ_BULK
 

@@ -129,9 +129,9 @@ final class KernelCatalog {
     }
 
     /**
-     * Whether head dim 256 may run the Hopper forward at all: {@code -Dsaw.kernel.fwd256=wgmma|mma} or
-     * {@code SAW_KERNEL_FWD256}. Off (mma) until the H200 has verified and timed it (bench/gpu/d256-wgmma.sh): a new
-     * mbarrier pipeline that hung would otherwise stall every D = 256 run on Hopper.
+     * Whether head dim 256 runs the Hopper forward on Hopper (the default, wgmma: verified on the H200 and 472 against
+     * the mma.sync family's best 217 TFLOP/s on causal 8K, bench/gpu/d256-wgmma.sh) or the mma.sync one:
+     * {@code -Dsaw.kernel.fwd256=wgmma|mma} or {@code SAW_KERNEL_FWD256}.
      */
     enum WideForward {
         MMA("mma"),
@@ -151,7 +151,7 @@ final class KernelCatalog {
 
         /** @throws IllegalArgumentException naming the setting when its value is neither label */
         static WideForward configured() {
-            return KernelSetting.configured(values(), WideForward::label, PROPERTY, ENV, MMA, "head dim 256 forward");
+            return KernelSetting.configured(values(), WideForward::label, PROPERTY, ENV, WGMMA, "head dim 256 forward");
         }
     }
 
@@ -208,7 +208,8 @@ final class KernelCatalog {
      * 1024 (attention_bwd_wgmma.cu): {@link BackwardKernel#WGMMA} has two steps, one dS^T tile and LSE and Dsum per
      * step; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles and a full
      * and an empty mbarrier per step (its consumers keep LSE and Dsum in registers); {@link BackwardKernel#WGMMA_DQ}
-     * that plus a step's fp32 dQ tile (q step x head dim) and its "dQ empty" mbarrier.
+     * that plus a step's fp32 dQ tile (q step x 128 columns: one tile, or two of 64 at D = 64) and its "dQ empty"
+     * mbarrier.
      */
     static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks, BackwardKernel family) {
         int d = p.headDim();
@@ -219,7 +220,7 @@ final class KernelCatalog {
         int dsTiles = ws ? 2 : 1;
         int barriers = ws ? 2 * steps * 8 + (dqTile ? 8 : 0) : 0;
         int rowStats = ws ? 0 : 2 * steps * BWD_Q_STEP * 4;
-        int dq = dqTile ? BWD_Q_STEP * d * 4 : 0;
+        int dq = dqTile ? BWD_Q_STEP * 128 * 4 : 0;  // one 128-column fp32 tile, or two of 64 at D = 64
         int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + rowStats + dq + barriers + 1024;
         return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0, family),
                 (long) p.batch() * p.kvHeads() * numKvBlocks, family.hopperThreads(), smem);
