@@ -45,13 +45,13 @@ class WideForwardChoiceTest {
 
     @Test
     void hopperAt64x64RunsTheWarpSpecialisedD256Forwards() {
-        KernelCatalogTest.withWideForward("wgmma", WideForwardChoiceTest::hopperAt64x64);
+        KernelCatalogTest.withWideForward(null, WideForwardChoiceTest::hopperAt64x64);
     }
 
     @Test
     void switchedOffHopperAt64x64KeepsTheMmaSyncForward() {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
-        KernelCatalogTest.withWideForward(null, () -> assertEquals("fwd_bf16_d256_q64_kv64",
+        KernelCatalogTest.withWideForward("mma", () -> assertEquals("fwd_bf16_d256_q64_kv64",
                 launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64))));
     }
 
@@ -77,8 +77,9 @@ class WideForwardChoiceTest {
 
     @Test
     void tunerOffersTheD256HopperForwardsOnlyWhereTheyRun() {
+        KernelCatalogTest.withWideForward(null, () -> candidates(true));
         KernelCatalogTest.withWideForward("wgmma", () -> candidates(true));
-        KernelCatalogTest.withWideForward(null, () -> candidates(false));
+        KernelCatalogTest.withWideForward("mma", () -> candidates(false));
     }
 
     private static void candidates(boolean switchedOn) {
