@@ -14,7 +14,10 @@ import saw.engine.attention.TileLists;
  */
 final class KernelCatalog {
     static final int[] HEAD_DIMS = {64, 128};
-    /** The head dim only the mma.sync kernels run, forward and backward, at q64 tiles (attention_fwd.cu, attention_bwd.cu). */
+    /**
+     * The head dim the mma.sync kernels run at q64 tiles, forward and backward (attention_fwd.cu, attention_bwd.cu); on
+     * Hopper at 64x64 also the wgmma ones behind their switches (attention_fwd_wgmma_d256.cu, attention_bwd_wgmma_d256.cu).
+     */
     static final int WIDE_HEAD_DIM = 256;
     static final int[] TILE_Q = {64, 128};
     static final int[] TILE_KV = {32, 64, 128};
