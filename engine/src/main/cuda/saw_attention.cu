@@ -4,6 +4,7 @@
 #include "random_fill.cu"
 #include "attention_fwd_wgmma.cu"
 #include "attention_bwd_wgmma.cu"
+#include "attention_bwd_wgmma_d256.cu"
 #include "attention_fwd_wgmma_d256.cu"
 #include "ring_combine.cu"
 #include "sinks.cu"

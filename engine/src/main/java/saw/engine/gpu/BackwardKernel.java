@@ -10,7 +10,9 @@ package saw.engine.gpu;
  * trial against {@link #WGMMA_WS} until the H200 has measured it). Chosen with
  * {@code -Dsaw.kernel.bwd=mma|wgmma|wgmma-ws|wgmma-dq} or the environment variable {@code SAW_KERNEL_BWD} (the
  * property wins); the default is {@link #WGMMA_WS}, verified on the H200 and 1.07-1.14x {@link #WGMMA} there
- * (docs/kernel-notes.md, issue 6).
+ * (docs/kernel-notes.md, issue 6). At head dim 256 (64x64 tiles, compute capability 9.0, with
+ * {@code -Dsaw.kernel.bwd256=wgmma}) every Hopper family runs the one D = 256 wgmma backward
+ * (attention_bwd_wgmma_d256.cu); {@link #MMA} keeps the mma.sync one.
  */
 public enum BackwardKernel {
     MMA("mma", "bwd_", 0),

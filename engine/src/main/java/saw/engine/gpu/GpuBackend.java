@@ -163,6 +163,11 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         return KernelCatalog.wideWgmmaFits(p, tiles, family, major);
     }
 
+    /** Whether the head dim 256 Hopper backward runs this problem with these tiles on this GPU for this family. */
+    public boolean wideHopperBackwardFits(AttentionProblem p, KernelTiles tiles, BackwardKernel family) {
+        return KernelCatalog.wideBackwardWgmmaFits(p, tiles, family, major);
+    }
+
     /** On another driver (a fake one in tests), with the kernels of {@code image}. */
     static GpuBackend open(Driver driver, byte[] image, String device) {
         return open(driver, image, device, 8);

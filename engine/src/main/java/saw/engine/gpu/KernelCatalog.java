@@ -14,7 +14,10 @@ import saw.engine.attention.TileLists;
  */
 final class KernelCatalog {
     static final int[] HEAD_DIMS = {64, 128};
-    /** The head dim only the mma.sync kernels run, forward and backward, at q64 tiles (attention_fwd.cu, attention_bwd.cu). */
+    /**
+     * The head dim the mma.sync kernels run at q64 tiles, forward and backward (attention_fwd.cu, attention_bwd.cu); on
+     * Hopper at 64x64 also the wgmma ones behind their switches (attention_fwd_wgmma_d256.cu, attention_bwd_wgmma_d256.cu).
+     */
     static final int WIDE_HEAD_DIM = 256;
     static final int[] TILE_Q = {64, 128};
     static final int[] TILE_KV = {32, 64, 128};
@@ -228,8 +231,67 @@ final class KernelCatalog {
 
     /** The backward launch for the preferred family, or the mma.sync one where the Hopper backward does not fit. */
     static LaunchShape backwardFor(AttentionProblem p, KernelTiles tiles, int numKvBlocks, BackwardKernel kernel, int major) {
+        if (wideBackwardWgmmaFits(p, tiles, kernel, major)) {
+            return backwardWideWgmma(p, numKvBlocks);
+        }
         return kernel != BackwardKernel.MMA && wgmmaFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks, kernel)
                 : backward(p, tiles, numKvBlocks);
+    }
+
+    /**
+     * Whether the head dim 256 Hopper backward (attention_bwd_wgmma_d256.cu) runs this problem: compute capability
+     * 9.0, the 64x64 layout, a Hopper backward family preferred (they all run the one D = 256 kernel), and the
+     * switch on. Elsewhere the mma.sync D = 256 backward runs (two CTAs per kv tile).
+     */
+    static boolean wideBackwardWgmmaFits(AttentionProblem p, KernelTiles tiles, BackwardKernel kernel, int major) {
+        return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(WIDE_WGMMA_TILES)
+                && kernel != BackwardKernel.MMA && WideBackward.configured() == WideBackward.WGMMA;
+    }
+
+    /**
+     * Whether head dim 256 may run the Hopper backward at all: {@code -Dsaw.kernel.bwd256=wgmma|mma} or
+     * {@code SAW_KERNEL_BWD256}. Off (mma) until the H200 has verified and timed it (bench/gpu/d256-bwd-wgmma.sh).
+     */
+    enum WideBackward {
+        MMA("mma"),
+        WGMMA("wgmma");
+
+        static final String PROPERTY = "saw.kernel.bwd256";
+        static final String ENV = "SAW_KERNEL_BWD256";
+        private final String label;
+
+        WideBackward(String label) {
+            this.label = label;
+        }
+
+        String label() {
+            return label;
+        }
+
+        /** @throws IllegalArgumentException naming the setting when its value is neither label */
+        static WideBackward configured() {
+            return KernelSetting.configured(values(), WideBackward::label, PROPERTY, ENV, MMA, "head dim 256 backward");
+        }
+    }
+
+    static String backwardWideWgmmaName(DType t, boolean softcap) {
+        return "bwd_wgmma_" + t.label() + "_d" + WIDE_HEAD_DIM + "_q64_kv64" + (softcap ? "_softcap" : "");
+    }
+
+    /** Threads of the head dim 256 Hopper backward: two warpgroups on one 64-row kv tile (WB256_THREADS). */
+    static final int WIDE_WGMMA_BWD_THREADS = 256;
+
+    /**
+     * One CTA per (kv tile, kv head, batch). In the 128-byte swizzle: K and V (64 x 256 each), two stages of the Q
+     * and dO steps (64 x 256), the P^T and dS^T tiles (64 x 64); then dP^T exchanged in fp32 (64 x 64), two stages
+     * of LSE and Dsum, and 1024 bytes to align the panels.
+     */
+    static LaunchShape backwardWideWgmma(AttentionProblem p, int numKvBlocks) {
+        int d = WIDE_HEAD_DIM;
+        int side = WIDE_WGMMA_TILES.blockKv();
+        int smem = (2 * side * d + 4 * side * d + 2 * side * side) * 2 + side * side * 4 + 4 * side * 4 + 1024;
+        return new LaunchShape(backwardWideWgmmaName(p.dtype(), p.softcap() > 0),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, WIDE_WGMMA_BWD_THREADS, smem);
     }
 
     /**
@@ -311,6 +373,8 @@ final class KernelCatalog {
             }
             names.add(forwardWideWgmmaName(t, ForwardKernel.WGMMA_WS));
             names.add(forwardWideWgmmaName(t, ForwardKernel.WGMMA_PINGPONG));
+            names.add(backwardWideWgmmaName(t, false));
+            names.add(backwardWideWgmmaName(t, true));
             names.add("bwd_pre_" + t.label() + "_d" + WIDE_HEAD_DIM);
             names.add("bwd_dq_" + t.label());
             names.add("bwd_parts_" + t.label());
@@ -331,6 +395,8 @@ final class KernelCatalog {
                 + ForwardKernel.configured().label() + ", backward " + BackwardKernel.configured().label()
                 + "; with " + WIDE_WGMMA_TILES + " tiles and head dim 256: forward " + WideForward.configured().label()
                 + " (-D" + WideForward.PROPERTY + " or " + WideForward.ENV + "; wgmma runs wgmma-ws or wgmma-pp, the others mma.sync)"
+                + ", backward " + WideBackward.configured().label() + " (-D" + WideBackward.PROPERTY + " or " + WideBackward.ENV
+                + "; wgmma runs for every Hopper backward family)"
                 + "; elsewhere mma.sync (-D" + ForwardKernel.PROPERTY + " or " + ForwardKernel.ENV + ", -D" + BackwardKernel.PROPERTY
                 + " or " + BackwardKernel.ENV + " choose)";
     }

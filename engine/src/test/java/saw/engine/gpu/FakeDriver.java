@@ -1,6 +1,7 @@
 package saw.engine.gpu;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -39,6 +40,8 @@ final class FakeDriver implements Driver {
     private final Map<CUfunction, String> functionNames = new IdentityHashMap<>();
     private final Set<CUmodule> modules = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     final List<String> launched = new ArrayList<>();
+    /** The grid of each kernel's latest launch. */
+    final Map<String, Integer> lastGrid = new HashMap<>();
     /** One copy between host and device: its direction, device byte offset and length. */
     record Copy(boolean toHost, long deviceOffset, long bytes) {}
 
@@ -161,6 +164,7 @@ final class FakeDriver implements Driver {
             throw new CudaException(error);
         }
         launched.add(name);
+        lastGrid.put(name, grid);
         if (name.equals(faultingKernel) && (faultingGrid < 0 || grid == faultingGrid)) {
             faultingKernel = null;
             faultPending = true;

@@ -202,9 +202,10 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 3 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 3 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
+        assertTrue(names.contains("bwd_wgmma_fp16_d256_q64_kv64_softcap"), "the D = 256 Hopper backward");
         assertTrue(names.contains("bwd_parts_fp16"));
         assertTrue(names.contains("bwd_wgmmadq_bf16_d128_q128_kv128"), "the bulk-dQ backward on trial");
         assertTrue(names.contains("bwd_wgmma_bf16_d128_q128_kv128"));

@@ -1,0 +1,362 @@
+// Block-sparse attention backward at head dim 256 for Hopper (sm_90a): the same arguments, column tables, launch
+// order and outputs as attention_bwd.cu's bwd_* kernels (a launch entry may be a part of a split column: its fp32 dK
+// and dV go to its slot of dkvParts), on the 64x64 layout, with warpgroup MMA. Included after attention_bwd.cu
+// (BwdColumns, add4_pair, load_row_stats) and attention_bwd_wgmma.cu.
+//
+// A 64-row kv tile's dK and dV at D = 256 are 2 x 64 x 256 fp32: 256 registers per thread of one warpgroup, past
+// the 255 a thread has, and wgmma's M is 64, so the tile cannot shrink. So one CTA per (kv tile, kv head, batch)
+// runs two warpgroups on the same 64 kv rows, warpgroup w owning columns [128 w, 128 w + 128) of dK and dV (64 + 64
+// registers). The reductions over D are not repeated (the mma.sync D = 256 backward computes S and dP twice):
+// warpgroup 0 computes S^T = K Q^T and P^T, warpgroup 1 dP^T = V dO^T, and they exchange through shared memory.
+// Per q step of 64 rows (one q tile):
+//   WG0: S^T (16 m64n64k16 SS), P^T = exp(logits - LSE) (softcap, bit tile), P^T as bf16/fp16 into sP
+//   WG1: dP^T (16 m64n64k16 SS), dP^T as fp32 into sX ([value][thread]: both accumulators map a thread to the
+//        same (kv, q) elements, so thread i of WG0 reads exactly what thread i of WG1 wrote)
+//   barrier 1
+//   both: dV[:, own] += P^T dO[:, own]    (m64n128k16 SS, P^T K-major, dO N-major)
+//   WG0: dS^T = P^T (dP^T - Dsum) (1 - tanh^2) into sdS (fp32 P, not its rounded copy)
+//   barrier 2
+//   both: dK[:, own] += dS^T Q[:, own]    (m64n128k16 SS)
+//         dQ[:, own]  = dS K[:, own]      (m64n128k16 SS, dS^T read MN-major, K N-major), fp32 atomics
+// Q, dO, LSE and Dsum arrive in two cp.async stages issued a step ahead by all 256 threads (no producer
+// warpgroup: two stages already take 128 KB of the 227). Three CTA barriers per step; each warpgroup waits for all
+// of its wgmmas before the next, so one copy of sP, sdS and sX suffices (see the loop's comments).
+//
+// Shared memory (128-byte swizzle, 1024-aligned panels): K, V 64 x 256 (64 KB), two stages of Q and dO 64 x 256
+// (128 KB), sP and sdS 64 x 64 (16 KB), sX 64 x 64 fp32 (16 KB), two stages of LSE and Dsum (1 KB), 1 KB of
+// alignment slack: 231,424 bytes (the opt-in limit is 232,448). One CTA of 256 threads per SM.
+//
+// Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and the
+// host launches these only on compute capability 9.0 with -Dsaw.kernel.bwd256=wgmma (KernelCatalog.WideBackward).
+
+#include "pipeline.cuh"
+#include "wgmma.cuh"
+
+namespace saw {
+
+constexpr int WB256_THREADS = 256;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// m64n128k16, A and B from shared memory, each read K-major (TRANS 0) or MN-major (TRANS 1), as WgmmaSs64
+template <typename T> struct WgmmaSs128;
+
+#define SAW_WGMMA_SS128(T, PTX_TYPE) \
+    template <> struct WgmmaSs128<T> { \
+        template <int TRANS_A, int TRANS_B> \
+        static __device__ __forceinline__ void run(float (&d)[64], uint64_t a, uint64_t b, int accumulate) { \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+                         "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE \
+                         " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, %67, %68;\n}\n" \
+                         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+                         : "l"(a), "l"(b), "r"(accumulate), "n"(TRANS_A), "n"(TRANS_B)); \
+        } \
+    };
+SAW_WGMMA_SS128(__nv_bfloat16, "bf16")
+SAW_WGMMA_SS128(__half, "f16")
+#undef SAW_WGMMA_SS128
+
+template <typename T, bool CAPPED>
+__device__ __forceinline__ void attention_bwd_wgmma_d256_body(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
+    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
+    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order, const int* __restrict__ parts,
+    const int* __restrict__ variantOf, const int* __restrict__ colPtr, const int* __restrict__ colPartial,
+    const int* __restrict__ qIdx, const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv,
+    int Sq, int Skv, int nkv, float scale, float softcap) {
+    constexpr int D = 256;
+    constexpr int BQ = 64;
+    constexpr int BKV = 64;
+    constexpr int QS = BQ;     // one step per q tile
+    constexpr int HALF = D / 2;  // columns of dK, dV and dQ a warpgroup owns
+    constexpr int SR = QS / 2;   // S^T / dP^T accumulators per thread (64 kv x 64 q)
+    constexpr int OR = HALF / 2; // dK, dV and dQ accumulators per thread (64 x 128)
+    constexpr int WORDS = BQ / 32;
+    constexpr uint32_t PANEL = 64 * 128;         // bytes of one 64-column panel of a 64-row tile
+    constexpr uint32_t TILE_BYTES = 64 * D * 2;  // K, V, a Q or dO step
+    using Tile = Sw128<64, D>;
+    using Sq64 = Sw128<64, 64>;  // P^T and dS^T: kv rows, q columns
+
+    extern __shared__ unsigned char smemRaw[];
+    const uint32_t rawAddr = smem_u32(smemRaw);
+    T* sK = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
+    T* sV = sK + BKV * D;
+    T* sQ = sV + BKV * D;        // 2 stages of QS x D
+    T* sdO = sQ + 2 * QS * D;    // 2 stages of QS x D
+    T* sP = sdO + 2 * QS * D;    // BKV x QS, P^T
+    T* sdS = sP + BKV * QS;      // BKV x QS, dS^T
+    float* sX = reinterpret_cast<float*>(sdS + BKV * QS);  // dP^T, SR x 128 ([value][thread])
+    float* sLse = sX + SR * 128;                           // 2 stages of QS
+    float* sDs = sLse + 2 * QS;                            // 2 stages of QS
+
+    const int tid = threadIdx.x;
+    const int wg = tid >> 7;
+    const int wt = tid & 127;  // thread within its warpgroup
+    const int lane = tid & 31;
+    const int t = lane & 3;
+    const int row0 = ((wt >> 5) & 3) * 16 + (lane >> 2);  // this thread's first accumulator row (+ 8: the second)
+    const int c0 = wg * HALF;
+
+    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
+    const int kv0 = cols.kb * BKV;
+    BwdCursor cur = cols.start();
+    const int steps = cols.steps(1);
+
+    auto loadStep = [&](const BwdCursor& c, int stage) {
+        const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
+        const int q0 = qIdx[c.e] * BQ;
+        load_tile_sw128<QS, D, WB256_THREADS>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, tid);
+        load_tile_sw128<QS, D, WB256_THREADS>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, tid);
+        load_row_stats<QS, WB256_THREADS>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, tid);
+    };
+
+    const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
+    load_tile_sw128<BKV, D, WB256_THREADS>(sK, K + kvHead, kv0, Skv, tid);
+    load_tile_sw128<BKV, D, WB256_THREADS>(sV, V + kvHead, kv0, Skv, tid);
+    if (steps > 0) loadStep(cur, 0);
+    cp_async_commit();
+
+    const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
+    const float capIn = CAPPED ? scale / softcap : 0.f;
+    const uint32_t aK = smem_u32(sK);
+    const uint32_t aV = smem_u32(sV);
+    const uint32_t aP = smem_u32(sP);
+    const uint32_t adS = smem_u32(sdS);
+
+    float dk[OR];
+    float dv[OR];
+#pragma unroll
+    for (int i = 0; i < OR; ++i) {
+        dk[i] = 0.f;
+        dv[i] = 0.f;
+    }
+
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        const BwdCursor next = cols.next<1>(cur);
+        cp_async_wait<0>();
+        fence_proxy_async();
+        // barrier 0: this step's tiles are in; every wgmma and shared read of step it - 1 is done (each warpgroup
+        // waited for its own), so sP and sX may be rewritten and the other stage refilled
+        __syncthreads();
+        if (it + 1 < steps) loadStep(next, stage ^ 1);
+        cp_async_commit();
+
+        const uint32_t qStep = smem_u32(sQ) + stage * TILE_BYTES;
+        const uint32_t doStep = smem_u32(sdO) + stage * TILE_BYTES;
+        const float* tLse = sLse + stage * QS;
+        const float* tDs = sDs + stage * QS;
+        const int h = cols.hkv * cols.group + cur.hi;
+        const int q0 = qIdx[cur.e] * BQ;
+        const bool partial = cur.e - cur.first < cur.partials;
+
+        // S^T = K Q^T (WG0) or dP^T = V dO^T (WG1): 64 kv x 64 q over all 256 columns, both operands K-major
+        float s[SR];
+        {
+            const uint32_t a = wg == 0 ? aK : aV;
+            const uint32_t b = wg == 0 ? qStep : doStep;
+            wgmma_fence();
+#pragma unroll
+            for (int kc = 0; kc < D / 16; ++kc) {
+                const uint32_t at = (kc >> 2) * PANEL + (kc & 3) * 32;
+                Wgmma<T, 64>::ss(s, sw128_desc(a + at, 16, 1024), sw128_desc(b + at, 16, 1024), kc > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_regs(s);
+        }
+        float dcap[CAPPED ? SR : 1];
+        if (wg == 0) {
+            // P^T = exp(logits - LSE); rows that attend nothing (LSE = -inf) give 0
+#pragma unroll
+            for (int n = 0; n < QS / 8; ++n) {
+                const float2 lse = *reinterpret_cast<const float2*>(tLse + 8 * n + 2 * t);
+                const float bias[2] = {lse.x == -INFINITY ? -INFINITY : -lse.x * LOG2E,
+                                       lse.y == -INFINITY ? -INFINITY : -lse.y * LOG2E};
+#pragma unroll
+                for (int x = 0; x < 4; ++x) {
+                    const int i = 4 * n + x;
+                    float z = s[i];
+                    if constexpr (CAPPED) {
+                        const float th = tanhf(z * capIn);
+                        z = softcap * th;
+                        dcap[i] = 1.f - th * th;
+                    }
+                    s[i] = exp2_approx(fmaf(z, sl2, bias[x & 1]));
+                }
+            }
+            if (partial) {
+                const uint32_t* tileBits = bitsT + (size_t)maskIdx[cur.e] * BKV * WORDS;
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const uint32_t* rowBits = tileBits + (row0 + 8 * r) * WORDS;
+                    const uint32_t w0 = __ldg(rowBits);
+                    const uint32_t w1 = __ldg(rowBits + 1);
+#pragma unroll
+                    for (int n = 0; n < QS / 8; ++n) {
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            const int j = n * 8 + 2 * t + e;
+                            const uint32_t w = j < 32 ? w0 : w1;
+                            if (!((w >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = 0.f;
+                        }
+                    }
+                }
+            }
+            // accumulator i: kv row row0 + 8 ((i / 2) % 2), q column 8 (i / 4) + 2t + i % 2
+#pragma unroll
+            for (int n = 0; n < QS / 8; ++n) {
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    *reinterpret_cast<uint32_t*>(sP + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
+                        Elem<T>::pack(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]);
+                }
+            }
+            fence_proxy_async();  // sP's stores before the dV wgmmas read it
+        } else {
+#pragma unroll
+            for (int i = 0; i < SR; ++i) sX[i * 128 + wt] = s[i];
+        }
+        __syncthreads();  // barrier 1: P^T in sP, dP^T in sX
+
+        // dV[:, own] += P^T dO[:, own]: P^T K-major (16 q columns = 32 bytes per k16 step), dO N-major (16 q rows =
+        // 2048 bytes per step, this warpgroup's two 64-column panels PANEL bytes apart)
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            WgmmaSs128<T>::template run<0, 1>(dv, sw128_desc(aP + kc * 32, 16, 1024),
+                                              sw128_desc(doStep + 2 * wg * PANEL + kc * 2048, PANEL, 1024), 1);
+        }
+        wgmma_commit();
+        if (wg == 0) {
+            // dS^T = P^T (dP^T - Dsum) (1 - tanh^2), from the fp32 P^T still in registers
+#pragma unroll
+            for (int n = 0; n < QS / 8; ++n) {
+                const float2 dsum = *reinterpret_cast<const float2*>(tDs + 8 * n + 2 * t);
+#pragma unroll
+                for (int x = 0; x < 4; ++x) {
+                    const int i = 4 * n + x;
+                    float v = s[i] * (sX[i * 128 + wt] - ((x & 1) ? dsum.y : dsum.x));
+                    if constexpr (CAPPED) v *= dcap[i];
+                    s[i] = v;
+                }
+            }
+#pragma unroll
+            for (int n = 0; n < QS / 8; ++n) {
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    *reinterpret_cast<uint32_t*>(sdS + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
+                        Elem<T>::pack(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]);
+                }
+            }
+            fence_proxy_async();  // sdS's stores before the dK and dQ wgmmas read it
+        }
+        wgmma_wait<0>();  // dV has read sP (WG0 rewrites it only after the next barrier 0)
+        fence_regs(dv);
+        __syncthreads();  // barrier 2: dS^T in sdS; WG0 has read sX
+
+        // dK[:, own] += dS^T Q[:, own], as dV
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            WgmmaSs128<T>::template run<0, 1>(dk, sw128_desc(adS + kc * 32, 16, 1024),
+                                              sw128_desc(qStep + 2 * wg * PANEL + kc * 2048, PANEL, 1024), 1);
+        }
+        wgmma_commit();
+        // dQ[:, own] = dS K[:, own]: dS^T read MN-major (q contiguous; 16 kv rows = 2048 bytes per k16 step), K
+        // N-major
+        float dq[OR];
+#pragma unroll
+        for (int kc = 0; kc < BKV / 16; ++kc) {
+            WgmmaSs128<T>::template run<1, 1>(dq, sw128_desc(adS + kc * 2048, PANEL, 1024),
+                                              sw128_desc(aK + 2 * wg * PANEL + kc * 2048, PANEL, 1024), kc > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(dk);
+        fence_regs(dq);
+
+        // accumulator i: q row row0 + 8 ((i / 2) % 2), column c0 + 8 (i / 4) + 2t + i % 2
+        float* dQh = dQacc + ((size_t)cols.b * H + h) * Sq * D + c0;
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int qr = q0 + row0 + 8 * r;
+            float* dst = dQh + (size_t)qr * D;
+#pragma unroll
+            for (int np = 0; np < HALF / 16; ++np) {
+                add4_pair(dst + np * 16, dq[8 * np + 2 * r], dq[8 * np + 2 * r + 1], dq[8 * np + 4 + 2 * r],
+                          dq[8 * np + 4 + 2 * r + 1], t, qr < Sq);
+            }
+        }
+        cur = next;
+    }
+
+    // epilogue: dK = scale * acc and dV = acc (accumulator i: kv row row0 + 8 ((i / 2) % 2), column
+    // c0 + 8 (i / 4) + 2t + i % 2); a part's into its fp32 slot, else staged through the Q and dO stages 0
+    cp_async_wait<0>();
+    if (cols.slot >= 0) {
+        float* pk = dkvParts + (size_t)cols.slot * 2 * BKV * D;
+        float* pv = pk + BKV * D;
+#pragma unroll
+        for (int n = 0; n < HALF / 8; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int at = (row0 + 8 * r) * D + c0 + 8 * n + 2 * t;
+                *reinterpret_cast<float2*>(pk + at) = make_float2(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale);
+                *reinterpret_cast<float2*>(pv + at) = make_float2(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
+            }
+        }
+        return;
+    }
+    __syncthreads();  // the last step's reads of the stages are done
+#pragma unroll
+    for (int n = 0; n < HALF / 8; ++n) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int at = Tile::elem(row0 + 8 * r, c0 + 8 * n + 2 * t);
+            *reinterpret_cast<uint32_t*>(sQ + at) = Elem<T>::pack(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale);
+            *reinterpret_cast<uint32_t*>(sdO + at) = Elem<T>::pack(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
+        }
+    }
+    __syncthreads();
+    constexpr int CHUNKS = D / 8;
+    for (int i = tid; i < BKV * CHUNKS; i += WB256_THREADS) {
+        const int r = i / CHUNKS;
+        const int c = i % CHUNKS;
+        if (kv0 + r < Skv) {
+            const size_t at = kvHead + (size_t)(kv0 + r) * D + c * 8;
+            *reinterpret_cast<uint4*>(dK + at) = *reinterpret_cast<const uint4*>(sQ + Tile::chunk(r, c));
+            *reinterpret_cast<uint4*>(dV + at) = *reinterpret_cast<const uint4*>(sdO + Tile::chunk(r, c));
+        }
+    }
+}
+
+#endif
+
+template <typename T, int D, bool CAPPED>
+__device__ __forceinline__ void attention_bwd_wgmma_d256(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
+    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
+    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order, const int* __restrict__ parts,
+    const int* __restrict__ variantOf, const int* __restrict__ colPtr, const int* __restrict__ colPartial,
+    const int* __restrict__ qIdx, const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv,
+    int Sq, int Skv, int nkv, float scale, float softcap) {
+    static_assert(D == 256, "the head dim 256 Hopper backward");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    attention_bwd_wgmma_d256_body<T, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts, variantOf,
+                                             colPtr, colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,
+                                             softcap);
+#else
+    __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
+#endif
+}
+
+}  // namespace saw
+
+#define SAW_BWD_WGMMA_D256(NAME, T, CAPPED) \
+    SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma_d256, saw::WB256_THREADS, T, 256, CAPPED)
+
+SAW_BWD_WGMMA_D256(bwd_wgmma_bf16_d256_q64_kv64, __nv_bfloat16, false)
+SAW_BWD_WGMMA_D256(bwd_wgmma_fp16_d256_q64_kv64, __half, false)
+SAW_BWD_WGMMA_D256(bwd_wgmma_bf16_d256_q64_kv64_softcap, __nv_bfloat16, true)
+SAW_BWD_WGMMA_D256(bwd_wgmma_fp16_d256_q64_kv64_softcap, __half, true)
