@@ -556,13 +556,20 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
 }
 
 
+// The launch-order slot of CTA `cta`'s item in pass `pass` of a persistent grid of `ctas` over the order: passes
+// take consecutive runs of it, in turn forwards and backwards (a snake), so the CTA that got a pass's heaviest item
+// gets the next pass's lightest (the order is heaviest first inside each L2 section). Static: no counter to reset
+// before each launch or to broadcast from the producer to the consumers.
+__device__ __forceinline__ int persistent_slot(int pass, int cta, int ctas) {
+    return pass * ctas + ((pass & 1) ? ctas - 1 - cta : cta);
+}
+
 // Persistent warp-specialised pingpong forward: the grid is what fits on the GPU at once (the host launches
-// min(items, SMs x CTAs per SM)) and CTA b walks the launch order's items b, b + gridDim.x, ... (a static stride:
-// the order is heaviest first inside each L2 section, so each round hands every CTA items of about the same
-// weight, and no counter has to be reset or broadcast). The K/V ring, its barriers and the pingpong turns run on
-// across items, so the producer loads the next item's first K, Q and first V while the consumers finish the
-// current item's last P V and epilogue; Q has its own full/empty pair, released once an item's last Q K^T is
-// done. O leaves from the accumulators (writeOutput), so sQ is free for the next Q during the epilogue.
+// min(items, SMs x CTAs per SM)) and each CTA walks its persistent_slot of every pass over the launch order. The
+// K/V ring, its barriers and the pingpong turns run on across items, so the producer loads the next item's first
+// K, Q and first V while the consumers finish the current item's last P V and epilogue; Q has its own full/empty
+// pair, released once an item's last Q K^T is done. O leaves from the accumulators (writeOutput), so sQ is free
+// for the next Q during the epilogue.
 template <typename T, int D>
 __device__ __forceinline__ void attention_fwd_wgmma_persist(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
@@ -607,7 +614,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_persist(
         int st = 0;
         uint32_t round = 0;
         uint32_t qLoads = 0;
-        for (int slot = blockIdx.x; slot < items; slot += gridDim.x) {
+        for (int pass = 0, slot = blockIdx.x; slot < items; slot = persistent_slot(++pass, blockIdx.x, gridDim.x)) {
             const T* Qh = c.bind(order[slot], Q, K, V, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq,
                                  Skv, nq, scale, softcap);
             for (int i = 0; i < c.count; ++i) {
@@ -654,7 +661,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_persist(
     int st = 0;  // stage of the next tile to consume, and the parity of its barriers' current phase
     uint32_t phase = 0;
     uint32_t qUses = 0;
-    for (int slot = blockIdx.x; slot < items; slot += gridDim.x) {
+    for (int pass = 0, slot = blockIdx.x; slot < items; slot = persistent_slot(++pass, blockIdx.x, gridDim.x)) {
         c.bind(order[slot], Q, K, V, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
                softcap);
         const int count = c.count;
