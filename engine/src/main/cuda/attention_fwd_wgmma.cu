@@ -555,7 +555,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
 #endif
 }
 
-
 // The launch-order slot of CTA `cta`'s item in pass `pass` of a persistent grid of `ctas` over the order: passes
 // take consecutive runs of it, in turn forwards and backwards (a snake), so the CTA that got a pass's heaviest item
 // gets the next pass's lightest (the order is heaviest first inside each L2 section). Static: no counter to reset

@@ -127,6 +127,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
         ForwardKernel fwd = ForwardKernel.configured();
         BackwardKernel bwd = BackwardKernel.configured();
+        KernelCatalog.persistentCtaLimit();  // a bad setting is named now, not at the first forward
         CudaDevice cuda = new CudaDevice(ordinal);
         JCudaProbe probe = new JCudaProbe();
         DeviceProbe.Device d = probe.device(ordinal);
@@ -567,8 +568,8 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
 
     /**
      * Launches the forward {@code whole} (one CTA per work item) with the forward kernels' arguments on {@code stream}
-     * (null: the default one); the persistent family instead on the CTAs the GPU holds at once, told the number of
-     * work items after the other arguments.
+     * (null: the default one); the persistent family instead on the CTAs the GPU holds at once (or fewer:
+     * {@link KernelCatalog#persistentCtaLimit}), told the number of work items after the other arguments.
      */
     static void launchForward(CudaDevice cuda, CUstream stream, LaunchShape whole, Object... args) {
         if (!KernelCatalog.persistent(whole)) {
@@ -577,7 +578,8 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
         Object[] withItems = Arrays.copyOf(args, args.length + 1);
         withItems[args.length] = (int) whole.grid();
-        cuda.launchOn(stream, KernelCatalog.persistentLaunch(whole, cuda.residentCtas(whole)), withItems);
+        int ctas = Math.min(cuda.residentCtas(whole), KernelCatalog.persistentCtaLimit());
+        cuda.launchOn(stream, KernelCatalog.persistentLaunch(whole, ctas), withItems);
     }
 
     private void launchBackward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,

@@ -119,6 +119,20 @@ final class KernelCatalog {
         return forward.kernel().startsWith(ForwardKernel.WGMMA_PERSIST.kernelPrefix());
     }
 
+    static final String PERSIST_CTAS_PROPERTY = "saw.kernel.fwd.ctas";
+    static final String PERSIST_CTAS_ENV = "SAW_KERNEL_FWD_CTAS";
+
+    /**
+     * The most CTAs the persistent forward may launch, from {@code -Dsaw.kernel.fwd.ctas=N} or {@code SAW_KERNEL_FWD_CTAS};
+     * unset, no limit but what the GPU holds. A test aid: a grid of a few CTAs makes each walk many work items.
+     *
+     * @throws IllegalArgumentException naming the setting when it is not a whole number >= 1
+     */
+    static int persistentCtaLimit() {
+        int n = KernelSetting.positive(PERSIST_CTAS_PROPERTY, PERSIST_CTAS_ENV, "persistent forward CTAs");
+        return n == 0 ? Integer.MAX_VALUE : n;
+    }
+
     /**
      * The persistent forward over {@code whole}'s work items (one per CTA of {@code whole}): as many CTAs as the GPU
      * holds at once ({@code residentCtas}), fewer when there are fewer items; each walks items gridDim apart.

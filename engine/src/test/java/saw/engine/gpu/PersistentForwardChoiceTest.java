@@ -1,7 +1,7 @@
 package saw.engine.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -78,6 +78,31 @@ class PersistentForwardChoiceTest {
         List<FakeDriver.Launch> d64 = forwardLaunches(9, p, documents(p, 128, 128), 132, 2);
         d64.forEach(l -> assertEquals("fwd_wgmmapersist_fp16_d64_q128_kv128", l.kernel()));
         d64.forEach(l -> assertEquals(16, l.grid(), "16 items, fewer than the 264 CTAs that fit"));
-        assertTrue(d64.size() == 2);
+        assertEquals(2, d64.size(), "a timed and a verification launch");
+    }
+
+    @Test
+    void ctaLimitSettingShrinksThePersistentGridAndABadOneIsNamed() {
+        AttentionProblem p = AttentionProblem.of(2, 4, 2, 2048, 2048, 128, DType.BF16);
+        TileLayout layout = documents(p, 128, 128);
+        String before = System.getProperty(KernelCatalog.PERSIST_CTAS_PROPERTY);
+        try {
+            System.setProperty(KernelCatalog.PERSIST_CTAS_PROPERTY, "5");
+            forwardLaunches(9, p, layout, 132, 1).forEach(l -> assertEquals(5, l.grid(), "5 CTAs walk 128 items: " + l));
+            System.setProperty(KernelCatalog.PERSIST_CTAS_PROPERTY, " 500 ");
+            forwardLaunches(9, p, layout, 132, 1).forEach(l -> assertEquals(128, l.grid(), "no more CTAs than items: " + l));
+            for (String bad : new String[] {"0", "-3", "many", ""}) {
+                System.setProperty(KernelCatalog.PERSIST_CTAS_PROPERTY, bad);
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, KernelCatalog::persistentCtaLimit);
+                assertEquals("-Dsaw.kernel.fwd.ctas=" + bad + " is not a number of persistent forward CTAs (a whole number >= 1)",
+                        e.getMessage());
+            }
+        } finally {
+            if (before == null) {
+                System.clearProperty(KernelCatalog.PERSIST_CTAS_PROPERTY);
+            } else {
+                System.setProperty(KernelCatalog.PERSIST_CTAS_PROPERTY, before);
+            }
+        }
     }
 }
