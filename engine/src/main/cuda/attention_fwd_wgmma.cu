@@ -21,8 +21,6 @@ constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128
 constexpr int WS_THREADS = 384;
 constexpr int WS_PRODUCER_REGS = 48;
 constexpr int WS_CONSUMER_REGS = 224;
-// the persistent producer also walks the items (slot, Q round): 56 registers (128 x 56 + 256 x 224 <= 64K)
-constexpr int PERSIST_PRODUCER_REGS = 56;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -169,27 +167,6 @@ struct WgCta {
         }
     }
 
-    // normalised O straight from the accumulators to global memory (each quad's 4-byte stores fill 16 contiguous
-    // bytes of a row) and LSE: the persistent kernel's epilogue, which must leave sQ to the next item's Q
-    __device__ __forceinline__ void writeOutput(const float (&o)[OR], const float (&m)[2], const float (&l)[2], T* O,
-                                                float* LSE, int Sq) const {
-        T* Oh = O + (size_t)bh * Sq * D;
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const float sum = quad_sum(l[r]);
-            const float inv = sum > 0.f ? 1.f / sum : 0.f;
-            const int q = q0 + rowInTile0 + 8 * r;
-            if (q < Sq) {
-                T* row = Oh + (size_t)q * D + 2 * t;
-#pragma unroll
-                for (int n = 0; n < D / 8; ++n) {
-                    *reinterpret_cast<uint32_t*>(row + n * 8) = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
-                }
-                if (t == 0) LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
-            }
-        }
-    }
-
     // 16-byte stores of rows [row0, row0 + ROWS) of the staged O by THREADS threads (callers sync before)
     template <int ROWS, int THREADS>
     __device__ __forceinline__ void storeOutput(T* O, int Sq, int row0, int thread) const {
@@ -205,11 +182,12 @@ struct WgCta {
         }
     }
 
-    // work item `item`'s row of the layout, its heads and the softmax constants; returns Q of its head
-    __device__ __forceinline__ const T* bind(int item, const T* Q, const T* K, const T* V, const int* variantOf,
+    // this CTA's row of the layout, its heads and the softmax constants; returns Q of its head
+    __device__ __forceinline__ const T* bind(const T* Q, const T* K, const T* V, const int* order, const int* variantOf,
                                              const int* rowPtr, const int* rowPartial, const int* kvIdx_,
                                              const int* maskIdx_, const uint32_t* bits_, int H, int Hkv, int Sq,
                                              int Skv_, int nq, float scale, float softcap_) {
+        const int item = order[blockIdx.x];
         const int qb = item % nq;
         bh = item / nq;
         const int h = bh % H;
@@ -274,8 +252,8 @@ __device__ __forceinline__ void attention_fwd_wgmma(
     Cta c;
     c.place(smemRaw);
     c.seat(threadIdx.x >> 7, threadIdx.x);
-    const T* Qh = c.bind(order[blockIdx.x], Q, K, V, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv,
-                         nq, scale, softcap);
+    const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
+                         softcap);
     const int count = c.count;
 
     float o[Cta::OR];
@@ -429,8 +407,8 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
     uint64_t* fullV = fullK + ST;
     uint64_t* emptyK = fullV + ST;
     uint64_t* emptyV = emptyK + ST;
-    const T* Qh = c.bind(order[blockIdx.x], Q, K, V, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv,
-                         nq, scale, softcap);
+    const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
+                         softcap);
     const int count = c.count;
     if (threadIdx.x == 0) {
         for (int st = 0; st < ST; ++st) {
@@ -555,186 +533,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
 #endif
 }
 
-// The launch-order slot of CTA `cta`'s item in pass `pass` of a persistent grid of `ctas` over the order: passes
-// take consecutive runs of it, in turn forwards and backwards (a snake), so the CTA that got a pass's heaviest item
-// gets the next pass's lightest (the order is heaviest first inside each L2 section). Static: no counter to reset
-// before each launch or to broadcast from the producer to the consumers.
-__device__ __forceinline__ int persistent_slot(int pass, int cta, int ctas) {
-    return pass * ctas + ((pass & 1) ? ctas - 1 - cta : cta);
-}
-
-// Persistent warp-specialised pingpong forward: the grid is what fits on the GPU at once (the host launches
-// min(items, SMs x CTAs per SM)) and each CTA walks its persistent_slot of every pass over the launch order. The
-// K/V ring, its barriers and the pingpong turns run on across items, so the producer loads the next item's first
-// K, Q and first V while the consumers finish the current item's last P V and epilogue; Q has its own full/empty
-// pair, released once an item's last Q K^T is done. O leaves from the accumulators (writeOutput), so sQ is free
-// for the next Q during the epilogue.
-template <typename T, int D>
-__device__ __forceinline__ void attention_fwd_wgmma_persist(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap, int items) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Cta = WgCta<T, D>;
-    constexpr int BQ = Cta::BQ;
-    constexpr int BKV = Cta::BKV;
-    constexpr int ST = WG_STAGES;
-    constexpr int CONSUMER_WARPS = 8;
-
-    extern __shared__ unsigned char smemRaw[];
-    Cta c;
-    uint64_t* fullK = reinterpret_cast<uint64_t*>(c.place(smemRaw));
-    uint64_t* fullV = fullK + ST;
-    uint64_t* emptyK = fullV + ST;
-    uint64_t* emptyV = emptyK + ST;
-    uint64_t* fullQ = emptyV + ST;
-    uint64_t* emptyQ = fullQ + 1;
-    if (threadIdx.x == 0) {
-        for (int st = 0; st < ST; ++st) {
-            mbar_init(fullK + st, WG_THREADS / 2);
-            mbar_init(fullV + st, WG_THREADS / 2);
-            mbar_init(emptyK + st, CONSUMER_WARPS);
-            mbar_init(emptyV + st, CONSUMER_WARPS);
-        }
-        mbar_init(fullQ, WG_THREADS / 2);
-        mbar_init(emptyQ, CONSUMER_WARPS);
-        mbar_init_fence();
-    }
-    __syncthreads();
-
-    auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
-    if (threadIdx.x < WG_THREADS / 2) {
-        // producer: per item K(0), Q (once the consumers have released the last item's), V(0), then K(i) and V(i);
-        // stage s is reused after the consumers release its previous round
-        regs_dealloc<PERSIST_PRODUCER_REGS>();
-        const int pt = threadIdx.x;
-        int st = 0;
-        uint32_t round = 0;
-        uint32_t qLoads = 0;
-        for (int pass = 0, slot = blockIdx.x; slot < items; slot = persistent_slot(++pass, blockIdx.x, gridDim.x)) {
-            const T* Qh = c.bind(order[slot], Q, K, V, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq,
-                                 Skv, nq, scale, softcap);
-            for (int i = 0; i < c.count; ++i) {
-                if (round > 0) mbar_wait(emptyK + st, (round - 1) & 1);
-                c.produceKv(c.sK + st * BKV * D, c.Kh, i, pt);
-                mbar_arrive_cp_async(fullK + st);
-                if (i == 0) {
-                    if (qLoads > 0) mbar_wait(emptyQ, (qLoads - 1) & 1);
-                    produce_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
-                    mbar_arrive_cp_async(fullQ);
-                    ++qLoads;
-                }
-                if (round > 0) mbar_wait(emptyV + st, (round - 1) & 1);
-                c.produceKv(c.sV + st * BKV * D, c.Vh, i, pt);
-                mbar_arrive_cp_async(fullV + st);
-                st = nextStage(st);
-                if (st == 0) ++round;
-            }
-        }
-        cp_async_wait<0>();
-        return;
-    }
-    regs_alloc<WS_CONSUMER_REGS>();
-    const int ct = threadIdx.x - WG_THREADS / 2;
-    const int cw = ct >> 7;
-    c.seat(cw, ct);
-    const bool lane0 = (ct & 31) == 0;
-    auto release = [&](uint64_t* bar) {
-        __syncwarp();
-        if (lane0) mbar_arrive(bar);
-    };
-    // the turns alternate over the whole walk: both warpgroups issue count + 1 times per item
-    auto takeTurn = [&]() { named_sync(1 + cw, WG_THREADS); };
-    auto passTurn = [&]() { named_arrive(1 + (cw ^ 1), WG_THREADS); };
-
-    float o[Cta::OR];
-    float m[2];
-    float l[2];
-    float alpha[2];
-    float s[Cta::SR];
-    uint32_t p[BKV / 16][4];
-
-    if (cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
-    int st = 0;  // stage of the next tile to consume, and the parity of its barriers' current phase
-    uint32_t phase = 0;
-    uint32_t qUses = 0;
-    for (int pass = 0, slot = blockIdx.x; slot < items; slot = persistent_slot(++pass, blockIdx.x, gridDim.x)) {
-        c.bind(order[slot], Q, K, V, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
-               softcap);
-        const int count = c.count;
-#pragma unroll
-        for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
-        m[0] = m[1] = -INFINITY;
-        l[0] = l[1] = 0.f;
-        if (count > 0) {
-            mbar_wait(fullQ, qUses & 1);
-            mbar_wait(fullK + st, phase);
-            fence_proxy_async();
-            takeTurn();
-            wgmma_fence();
-            c.issueScores(s, st);
-            wgmma_commit();
-            passTurn();
-            wgmma_wait<0>();
-            fence_regs(s);
-            release(emptyK + st);
-            if (count == 1) release(emptyQ);
-            c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
-            Cta::pack(p, s);
-
-            for (int it = 0; it + 1 < count; ++it) {
-                const int st1 = nextStage(st);
-                const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
-                mbar_wait(fullK + st1, phase1);
-                mbar_wait(fullV + st, phase);
-                fence_proxy_async();
-                takeTurn();
-                fence_regs(o);
-                wgmma_fence();
-                c.issueScores(s, st1);
-                wgmma_commit();
-                c.issueOutput(o, p, st);
-                wgmma_commit();
-                passTurn();
-                wgmma_wait<1>();
-                fence_regs(s);
-                release(emptyK + st1);
-                if (it + 2 == count) release(emptyQ);  // the item's last Q K^T is done: the next Q may load
-                c.softmax(s, it + 1, m, l, alpha);
-                wgmma_wait<0>();
-                fence_regs(o);
-                release(emptyV + st);
-                Cta::rescale(o, alpha);
-                Cta::pack(p, s);
-                st = st1;
-                phase = phase1;
-            }
-            // the last tile: P V only (peeled, as in fwd_wgmmaov)
-            mbar_wait(fullV + st, phase);
-            fence_proxy_async();
-            takeTurn();
-            fence_regs(o);
-            wgmma_fence();
-            c.issueOutput(o, p, st);
-            wgmma_commit();
-            passTurn();
-            wgmma_wait<0>();
-            fence_regs(o);
-            release(emptyV + st);
-            st = nextStage(st);
-            if (st == 0) phase ^= 1u;
-            ++qUses;
-        }
-        c.writeOutput(o, m, l, O, LSE, Sq);
-    }
-    if (cw == 0) named_sync(1, WG_THREADS);  // takes warpgroup 1's last pass: the counts balance
-#else
-    __trap();
-#endif
-}
-
 }  // namespace saw
 
 // One extern "C" entry point with the forward kernels' arguments, calling FN<T, D, FLAG> (THREADS per CTA)
@@ -767,18 +565,3 @@ SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d64_q128_kv128, __nv_bfloat16, 64, true)
 SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d128_q128_kv128, __nv_bfloat16, 128, true)
 SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d64_q128_kv128, __half, 64, true)
 SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d128_q128_kv128, __half, 128, true)
-
-// the persistent family takes the number of launch-order items after the common arguments
-#define SAW_FWD_WGMMA_PERSIST(NAME, T, D)                                                                       \
-    extern "C" __global__ void __launch_bounds__(saw::WS_THREADS, 1) NAME(                                      \
-        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,          \
-        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,   \
-        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap, int items) {                       \
-        saw::attention_fwd_wgmma_persist<T, D>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx,   \
-                                               maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, items);      \
-    }
-
-SAW_FWD_WGMMA_PERSIST(fwd_wgmmapersist_bf16_d64_q128_kv128, __nv_bfloat16, 64)
-SAW_FWD_WGMMA_PERSIST(fwd_wgmmapersist_bf16_d128_q128_kv128, __nv_bfloat16, 128)
-SAW_FWD_WGMMA_PERSIST(fwd_wgmmapersist_fp16_d64_q128_kv128, __half, 64)
-SAW_FWD_WGMMA_PERSIST(fwd_wgmmapersist_fp16_d128_q128_kv128, __half, 128)

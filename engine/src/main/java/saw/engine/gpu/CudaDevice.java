@@ -38,8 +38,6 @@ final class CudaDevice implements AutoCloseable {
     private final byte[] image;
     private final Map<String, CUfunction> functions = new HashMap<>();
     private final Map<String, Integer> sharedOptIn = new HashMap<>();
-    /** {@link #residentCtas} per kernel, block and shared memory: facts of the GPU, kept across context resets. */
-    private final Map<String, Integer> resident = new HashMap<>();
     private final int maxSharedOptIn;
     private final List<String> pending = new ArrayList<>();
     private CUmodule module;
@@ -126,7 +124,11 @@ final class CudaDevice implements AutoCloseable {
         if (shape.sharedBytes() > maxSharedOptIn) {
             throw new GpuException(shape + " needs more shared memory than this GPU allows per block (" + maxSharedOptIn + " B)");
         }
-        CUfunction f = withShared(shape);
+        CUfunction f = function(shape.kernel());
+        if (shape.sharedBytes() > DEFAULT_SHARED_LIMIT && sharedOptIn.getOrDefault(shape.kernel(), 0) < shape.sharedBytes()) {
+            check("raising the shared memory limit of " + shape, () -> driver.setMaxDynamicShared(f, shape.sharedBytes()));
+            sharedOptIn.put(shape.kernel(), shape.sharedBytes());
+        }
         NativePointerObject[] params = new NativePointerObject[args.length];
         for (int i = 0; i < args.length; i++) {
             params[i] = param(args[i]);
@@ -137,33 +139,6 @@ final class CudaDevice implements AutoCloseable {
         if (syncEachLaunch) {
             sync();
         }
-    }
-
-    /** The kernel of {@code shape}, allowed the shape's dynamic shared memory. */
-    private CUfunction withShared(LaunchShape shape) {
-        CUfunction f = function(shape.kernel());
-        if (shape.sharedBytes() > DEFAULT_SHARED_LIMIT && sharedOptIn.getOrDefault(shape.kernel(), 0) < shape.sharedBytes()) {
-            check("raising the shared memory limit of " + shape, () -> driver.setMaxDynamicShared(f, shape.sharedBytes()));
-            sharedOptIn.put(shape.kernel(), shape.sharedBytes());
-        }
-        return f;
-    }
-
-    /**
-     * How many CTAs of {@code shape}'s kernel, block and shared memory the GPU holds at once: its multiprocessors times
-     * the CTAs that fit on one (the driver's occupancy answer, at least 1). A persistent grid launches no more.
-     */
-    int residentCtas(LaunchShape shape) {
-        return resident.computeIfAbsent(shape.kernel() + "|" + shape.block() + "|" + shape.sharedBytes(), key -> {
-            if (shape.sharedBytes() > maxSharedOptIn) {
-                throw new GpuException(shape + " needs more shared memory than this GPU allows per block (" + maxSharedOptIn + " B)");
-            }
-            CUfunction f = withShared(shape);
-            int sms = check("reading the GPU's multiprocessor count", driver::multiprocessorCount);
-            int perSm = check("asking the driver how many CTAs of " + shape + " fit on a multiprocessor",
-                    () -> driver.activeBlocksPerMultiprocessor(f, shape.block(), shape.sharedBytes()));
-            return sms * Math.max(1, perSm);
-        });
     }
 
     /** Waits for the launches since the last sync; an asynchronous fault names them. */

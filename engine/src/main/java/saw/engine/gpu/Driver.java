@@ -29,12 +29,6 @@ interface Driver {
     /** The most shared memory one block may opt in to, in bytes. */
     int maxSharedPerBlockOptIn();
 
-    /** The GPU's streaming multiprocessors. */
-    int multiprocessorCount();
-
-    /** How many blocks of the kernel fit on one multiprocessor at once with this block size and dynamic shared memory. */
-    int activeBlocksPerMultiprocessor(CUfunction function, int block, int sharedBytes);
-
     /** Free and total device memory, in bytes. */
     long[] memory();
 

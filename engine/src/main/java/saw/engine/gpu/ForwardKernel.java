@@ -6,10 +6,8 @@ package saw.engine.gpu;
  * backend falls back to {@link #MMA} wherever they do not fit: {@link #WGMMA} (each tile's steps waited for in
  * turn), {@link #WGMMA_OVERLAP} (the next tile's Q K^T and this tile's P V in flight during the softmax),
  * {@link #WGMMA_WS} (the overlap with a producer warpgroup that does all loads, mbarrier-synchronised) and
- * {@link #WGMMA_PINGPONG} (that, with the two consumer warpgroups taking turns on the tensor cores) and
- * {@link #WGMMA_PERSIST} (that on a persistent grid: one CTA per SM slot walks many work items, loading the next
- * item's Q and first K/V while it finishes the current one; on trial for short rows, issue 12).
- * Chosen with {@code -Dsaw.kernel.fwd=mma|wgmma|wgmma-overlap|wgmma-ws|wgmma-pp|wgmma-persist} or the environment variable {@code SAW_KERNEL_FWD}
+ * {@link #WGMMA_PINGPONG} (that, with the two consumer warpgroups taking turns on the tensor cores).
+ * Chosen with {@code -Dsaw.kernel.fwd=mma|wgmma|wgmma-overlap|wgmma-ws|wgmma-pp} or the environment variable {@code SAW_KERNEL_FWD}
  * (the property wins). At head dim 256 (64x64 tiles, compute capability 9.0, unless {@code -Dsaw.kernel.fwd256=mma})
  * {@link #WGMMA_WS} and {@link #WGMMA_PINGPONG} run the D = 256 Hopper forward with one or two consumer warpgroups
  * (attention_fwd_wgmma_d256.cu) and the other families the mma.sync one. The default is {@link #WGMMA_PINGPONG}: verified on the H200 and 1.4-1.9x {@link #MMA}'s best
@@ -20,8 +18,7 @@ public enum ForwardKernel {
     WGMMA("wgmma", "fwd_wgmma_", 256),
     WGMMA_OVERLAP("wgmma-overlap", "fwd_wgmmaov_", 256),
     WGMMA_WS("wgmma-ws", "fwd_wgmmaws_", 384),
-    WGMMA_PINGPONG("wgmma-pp", "fwd_wgmmapp_", 384),
-    WGMMA_PERSIST("wgmma-persist", "fwd_wgmmapersist_", 384);
+    WGMMA_PINGPONG("wgmma-pp", "fwd_wgmmapp_", 384);
 
     private final String label;
     private final String kernelPrefix;
@@ -45,7 +42,7 @@ public enum ForwardKernel {
 
     /** The Hopper families, in the order {@code saw env} and the timings list them. */
     static ForwardKernel[] hopper() {
-        return new ForwardKernel[] {WGMMA, WGMMA_OVERLAP, WGMMA_WS, WGMMA_PINGPONG, WGMMA_PERSIST};
+        return new ForwardKernel[] {WGMMA, WGMMA_OVERLAP, WGMMA_WS, WGMMA_PINGPONG};
     }
 
     /** The setting's value that selects this family. */

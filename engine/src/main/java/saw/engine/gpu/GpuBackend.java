@@ -1,11 +1,9 @@
 package saw.engine.gpu;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
-import jcuda.driver.CUstream;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
@@ -127,7 +125,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         }
         ForwardKernel fwd = ForwardKernel.configured();
         BackwardKernel bwd = BackwardKernel.configured();
-        KernelCatalog.persistentCtaLimit();  // a bad setting is named now, not at the first forward
         CudaDevice cuda = new CudaDevice(ordinal);
         JCudaProbe probe = new JCudaProbe();
         DeviceProbe.Device d = probe.device(ordinal);
@@ -566,25 +563,8 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     private void launchForward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
                                DeviceBuffer lse) {
         AttentionProblem p = plan.p;
-        launchForward(cuda, null, plan.fwd, q, k, v, o, lse, t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv,
-                t.rowMask, t.bits, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numQBlocks(), (float) p.scale(),
-                (float) p.softcap());
-    }
-
-    /**
-     * Launches the forward {@code whole} (one CTA per work item) with the forward kernels' arguments on {@code stream}
-     * (null: the default one); the persistent family instead on the CTAs the GPU holds at once (or fewer:
-     * {@link KernelCatalog#persistentCtaLimit}), told the number of work items after the other arguments.
-     */
-    static void launchForward(CudaDevice cuda, CUstream stream, LaunchShape whole, Object... args) {
-        if (!KernelCatalog.persistent(whole)) {
-            cuda.launchOn(stream, whole, args);
-            return;
-        }
-        Object[] withItems = Arrays.copyOf(args, args.length + 1);
-        withItems[args.length] = (int) whole.grid();
-        int ctas = Math.min(cuda.residentCtas(whole), KernelCatalog.persistentCtaLimit());
-        cuda.launchOn(stream, KernelCatalog.persistentLaunch(whole, ctas), withItems);
+        cuda.launch(plan.fwd, q, k, v, o, lse, t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits,
+                p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numQBlocks(), (float) p.scale(), (float) p.softcap());
     }
 
     private void launchBackward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,

@@ -57,20 +57,6 @@ final class JCudaDriverCalls implements Driver {
     }
 
     @Override
-    public int multiprocessorCount() {
-        int[] count = new int[1];
-        JCudaDriver.cuDeviceGetAttribute(count, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-        return count[0];
-    }
-
-    @Override
-    public int activeBlocksPerMultiprocessor(CUfunction function, int block, int sharedBytes) {
-        int[] blocks = new int[1];
-        JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, function, block, sharedBytes);
-        return blocks[0];
-    }
-
-    @Override
     public long[] memory() {
         long[] free = new long[1];
         long[] total = new long[1];

@@ -96,13 +96,11 @@ final class KernelCatalog {
 
     /**
      * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024; the
-     * warp-specialised families add their four mbarriers per stage, the persistent one a full and an empty barrier
-     * for Q. The grid is one CTA per work item; {@link #persistentLaunch} cuts the persistent family's to what fits.
+     * warp-specialised families add their four mbarriers per stage.
      */
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
-        int qBarriers = family == ForwardKernel.WGMMA_PERSIST ? 2 : 0;
-        int barriers = family.hopperThreads() > 256 ? (4 * WGMMA_STAGES + qBarriers) * 8 : 0;
+        int barriers = family.hopperThreads() > 256 ? 4 * WGMMA_STAGES * 8 : 0;
         int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers;
         return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
                 family.hopperThreads(), smem);
@@ -115,36 +113,6 @@ final class KernelCatalog {
         }
         return kernel != ForwardKernel.MMA && wgmmaFits(p, tiles, major) ? forwardWgmma(p, numQBlocks, kernel)
                 : forward(p, tiles, numQBlocks);
-    }
-
-    /** Whether this forward launch runs the persistent family, whose kernels take the number of work items last. */
-    static boolean persistent(LaunchShape forward) {
-        return forward.kernel().startsWith(ForwardKernel.WGMMA_PERSIST.kernelPrefix());
-    }
-
-    static final String PERSIST_CTAS_PROPERTY = "saw.kernel.fwd.ctas";
-    static final String PERSIST_CTAS_ENV = "SAW_KERNEL_FWD_CTAS";
-
-    /**
-     * The most CTAs the persistent forward may launch, from {@code -Dsaw.kernel.fwd.ctas=N} or {@code SAW_KERNEL_FWD_CTAS};
-     * unset, no limit but what the GPU holds. A test aid: a grid of a few CTAs makes each walk many work items.
-     *
-     * @throws IllegalArgumentException naming the setting when it is not a whole number >= 1
-     */
-    static int persistentCtaLimit() {
-        int n = KernelSetting.positive(PERSIST_CTAS_PROPERTY, PERSIST_CTAS_ENV, "persistent forward CTAs");
-        return n == 0 ? Integer.MAX_VALUE : n;
-    }
-
-    /**
-     * The persistent forward over {@code whole}'s work items (one per CTA of {@code whole}): as many CTAs as the GPU
-     * holds at once ({@code residentCtas}), fewer when there are fewer items; each walks items gridDim apart.
-     */
-    static LaunchShape persistentLaunch(LaunchShape whole, int residentCtas) {
-        if (residentCtas < 1) {
-            throw new IllegalArgumentException(whole.kernel() + ": " + residentCtas + " resident CTAs; at least 1 is needed");
-        }
-        return new LaunchShape(whole.kernel(), Math.min(whole.grid(), residentCtas), whole.block(), whole.sharedBytes());
     }
 
     /** The head dim 256 Hopper forward's tile (attention_fwd_wgmma_d256.cu): the mma.sync D = 256 layout's 64x64. */

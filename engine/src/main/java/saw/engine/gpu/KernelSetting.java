@@ -18,29 +18,6 @@ final class KernelSetting {
     }
 
     /**
-     * A whole number >= 1 from the system property, else the environment variable; 0 when neither is set.
-     *
-     * @throws IllegalArgumentException naming the setting when the value is not such a number
-     */
-    static int positive(String property, String env, String what) {
-        String fromProperty = System.getProperty(property);
-        String setting = fromProperty != null ? "-D" + property : env;
-        String value = fromProperty != null ? fromProperty : System.getenv(env);
-        if (value == null) {
-            return 0;
-        }
-        try {
-            int n = Integer.parseInt(value.trim());
-            if (n >= 1) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // named below
-        }
-        throw new IllegalArgumentException(setting + "=" + value + " is not a number of " + what + " (a whole number >= 1)");
-    }
-
-    /**
      * @throws IllegalArgumentException naming the setting and the labels when the value is not one of them
      */
     static <E extends Enum<E>> E parse(E[] families, Function<E, String> label, String value, String setting, String pass) {

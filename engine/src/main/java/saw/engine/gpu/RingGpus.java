@@ -792,7 +792,7 @@ public final class RingGpus implements AutoCloseable {
             if (!inBackward) {
                 int part = b.part[c.step()];
                 dev.record(stepStart[d][c.step()], dev.compute);
-                GpuBackend.launchForward(dev.cuda, dev.compute, sp.fwd, b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.oPart.get(part),
+                dev.cuda.launchOn(dev.compute, sp.fwd, b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.oPart.get(part),
                         b.lsePart.get(part), t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits,
                         p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numQBlocks(), (float) p.scale(),
                         (float) p.softcap());

@@ -42,16 +42,6 @@ final class FakeDriver implements Driver {
     final List<String> launched = new ArrayList<>();
     /** The grid of each kernel's latest launch. */
     final Map<String, Integer> lastGrid = new HashMap<>();
-    /** One launch: its kernel, grid, block and dynamic shared memory. */
-    record Launch(String kernel, int grid, int block, int sharedBytes) {}
-
-    /** Every launch, in order. */
-    final List<Launch> launches = new ArrayList<>();
-    /** The GPU's multiprocessors, and how many blocks of any kernel fit on one, as the occupancy query answers. */
-    int multiprocessors = 132;
-    int blocksPerMultiprocessor = 1;
-    /** The occupancy queries: kernel, block and shared memory of each. */
-    final List<Launch> occupancyQueries = new ArrayList<>();
     /** One copy between host and device: its direction, device byte offset and length. */
     record Copy(boolean toHost, long deviceOffset, long bytes) {}
 
@@ -119,19 +109,6 @@ final class FakeDriver implements Driver {
     }
 
     @Override
-    public int multiprocessorCount() {
-        usable();
-        return multiprocessors;
-    }
-
-    @Override
-    public int activeBlocksPerMultiprocessor(CUfunction function, int block, int sharedBytes) {
-        usable();
-        occupancyQueries.add(new Launch(functionNames.get(function), 0, block, sharedBytes));
-        return blocksPerMultiprocessor;
-    }
-
-    @Override
     public long[] memory() {
         usable();
         return new long[] {total - used(), total};
@@ -188,7 +165,6 @@ final class FakeDriver implements Driver {
         }
         launched.add(name);
         lastGrid.put(name, grid);
-        launches.add(new Launch(name, grid, block, sharedBytes));
         if (name.equals(faultingKernel) && (faultingGrid < 0 || grid == faultingGrid)) {
             faultingKernel = null;
             faultPending = true;

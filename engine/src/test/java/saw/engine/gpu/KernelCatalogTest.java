@@ -1,7 +1,6 @@
 package saw.engine.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -203,7 +202,7 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 6 + 2 * 3 + 2 * 2 * 2 * 3 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; 2 * 2 * 6: five Hopper forwards and bwd_pre per dtype and D
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 3 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_fp16_d256_q64_kv64_softcap"), "the D = 256 Hopper backward");
@@ -239,38 +238,6 @@ class KernelCatalogTest {
         assertEquals(384, ws.block(), "a producer and two consumer warpgroups");
         assertEquals(s.sharedBytes() + 12 * 8, ws.sharedBytes(), "four mbarriers per stage");
         assertTrue(ws.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
-    }
-
-    @Test
-    void persistentForwardIsThePingpongShapeWithAQBarrierPairOnAGridOfWhatFits() {
-        AttentionProblem p = new AttentionProblem(2, 8, 2, 1000, 1500, 128, DType.FP16, 0.0625, 30);
-        KernelTiles t = new KernelTiles(128, 128);
-        LaunchShape pp = KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9);
-        LaunchShape whole = KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PERSIST, 9);
-        assertEquals("fwd_wgmmapersist_fp16_d128_q128_kv128", whole.kernel());
-        assertEquals(2L * 8 * 8, whole.grid(), "one CTA per work item before the grid is cut to what fits");
-        assertEquals(384, whole.block(), "a producer and two consumer warpgroups");
-        assertEquals(pp.sharedBytes() + 2 * 8, whole.sharedBytes(), "the pingpong's stages and barriers, and a Q pair");
-        assertTrue(whole.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
-        assertTrue(KernelCatalog.persistent(whole));
-        assertFalse(KernelCatalog.persistent(pp));
-        assertFalse(KernelCatalog.persistent(KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PERSIST, 8)), "sm_80");
-
-        assertEquals(new LaunchShape("fwd_wgmmapersist_bf16_d128_q128_kv128", 132, 384, whole.sharedBytes()), KernelCatalog.persistentLaunch(
-                KernelCatalog.forwardWgmma(AttentionProblem.of(4, 16, 16, 8192, 8192, 128, DType.BF16), 64,
-                        ForwardKernel.WGMMA_PERSIST), 132), "4096 items on 132 SMs");
-        assertEquals(whole, KernelCatalog.persistentLaunch(whole, 132), "fewer items than SMs: one CTA each");
-        assertEquals(100, KernelCatalog.persistentLaunch(whole, 100).grid());
-        assertThrows(IllegalArgumentException.class, () -> KernelCatalog.persistentLaunch(whole, 0));
-
-        AttentionProblem d64 = AttentionProblem.of(1, 4, 4, 512, 512, 64, DType.BF16);
-        assertEquals("fwd_wgmmapersist_bf16_d64_q128_kv128", KernelCatalog.forwardFor(d64, t, 4, ForwardKernel.WGMMA_PERSIST, 9).kernel());
-        assertEquals("fwd_bf16_d64_q128_kv64", KernelCatalog.forwardFor(d64, new KernelTiles(128, 64), 4,
-                ForwardKernel.WGMMA_PERSIST, 9).kernel(), "128x64 tiles keep mma.sync");
-        AttentionProblem d256 = AttentionProblem.of(1, 4, 4, 512, 512, 256, DType.BF16);
-        withWideForward("wgmma", () -> assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(d256,
-                new KernelTiles(64, 64), 8, ForwardKernel.WGMMA_PERSIST, 9).kernel(), "no persistent D = 256 forward"));
-        assertTrue(KernelCatalog.allNames().contains("fwd_wgmmapersist_bf16_d64_q128_kv128"));
     }
 
     @Test
@@ -396,7 +363,7 @@ class KernelCatalogTest {
         assertEquals(ForwardKernel.WGMMA_PINGPONG, ForwardKernel.parse("wgmma-pp", "x"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ForwardKernel.parse("tma", "-Dsaw.kernel.fwd"));
-        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma, wgmma-overlap, wgmma-ws, wgmma-pp or wgmma-persist)", e.getMessage());
+        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma, wgmma-overlap, wgmma-ws or wgmma-pp)", e.getMessage());
         String before = System.getProperty(ForwardKernel.PROPERTY);
         try {
             System.setProperty(ForwardKernel.PROPERTY, "mma");
