@@ -249,8 +249,9 @@ final class KernelCatalog {
     }
 
     /**
-     * Whether head dim 256 may run the Hopper backward at all: {@code -Dsaw.kernel.bwd256=wgmma|mma} or
-     * {@code SAW_KERNEL_BWD256}. Off (mma) until the H200 has verified and timed it (bench/gpu/d256-bwd-wgmma.sh).
+     * Whether head dim 256 runs the Hopper backward on Hopper (the default, wgmma: verified on the H200 and 275 against
+     * the mma.sync family's 103 TFLOP/s on causal 8K, bench/gpu/d256-bwd-wgmma.sh) or the mma.sync one:
+     * {@code -Dsaw.kernel.bwd256=wgmma|mma} or {@code SAW_KERNEL_BWD256}.
      */
     enum WideBackward {
         MMA("mma"),
@@ -270,7 +271,7 @@ final class KernelCatalog {
 
         /** @throws IllegalArgumentException naming the setting when its value is neither label */
         static WideBackward configured() {
-            return KernelSetting.configured(values(), WideBackward::label, PROPERTY, ENV, MMA, "head dim 256 backward");
+            return KernelSetting.configured(values(), WideBackward::label, PROPERTY, ENV, WGMMA, "head dim 256 backward");
         }
     }
 

@@ -81,7 +81,7 @@ class WideBackwardChoiceTest {
     @Test
     void switchedOffOrElsewhereHeadDim256KeepsTheMmaSyncBackward() {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
-        for (String off : new String[] {null, "mma", " MMA "}) {
+        for (String off : new String[] {"mma", " MMA "}) {
             withWideBackward(off, () -> assertEquals("bwd_bf16_d256_q64_kv64",
                     launchedBackward(9, BackwardKernel.WGMMA_WS, p, causal(p, 64, 64)), "setting " + off));
         }
@@ -151,7 +151,8 @@ class WideBackwardChoiceTest {
     @Test
     void tunerOffersTheD256HopperBackwardOnlyWhereItRuns() {
         withWideBackward("wgmma", () -> candidates(true));
-        withWideBackward(null, () -> candidates(false));
+        withWideBackward(null, () -> candidates(true));
+        withWideBackward("mma", () -> candidates(false));
     }
 
     private static void candidates(boolean switchedOn) {
