@@ -65,7 +65,7 @@ class CliTest {
             System.setProperty("saw.kernel.bwd", "tma");
             Run bad = saw("env");
             assertEquals(SawCli.BAD_INPUT, bad.code(), bad.out());
-            assertTrue(bad.out().contains("-Dsaw.kernel.bwd=tma is not a backward kernel family (mma, wgmma, wgmma-ws or wgmma-dq)"),
+            assertTrue(bad.out().contains("-Dsaw.kernel.bwd=tma is not a backward kernel family (mma, wgmma or wgmma-ws)"),
                     bad.out());
         } finally {
             if (before == null) {
