@@ -159,12 +159,20 @@ class KernelCatalogTest {
         }
     }
 
+    /** The D = 256 backward with the Hopper one switched off (-Dsaw.kernel.bwd256=mma; it is the default on cc 9.0). */
+    private static LaunchShape mmaSyncWideBackward(AttentionProblem p, BackwardKernel family, int major) {
+        LaunchShape[] s = new LaunchShape[1];
+        WideBackwardChoiceTest.withWideBackward("mma",
+                () -> s[0] = KernelCatalog.backwardFor(p, new KernelTiles(64, 64), 24, family, major));
+        return s[0];
+    }
+
     @Test
     void headDim256BackwardSplitsTheOutputColumnsOverTwoCtasPerKvTile() {
         AttentionProblem p = AttentionProblem.of(2, 8, 2, 1000, 1500, 256, DType.BF16);
         for (int major : new int[] {8, 9}) {
             for (BackwardKernel family : BackwardKernel.values()) {
-                LaunchShape s = KernelCatalog.backwardFor(p, new KernelTiles(64, 64), 24, family, major);
+                LaunchShape s = mmaSyncWideBackward(p, family, major);
                 assertEquals("bwd_bf16_d256_q64_kv64", s.kernel(), family + " on cc " + major);
                 assertEquals(2L * 2 * 24 * 2, s.grid(), "batch x kv heads x kv tiles x 2 column halves");
                 assertEquals(128, s.block());
