@@ -85,16 +85,22 @@ if [[ $parts == *" verify "* ]]; then
 fi
 wait
 if [[ $parts == *" verify "* ]]; then
-  pass=0; fail=0; failed=()
+  # dSink is not an output of the backward kernels (sink_grad makes it from LSE and Dsum), and on the --sinks case
+  # with Sq=1000 Skv=1500 D=64 bf16 its sum cancels ~36x, so O's bf16 error alone moves it ~1e-2 (docs/kernel-notes.md,
+  # "dQ by bulk reduce-add"): a case that fails on dSink alone is counted apart, not as a pass
+  pass=0; fail=0; failed=(); dsink=0; dsinkOnly=()
   for n in "${!cases[@]}"; do
     f="$dir/verify-$n.log"; rc=$(tail -1 "$f")
     { echo "== verify wgmma-ws ${cases[$n]}"; cat "$f"; } >>"$log"
-    if [[ $rc == rc=0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("[${cases[$n]}]"); fi
+    if [[ $rc == rc=0 ]]; then pass=$((pass + 1))
+    elif [[ $rc == rc=3 && $(grep '^FAIL:' "$f") == "FAIL: dSink" ]]; then dsink=$((dsink + 1)); dsinkOnly+=("[${cases[$n]}]")
+    else fail=$((fail + 1)); failed+=("[${cases[$n]}]"); fi
     printf '%-4s %s  %s\n' "$([[ $rc == rc=0 ]] && echo ok || echo FAIL)" "${cases[$n]}" \
       "$(awk '$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}' "$f")"
     [[ $rc == rc=0 ]] || tail -8 "$f"
   done
   summary+=("verify wgmma-ws fwd+bwd|$pass passed, $fail failed${failed:+: ${failed[*]}}")
+  [[ $dsink == 0 ]] || summary+=("verify dSink only|$dsink failed on dSink alone (O, LSE, dQ, dK, dV within tolerance): ${dsinkOnly[*]}")
 fi
 if [[ $parts == *" sanitize "* ]]; then
   for tool in "${tools[@]}"; do
