@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Issue 12 on the H200, the Hopper backward with dQ through shared memory and the bulk reduce-add (wgmma-dq) against
-# the warp-specialised backward it would replace (wgmma-ws), about 100 s (run from the repository root, e.g.
-# OUT=out .gpupack/bwd-frontier.sh):
-#   (0) SASS of bwd_wgmmaws_* and bwd_wgmmadq_*: HGMMA, bulk reduce-adds, global atomics, local memory
-#   (1) saw verify, forward + backward, of wgmma-dq: causal, window, documents, random ~6% (2 blocks a row, 128- and
+# Issue 12 on the H200: the default Hopper backward, wgmma-ws (warp-specialised, dQ by one bulk reduce-add per step
+# from shared memory, folded in from the trial family wgmma-dq), against the plain Hopper backward wgmma (lock-step,
+# dQ atomics) and cuDNN, about 60 s (run from the pack folder, e.g. OUT=out .gpupack/bwd-frontier.sh):
+#   (0) SASS of bwd_wgmmaws_* and bwd_wgmma_* (bf16, D 64 and 128): HGMMA, bulk reduce-adds (UBLK*), global
+#       reductions/atomics (wgmma-ws: none; wgmma: its dQ atomics), local memory
+#   (1) saw verify, forward + backward, of wgmma-ws: causal, window, documents, random ~6% (2 blocks a row, 128- and
 #       64-blocks: FULL and PARTIAL tiles), GQA, softcap, sinks, fp16,
 #       ragged ends (Sq not a multiple of 64: the bulk add's row clipping), Sq != Skv; D 64 and 128
-#   (2) compute-sanitizer memcheck, racecheck and synccheck of wgmma-dq on one small case (GQA 2:1, documents with
+#   (2) compute-sanitizer memcheck, racecheck and synccheck of wgmma-ws on one small case (GQA 2:1, documents with
 #       padding rows, Sq = 1250, kv column 0 of 20 steps per head, which wraps the 3-stage ring)
 #   (1) and (2) only check results, so they run side by side, four at a time
-#   (3) backward timing, old (wgmma-ws) and new (wgmma-dq) back to back per row, cuDNN SDPA beside the dense rows:
+#   (3) backward timing, wgmma-ws and wgmma back to back per row, cuDNN SDPA beside the dense rows:
 #       causal 8K B=4 H=16, causal 16K B=4 H=16, GQA 32K B=1 H=32 Hkv=8, 64 packed documents in 32K (B=1 H=16);
 #       D=128 bf16, 128x128 tiles, median of 10 after 3 warm-ups, useful TFLOP/s (2.5x the forward's FLOPs).
 # Logs and results in $OUT/bwd/; a summary table is printed last. BWF_PARTS="verify sanitize timing" picks parts.
@@ -27,25 +28,26 @@ t_start=$(date +%s)
 note() { echo "$*" | tee -a "$log"; }
 now() { date +%s; }
 
-# ---------------------------------------------------------------- (0) SASS of the two warp-specialised families
+# ---------------------------------------------------------------- (0) SASS of the two Hopper backward families
 # per sm_90a kernel: HGMMA, bulk copies (UBLK*: the reduce-add), global reductions/atomics (RED/ATOM), local memory
 python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
   "$here"/lib/saw-engine-*.jar >"$dir/saw.fatbin" 2>>"$log"
-fns=bwd_wgmmadq_bf16_d128_q128_kv128,bwd_wgmmaws_bf16_d128_q128_kv128,bwd_wgmmadq_bf16_d64_q128_kv128,bwd_wgmmaws_bf16_d64_q128_kv128
+fns=bwd_wgmmaws_bf16_d128_q128_kv128,bwd_wgmma_bf16_d128_q128_kv128,bwd_wgmmaws_bf16_d64_q128_kv128,bwd_wgmma_bf16_d64_q128_kv128
 cuobjdump --dump-sass --function "$fns" "$dir/saw.fatbin" >"$dir/sass.txt" 2>&1 && grep -q HGMMA "$dir/sass.txt" \
   || cuobjdump --dump-sass "$dir/saw.fatbin" >"$dir/sass.txt" 2>&1 || note "cuobjdump failed"
-awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_wgmma(ws|dq)_/ && arch=="sm_90a" {
+awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_wgmma(ws)?_(bf16|fp16)_d(64|128)_/ && arch=="sm_90a" {
        if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /UBLK/) br[fn]++; if ($0 ~ /[^A-Z](RED|ATOM|REDG|ATOMG)[.E ]/) at[fn]++;
        if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
      END { for (f in seen) printf "%-42s HGMMA %3d  UBLK* %2d  RED/ATOM %3d  local %3d\n", f, hg[f], br[f], at[f], lm[f] }' \
   "$dir/sass.txt" | sort >"$dir/sass-summary.txt"
 rm -f "$dir/saw.fatbin" "$dir/sass.txt"
 cat "$dir/sass-summary.txt" >>"$log"
-summary+=("sass bf16 d128 dq|$(grep 'bwd_wgmmadq_bf16_d128_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
 summary+=("sass bf16 d128 ws|$(grep 'bwd_wgmmaws_bf16_d128_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
+summary+=("sass bf16 d64 ws|$(grep 'bwd_wgmmaws_bf16_d64_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
+summary+=("sass bf16 d128 wgmma|$(grep 'bwd_wgmma_bf16_d128_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
 t_sass=$(now)
 
-# ---------------------------------------------------------------- (1) + (2) verify and compute-sanitizer of wgmma-dq
+# ---------------------------------------------------------------- (1) + (2) verify and compute-sanitizer of wgmma-ws
 # Correctness only, so the cases run side by side (at most 4 JVMs at a time, the sanitizers first: they take longest);
 # each writes its own log, and the results are printed in order once all are done.
 cases=(
@@ -64,35 +66,41 @@ cases=(
 tools=(memcheck racecheck synccheck)
 throttle() { while [[ $(jobs -rp | wc -l) -ge 4 ]]; do sleep 0.2; done; }
 if [[ $parts == *" sanitize "* ]]; then
-  note "== compute-sanitizer, wgmma-dq (documents ending at 1200 of 1250 rows, GQA 2:1, 20 steps per head in kv column 0) =="
+  note "== compute-sanitizer, wgmma-ws (documents ending at 1200 of 1250 rows, GQA 2:1, 20 steps per head in kv column 0) =="
   for tool in "${tools[@]}"; do
     throttle
-    ( timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma-dq -cp "$here/lib/*" \
+    ( timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 9 "$java" -Dsaw.kernel.bwd=wgmma-ws -cp "$here/lib/*" \
         saw.app.Main verify 'and(causal,docs(700,300,200))' --seq 1250 --heads 2 --kv-heads 1 --head-dim 128 --dtype bf16 \
         --block 128x128 --pass fwd,bwd >"$dir/sanitize-$tool.log" 2>&1; echo "rc=$?" >>"$dir/sanitize-$tool.log" ) &
   done
 fi
 if [[ $parts == *" verify "* ]]; then
-  note "== verify wgmma-dq, fwd+bwd, 128x128 =="
+  note "== verify wgmma-ws, fwd+bwd, 128x128 =="
   for n in "${!cases[@]}"; do
     throttle
     read -ra args <<<"${cases[$n]}"
-    ( SAW_JAVA_OPTS=-Dsaw.kernel.bwd=wgmma-dq timeout 90 "$saw" verify "${args[@]}" --block 128x128 --pass fwd,bwd \
+    ( SAW_JAVA_OPTS=-Dsaw.kernel.bwd=wgmma-ws timeout 90 "$saw" verify "${args[@]}" --block 128x128 --pass fwd,bwd \
         >"$dir/verify-$n.log" 2>&1; echo "rc=$?" >>"$dir/verify-$n.log" ) &
   done
 fi
 wait
 if [[ $parts == *" verify "* ]]; then
-  pass=0; fail=0; failed=()
+  # dSink is not an output of the backward kernels (sink_grad makes it from LSE and Dsum), and on the --sinks case
+  # with Sq=1000 Skv=1500 D=64 bf16 its sum cancels ~36x, so O's bf16 error alone moves it ~1e-2 (docs/kernel-notes.md,
+  # "dQ by bulk reduce-add"): a case that fails on dSink alone is counted apart, not as a pass
+  pass=0; fail=0; failed=(); dsink=0; dsinkOnly=()
   for n in "${!cases[@]}"; do
     f="$dir/verify-$n.log"; rc=$(tail -1 "$f")
-    { echo "== verify wgmma-dq ${cases[$n]}"; cat "$f"; } >>"$log"
-    if [[ $rc == rc=0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("[${cases[$n]}]"); fi
+    { echo "== verify wgmma-ws ${cases[$n]}"; cat "$f"; } >>"$log"
+    if [[ $rc == rc=0 ]]; then pass=$((pass + 1))
+    elif [[ $rc == rc=3 && $(grep '^FAIL:' "$f") == "FAIL: dSink" ]]; then dsink=$((dsink + 1)); dsinkOnly+=("[${cases[$n]}]")
+    else fail=$((fail + 1)); failed+=("[${cases[$n]}]"); fi
     printf '%-4s %s  %s\n' "$([[ $rc == rc=0 ]] && echo ok || echo FAIL)" "${cases[$n]}" \
       "$(awk '$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}' "$f")"
     [[ $rc == rc=0 ]] || tail -8 "$f"
   done
-  summary+=("verify wgmma-dq fwd+bwd|$pass passed, $fail failed${failed:+: ${failed[*]}}")
+  summary+=("verify wgmma-ws fwd+bwd|$pass passed, $fail failed${failed:+: ${failed[*]}}")
+  [[ $dsink == 0 ]] || summary+=("verify dSink only|$dsink failed on dSink alone (O, LSE, dQ, dK, dV within tolerance): ${dsinkOnly[*]}")
 fi
 if [[ $parts == *" sanitize "* ]]; then
   for tool in "${tools[@]}"; do
@@ -105,7 +113,7 @@ if [[ $parts == *" sanitize "* ]]; then
 fi
 t_checks=$(now)
 
-# ---------------------------------------------------------------- (3) timing: wgmma-ws vs wgmma-dq (+ cuDNN)
+# ---------------------------------------------------------------- (3) timing: wgmma-ws vs wgmma (+ cuDNN)
 spec() { # NAME S B H MASK_JSON
   cat >"$dir/specs/$1.json" <<JSON
 { "schema": "saw.mask/1", "name": "$1", "seq_len_q": $2, "seq_len_kv": $2, "batch": $3, "heads": $4,
@@ -144,14 +152,14 @@ else:
 PY
 }
 if [[ $parts == *" timing "* ]]; then
-  note "== backward timing, D=128 bf16 128x128, median of 10 (old wgmma-ws, new wgmma-dq) =="
+  note "== backward timing, D=128 bf16 128x128, median of 10 (wgmma, then the default wgmma-ws) =="
   for row in "${rows[@]}"; do
     name=${row%%|*}; read -ra extra <<<"${row#*|}"
-    read -r ms_old tf_old k_old < <(timed "$name" wgmma-ws "${extra[@]}")
-    read -r ms_new tf_new k_new < <(timed "$name" wgmma-dq "${extra[@]}")
-    note "$name: wgmma-ws $ms_old ms $tf_old TF ($k_old); wgmma-dq $ms_new ms $tf_new TF ($k_new)"
+    read -r ms_old tf_old k_old < <(timed "$name" wgmma "${extra[@]}")
+    read -r ms_new tf_new k_new < <(timed "$name" wgmma-ws "${extra[@]}")
+    note "$name: wgmma $ms_old ms $tf_old TF ($k_old); wgmma-ws $ms_new ms $tf_new TF ($k_new)"
     ratio=$(python3 -c "print(f'{float(\"$tf_new\") / float(\"$tf_old\"):.3f}x')" 2>/dev/null || echo -)
-    summary+=("bwd $name|ws $tf_old  dq $tf_new  dq/ws $ratio  (ms: $ms_old -> $ms_new)")
+    summary+=("bwd $name|wgmma $tf_old  ws $tf_new  ws/wgmma $ratio  (ms: $ms_old -> $ms_new)")
   done
   cat >"$dir/cudnn.py" <<'PY'
 # the peer that ran, saved beside its numbers: cuDNN SDPA backward on the dense causal rows, median of 10 after 3

@@ -6,9 +6,9 @@
 // Dsum in registers, see WarpRowStats). Per step and
 // warpgroup: S^T = K Q^T and dP^T = V dO^T read both operands from shared memory; P^T and dS^T stay in registers
 // as the A operands of dV += P^T dO and dK += dS^T Q (dO and Q read N-major); dS^T also goes to shared memory,
-// where dQ += dS K reads it MN-major (transposed A), and dQ is added to the fp32 accumulator with atomics.
+// where dQ += dS K reads it MN-major (transposed A), and bwd_wgmma_* adds dQ to the fp32 accumulator with atomics.
 // bwd_wgmmaws_*: the same steps (BwdWg::step) by two consumer warpgroups, fed by a producer warpgroup through an
-// mbarrier ring (attention_bwd_wgmma_ws below).
+// mbarrier ring, with dQ added by one bulk reduce-add per step (attention_bwd_wgmma_ws below).
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and
 // the host launches these only on compute capability 9.0.
@@ -19,8 +19,8 @@
 namespace saw {
 
 constexpr int WB_THREADS = 256;
-// warp-specialised backward: a producer warpgroup and the two compute warpgroups; Q/dO stages in the ring (3: 193 KB
-// of shared memory at D = 128, a fourth would pass the 227 KB limit)
+// warp-specialised backward: a producer warpgroup and the two compute warpgroups; Q/dO stages in the ring (3: 225 KB
+// of shared memory at D = 128 with the fp32 dQ tile, a fourth would pass the 227 KB limit)
 constexpr int WBS_THREADS = 384;
 constexpr int WBS_STAGES = 3;
 
@@ -476,19 +476,20 @@ __device__ __forceinline__ void attention_bwd_wgmma(
 // memory the consumers read with ordinary loads is then the epilogue's dK/dV staging, written with ordinary stores
 // before a named barrier: an order compute-sanitizer racecheck models.
 //
-// DQ_BULK (bwd_wgmmadq_*, issue 12): the consumers do not add dQ with atomics. Each step's dQ products go into one
-// fp32 tile in shared memory (BwdWg::storeDq: 32 KB, QS rows of D, or two QS x 64 tiles at D = 64), each thread
-// fencing its stores for the async proxy, and one consumer thread (the issuer, compute thread 0) adds the tile to
-// the accumulator with one bulk reduce-add per tile (a tile's rows are contiguous in dQacc) right after the next
-// step's dS^T barrier, which every thread passes only after storing its share of the tile: the order CUTLASS's
-// epilogues use for a TMA store (stores, fence.proxy.async, named barrier, one thread issues). Before storing the
-// next tile the issuer waits until the bulk group has read the old one and arrives on the "dQ empty" mbarrier
-// (count 1); the others wait for that phase (step i + 1 waits for phase i, parity i & 1). The last tile goes after
-// the epilogue's first barrier. No warp waits for an atomic, and no new CTA-wide barrier is added; the producer is
-// unchanged. (A writer warp in the producer warpgroup was tried first: two loading warps instead of four spill at
-// the producer's 40 registers, ptxas -v.) The tile is written only with st.shared, by the same thread each step, and
-// read only by the bulk copy, so racecheck has no ordinary load to pair with it.
-template <typename T, int D, bool CAPPED, bool DQ_BULK = false>
+// dQ (issue 12; 1.02-1.03x the atomics it replaced on the H200, docs/kernel-notes.md): the consumers do not add dQ with
+// atomics. Each step's dQ products go into one fp32 tile in shared memory (BwdWg::storeDq: 32 KB, QS rows of D, or two
+// QS x 64 tiles at D = 64), each thread fencing its stores for the async proxy, and one consumer thread (the issuer,
+// compute thread 0) adds the tile to the accumulator with one bulk reduce-add per tile (a tile's rows are contiguous in
+// dQacc) right after the next step's dS^T barrier, which every thread passes only after storing its share of the tile:
+// the order CUTLASS's epilogues use for a TMA store (stores, fence.proxy.async, named barrier, one thread issues).
+// Before storing the next tile the issuer waits until the bulk group has read the old one and arrives on the "dQ empty"
+// mbarrier (count 1); the others wait for that phase (step i + 1 waits for phase i, parity i & 1). The last tile goes
+// after the epilogue's first barrier, for every column (a split part's too: only its dK and dV go to the part's slot),
+// and the issuer waits for the adds to land before the CTA exits. No warp waits for an atomic, and no new CTA-wide
+// barrier is added; the producer is unchanged. (A writer warp in the producer warpgroup was tried first: two loading
+// warps instead of four spill at the producer's 40 registers, ptxas -v.) The tile is written only with st.shared, by
+// the same thread each step, and read only by the bulk copy, so racecheck has no ordinary load to pair with it.
+template <typename T, int D, bool CAPPED>
 __device__ __forceinline__ void attention_bwd_wgmma_ws(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
     const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
@@ -519,11 +520,11 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     T* sQ = sV + BKV * D;        // ST stages of QS x D
     T* sdO = sQ + ST * QS * D;   // ST stages of QS x D
     T* sdS = sdO + ST * QS * D;  // 2 buffers of BKV x QS, dS transposed
-    // DQ_BULK: QS x 128 fp32, one QS x 128 tile at D = 128 and one QS x 64 tile per warpgroup at D = 64
+    // QS x 128 fp32: one QS x 128 dQ tile at D = 128, one QS x 64 tile per warpgroup at D = 64
     float* sDq = reinterpret_cast<float*>(sdS + 2 * BKV * QS);
-    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + (DQ_BULK ? QS * 128 : 0));
+    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + QS * 128);
     uint64_t* empty = full + ST;
-    uint64_t* dqEmpty = empty + ST;  // DQ_BULK
+    uint64_t* dqEmpty = empty + ST;
 
     const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int kv0 = cols.kb * BKV;
@@ -534,7 +535,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
             mbar_init(full + st, PRODUCERS);
             mbar_init(empty + st, CONSUMER_WARPS);
         }
-        if (DQ_BULK) mbar_init(dqEmpty, 1);
+        mbar_init(dqEmpty, 1);
         mbar_init_fence();
     }
     __syncthreads();  // the last CTA-wide barrier: the producer leaves early
@@ -582,7 +583,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
         dv[i] = 0.f;
     }
     BwdCursor cur = cols.start();
-    // a step's LSE and Dsum, loaded once the step before has issued its dQ atomics (4 registers per thread), so
+    // a step's LSE and Dsum, loaded once the step before has stored its dQ tile (4 registers per thread), so
     // their latency hides behind the barrier wait and the S^T and dP^T products
     auto loadStats = [&](WarpRowStats& rs, const BwdCursor& c) {
         const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
@@ -590,7 +591,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     };
     WarpRowStats stats;
     if (steps > 0) loadStats(stats, cur);
-    // DQ_BULK: the issuer's bulk reduce-add of the tile of the step before (q rows [tileQ0, tileQ0 + QS) of head
+    // the issuer's bulk reduce-add of the tile of the step before (q rows [tileQ0, tileQ0 + QS) of head
     // tileH), once every compute thread has passed a barrier after storing it
     const bool issuer = ct == 0;
     int tileQ0 = 0;
@@ -614,28 +615,24 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
                 sdS + (it & 1) * BKV * QS,
                 [&] {
                     named_sync(DS_BAR, WB_THREADS);
-                    if (DQ_BULK && issuer && it > 0) addTile();
+                    if (issuer && it > 0) addTile();
                 },
                 [=] {
                     __syncwarp();
                     if (lane0) mbar_arrive(emptySt);
                 },
                 [&](const float (&dq)[32], int q0, int h) {
-                    if constexpr (DQ_BULK) {
-                        if (it > 0) {
-                            if (issuer) {
-                                bulk_wait_read<0>();
-                                mbar_arrive(dqEmpty);
-                            }
-                            mbar_wait(dqEmpty, (it - 1) & 1);  // step it - 1's tile has been read
+                    if (it > 0) {
+                        if (issuer) {
+                            bulk_wait_read<0>();
+                            mbar_arrive(dqEmpty);
                         }
-                        wg.storeDq(dq, sDq);
-                        fence_proxy_async();  // these stores before the bulk copy's reads
-                        tileQ0 = q0;
-                        tileH = h;
-                    } else {
-                        wg.addDq(dq, cols.b, h, q0);
+                        mbar_wait(dqEmpty, (it - 1) & 1);  // step it - 1's tile has been read
                     }
+                    wg.storeDq(dq, sDq);
+                    fence_proxy_async();  // these stores before the bulk copy's reads
+                    tileQ0 = q0;
+                    tileH = h;
                 });
         cur = cols.next<Wg::SUBS>(cur);
         if (it + 1 < steps) loadStats(stats, cur);
@@ -643,10 +640,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
         if (st == 0) phase ^= 1u;
     }
 
-    // epilogue: a part's dK and dV straight to its slot; else staged through K and V, once both warpgroups' last
-    // dQ (which reads all of K) is done
+    // epilogue: the last dQ tile (every column, a split part's too), then a part's dK and dV straight to its slot;
+    // else staged through K and V, once both warpgroups' last dQ (which reads all of K) is done
     named_sync(DS_BAR, WB_THREADS);
-    if (DQ_BULK && issuer && steps > 0) addTile();
+    if (issuer && steps > 0) addTile();
     if (cols.slot >= 0) {
         wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
     } else {
@@ -654,24 +651,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
         named_sync(DS_BAR, WB_THREADS);
         Wg::storeDkDv(sK, sV, dK, dV, kvHead, kv0, Skv, ct);
     }
-    if (DQ_BULK && issuer) bulk_wait<0>();  // the adds have landed before the CTA's shared memory goes
+    if (issuer) bulk_wait<0>();  // the adds have landed before the CTA's shared memory goes
 #else
     __trap();
 #endif
-}
-
-// The warp-specialised backward with dQ through shared memory and the bulk reduce-add (DQ_BULK above).
-template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_dq(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
-    const int* __restrict__ parts, const int* __restrict__ variantOf, const int* __restrict__ colPtr,
-    const int* __restrict__ colPartial, const int* __restrict__ qIdx, const int* __restrict__ maskIdx,
-    const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv, float scale, float softcap) {
-    attention_bwd_wgmma_ws<T, D, CAPPED, true>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts, variantOf,
-                                               colPtr, colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,
-                                               softcap);
 }
 
 }  // namespace saw
@@ -689,8 +672,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_dq(
 #define SAW_BWD_WGMMA(NAME, T, D, CAPPED) SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma, saw::WB_THREADS, T, D, CAPPED)
 #define SAW_BWD_WGMMA_WS(NAME, T, D, CAPPED) \
     SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma_ws, saw::WBS_THREADS, T, D, CAPPED)
-#define SAW_BWD_WGMMA_DQ(NAME, T, D, CAPPED) \
-    SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma_dq, saw::WBS_THREADS, T, D, CAPPED)
 
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
@@ -710,11 +691,3 @@ SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, t
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_fp16_d64_q128_kv128_softcap, __half, 64, true)
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_fp16_d128_q128_kv128_softcap, __half, 128, true)
 
-SAW_BWD_WGMMA_DQ(bwd_wgmmadq_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
-SAW_BWD_WGMMA_DQ(bwd_wgmmadq_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
-SAW_BWD_WGMMA_DQ(bwd_wgmmadq_fp16_d64_q128_kv128, __half, 64, false)
-SAW_BWD_WGMMA_DQ(bwd_wgmmadq_fp16_d128_q128_kv128, __half, 128, false)
-SAW_BWD_WGMMA_DQ(bwd_wgmmadq_bf16_d64_q128_kv128_softcap, __nv_bfloat16, 64, true)
-SAW_BWD_WGMMA_DQ(bwd_wgmmadq_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, true)
-SAW_BWD_WGMMA_DQ(bwd_wgmmadq_fp16_d64_q128_kv128_softcap, __half, 64, true)
-SAW_BWD_WGMMA_DQ(bwd_wgmmadq_fp16_d128_q128_kv128_softcap, __half, 128, true)

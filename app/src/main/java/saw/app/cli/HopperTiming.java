@@ -19,7 +19,7 @@ import saw.engine.mask.TileLayout;
  * The Hopper kernels against the mma.sync ones in one run (issue 6): B=4, H=16, bf16, D=128 (or the head dim given
  * with -Dsaw.timing.d), causal, window 1024, 8 packed causal documents and random blocks at 10/50/100 %. Forward
  * ({@code -Dsaw.timing.pass=fwd}, the default): mma at 128x64 and every Hopper family at 128x128; backward
- * ({@code bwd}): mma, wgmma, wgmma-ws and wgmma-dq at 128x128. Median of 20 event-timed runs after 3 warm-ups (KernelTiming.time), useful TFLOP/s (the
+ * ({@code bwd}): mma, wgmma and wgmma-ws at 128x128. Median of 20 event-timed runs after 3 warm-ups (KernelTiming.time), useful TFLOP/s (the
  * backward counts 2.5x the forward's FLOPs).
  * Run with: {@code java -cp 'lib/*' saw.app.cli.HopperTiming [S ...]}.
  */
@@ -42,8 +42,7 @@ public final class HopperTiming {
 
     private static final Variant[] BACKWARD = {
         new Variant(ForwardKernel.MMA, BackwardKernel.MMA, 128, 128), new Variant(ForwardKernel.MMA, BackwardKernel.WGMMA, 128, 128),
-        new Variant(ForwardKernel.MMA, BackwardKernel.WGMMA_WS, 128, 128),
-        new Variant(ForwardKernel.MMA, BackwardKernel.WGMMA_DQ, 128, 128)};
+        new Variant(ForwardKernel.MMA, BackwardKernel.WGMMA_WS, 128, 128)};
 
     public static void main(String[] args) {
         int[] seqs = args.length == 0 ? new int[] {8192, 16384} : Arrays.stream(args).mapToInt(Integer::parseInt).toArray();

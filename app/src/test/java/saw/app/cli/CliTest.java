@@ -65,8 +65,13 @@ class CliTest {
             System.setProperty("saw.kernel.bwd", "tma");
             Run bad = saw("env");
             assertEquals(SawCli.BAD_INPUT, bad.code(), bad.out());
-            assertTrue(bad.out().contains("-Dsaw.kernel.bwd=tma is not a backward kernel family (mma, wgmma, wgmma-ws or wgmma-dq)"),
+            assertTrue(bad.out().contains("-Dsaw.kernel.bwd=tma is not a backward kernel family (mma, wgmma or wgmma-ws)"),
                     bad.out());
+            System.setProperty("saw.kernel.bwd", "wgmma-dq");
+            Run folded = saw("env");
+            assertEquals(SawCli.BAD_INPUT, folded.code(), "the bulk dQ is wgmma-ws now: " + folded.out());
+            assertTrue(folded.out().contains("-Dsaw.kernel.bwd=wgmma-dq is not a backward kernel family (mma, wgmma or wgmma-ws)"),
+                    folded.out());
         } finally {
             if (before == null) {
                 System.clearProperty("saw.kernel.bwd");

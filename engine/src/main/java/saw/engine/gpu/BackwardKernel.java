@@ -4,21 +4,19 @@ package saw.engine.gpu;
  * The backward kernel family the GPU backend prefers. {@link #MMA} (mma.sync, FlashAttention-2 shape) runs every
  * supported problem. The Hopper families (warpgroup MMA, attention_bwd_wgmma.cu) run on compute capability 9.0 with
  * 128x128 tiles, and the backend falls back to {@link #MMA} wherever they do not fit: {@link #WGMMA} (two
- * warpgroups that load and compute in lock-step), {@link #WGMMA_WS} (the same computation by two consumer
- * warpgroups, fed by a producer warpgroup through an mbarrier ring) and {@link #WGMMA_DQ} ({@link #WGMMA_WS} with dQ
- * staged in shared memory and added by one bulk reduce-add per step instead of the consumers' atomics; issue 12, on
- * trial against {@link #WGMMA_WS} until the H200 has measured it). Chosen with
- * {@code -Dsaw.kernel.bwd=mma|wgmma|wgmma-ws|wgmma-dq} or the environment variable {@code SAW_KERNEL_BWD} (the
- * property wins); the default is {@link #WGMMA_WS}, verified on the H200 and 1.07-1.14x {@link #WGMMA} there
- * (docs/kernel-notes.md, issue 6). At head dim 256 (64x64 tiles, compute capability 9.0, with
+ * warpgroups that load and compute in lock-step, dQ added with atomics) and {@link #WGMMA_WS} (the same computation
+ * by two consumer warpgroups, fed by a producer warpgroup through an mbarrier ring, with dQ staged in shared memory
+ * and added by one bulk reduce-add per step). Chosen with {@code -Dsaw.kernel.bwd=mma|wgmma|wgmma-ws} or the
+ * environment variable {@code SAW_KERNEL_BWD} (the property wins); the default is {@link #WGMMA_WS}, verified on the
+ * H200 and 1.07-1.14x {@link #WGMMA} there with atomics (issue 6), then 1.02-1.03x that with the bulk dQ (issue 12;
+ * docs/kernel-notes.md). At head dim 256 (64x64 tiles, compute capability 9.0, with
  * {@code -Dsaw.kernel.bwd256=wgmma}) every Hopper family runs the one D = 256 wgmma backward
  * (attention_bwd_wgmma_d256.cu); {@link #MMA} keeps the mma.sync one.
  */
 public enum BackwardKernel {
     MMA("mma", "bwd_", 0),
     WGMMA("wgmma", "bwd_wgmma_", 256),
-    WGMMA_WS("wgmma-ws", "bwd_wgmmaws_", 384),
-    WGMMA_DQ("wgmma-dq", "bwd_wgmmadq_", 384);
+    WGMMA_WS("wgmma-ws", "bwd_wgmmaws_", 384);
 
     private final String label;
     private final String kernelPrefix;
@@ -42,7 +40,7 @@ public enum BackwardKernel {
 
     /** The Hopper families, in the order the catalog and the timings list them. */
     static BackwardKernel[] hopper() {
-        return new BackwardKernel[] {WGMMA, WGMMA_WS, WGMMA_DQ};
+        return new BackwardKernel[] {WGMMA, WGMMA_WS};
     }
 
     /** The setting's value that selects this family. */

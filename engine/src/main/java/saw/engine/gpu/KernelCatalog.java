@@ -209,21 +209,19 @@ final class KernelCatalog {
     /**
      * In the 128-byte swizzle, K and V tiles, the Q and dO steps and the dS^T tile, plus 1024 bytes to align them to
      * 1024 (attention_bwd_wgmma.cu): {@link BackwardKernel#WGMMA} has two steps, one dS^T tile and LSE and Dsum per
-     * step; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles and a full
-     * and an empty mbarrier per step (its consumers keep LSE and Dsum in registers); {@link BackwardKernel#WGMMA_DQ}
-     * that plus a step's fp32 dQ tile (q step x 128 columns: one tile, or two of 64 at D = 64) and its "dQ empty"
-     * mbarrier.
+     * step; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles, a full
+     * and an empty mbarrier per step (its consumers keep LSE and Dsum in registers), a step's fp32 dQ tile (q step x
+     * 128 columns: one tile, or two of 64 at D = 64) and its "dQ empty" mbarrier.
      */
     static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks, BackwardKernel family) {
         int d = p.headDim();
         int bkv = WGMMA_TILES.blockKv();
-        boolean dqTile = family == BackwardKernel.WGMMA_DQ;
-        boolean ws = family == BackwardKernel.WGMMA_WS || dqTile;
+        boolean ws = family == BackwardKernel.WGMMA_WS;
         int steps = ws ? WGMMA_WS_BWD_STAGES : 2;
         int dsTiles = ws ? 2 : 1;
-        int barriers = ws ? 2 * steps * 8 + (dqTile ? 8 : 0) : 0;
+        int barriers = ws ? (2 * steps + 1) * 8 : 0;
         int rowStats = ws ? 0 : 2 * steps * BWD_Q_STEP * 4;
-        int dq = dqTile ? BWD_Q_STEP * 128 * 4 : 0;  // one 128-column fp32 tile, or two of 64 at D = 64
+        int dq = ws ? BWD_Q_STEP * 128 * 4 : 0;  // one 128-column fp32 tile, or two of 64 at D = 64
         int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + rowStats + dq + barriers + 1024;
         return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0, family),
                 (long) p.batch() * p.kvHeads() * numKvBlocks, family.hopperThreads(), smem);

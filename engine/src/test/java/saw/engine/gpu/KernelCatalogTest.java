@@ -159,12 +159,20 @@ class KernelCatalogTest {
         }
     }
 
+    /** The D = 256 backward with the Hopper one switched off (-Dsaw.kernel.bwd256=mma; it is the default on cc 9.0). */
+    private static LaunchShape mmaSyncWideBackward(AttentionProblem p, BackwardKernel family, int major) {
+        LaunchShape[] s = new LaunchShape[1];
+        WideBackwardChoiceTest.withWideBackward("mma",
+                () -> s[0] = KernelCatalog.backwardFor(p, new KernelTiles(64, 64), 24, family, major));
+        return s[0];
+    }
+
     @Test
     void headDim256BackwardSplitsTheOutputColumnsOverTwoCtasPerKvTile() {
         AttentionProblem p = AttentionProblem.of(2, 8, 2, 1000, 1500, 256, DType.BF16);
         for (int major : new int[] {8, 9}) {
             for (BackwardKernel family : BackwardKernel.values()) {
-                LaunchShape s = KernelCatalog.backwardFor(p, new KernelTiles(64, 64), 24, family, major);
+                LaunchShape s = mmaSyncWideBackward(p, family, major);
                 assertEquals("bwd_bf16_d256_q64_kv64", s.kernel(), family + " on cc " + major);
                 assertEquals(2L * 2 * 24 * 2, s.grid(), "batch x kv heads x kv tiles x 2 column halves");
                 assertEquals(128, s.block());
@@ -202,12 +210,12 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 3 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_fp16_d256_q64_kv64_softcap"), "the D = 256 Hopper backward");
         assertTrue(names.contains("bwd_parts_fp16"));
-        assertTrue(names.contains("bwd_wgmmadq_bf16_d128_q128_kv128"), "the bulk-dQ backward on trial");
+        assertTrue(names.stream().noneMatch(n -> n.startsWith("bwd_wgmmadq_")), "the bulk dQ is folded into bwd_wgmmaws_");
         assertTrue(names.contains("bwd_wgmma_bf16_d128_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_fp16_d64_q128_kv128_softcap"));
         assertTrue(names.contains("fwd_wgmma_fp16_d64_q128_kv128"));
@@ -285,13 +293,14 @@ class KernelCatalogTest {
         assertEquals("bwd_wgmmaws_bf16_d128_q128_kv128", s.kernel());
         assertEquals(4L * 4 * 64, s.grid(), "one CTA per kv-tile, kv-head and batch entry, as the wgmma backward");
         assertEquals(384, s.block(), "a producer and two consumer warpgroups");
-        // K, V; 3 stages of Q and dO; 2 dS^T tiles; 3 full + 3 empty mbarriers; alignment (LSE and Dsum in registers)
-        assertEquals((2 * 128 * 128 + 6 * 64 * 128 + 2 * 128 * 64) * 2 + 6 * 8 + 1024, s.sharedBytes());
+        // K, V; 3 stages of Q and dO; 2 dS^T tiles; the fp32 dQ tile; 3 full + 3 empty + 1 dQ-empty mbarriers; alignment
+        // (LSE and Dsum in registers)
+        assertEquals((2 * 128 * 128 + 6 * 64 * 128 + 2 * 128 * 64) * 2 + 64 * 128 * 4 + 7 * 8 + 1024, s.sharedBytes());
         assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
         AttentionProblem capped64 = new AttentionProblem(1, 2, 1, 512, 512, 64, DType.FP16, 0.1, 30);
         LaunchShape c = KernelCatalog.backwardFor(capped64, t, 4, BackwardKernel.WGMMA_WS, 9);
         assertEquals("bwd_wgmmaws_fp16_d64_q128_kv128_softcap", c.kernel());
-        assertEquals((2 * 128 * 64 + 6 * 64 * 64 + 2 * 128 * 64) * 2 + 6 * 8 + 1024, c.sharedBytes());
+        assertEquals((2 * 128 * 64 + 6 * 64 * 64 + 2 * 128 * 64) * 2 + 64 * 128 * 4 + 7 * 8 + 1024, c.sharedBytes());
         assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 8).kernel(),
                 "sm_80 falls back to mma.sync");
         assertEquals("bwd_bf16_d128_q128_kv64",
@@ -300,30 +309,29 @@ class KernelCatalogTest {
     }
 
     @Test
-    void bulkDqBackwardAddsOneFp32DqTileAndItsMbarrierToTheWarpSpecialisedRing() {
+    void warpSpecialisedBackwardStagesDqInOne128ColumnFp32TileAtEveryHeadDimAndStillFits() {
         KernelTiles t = new KernelTiles(128, 128);
         for (int d : KernelCatalog.HEAD_DIMS) {
             for (DType dtype : DType.values()) {
                 for (double softcap : new double[] {0, 30}) {
                     AttentionProblem p = new AttentionProblem(2, 8, 2, 3000, 3000, d, dtype, 0.1, softcap);
                     LaunchShape ws = KernelCatalog.backwardFor(p, t, 24, BackwardKernel.WGMMA_WS, 9);
-                    LaunchShape dq = KernelCatalog.backwardFor(p, t, 24, BackwardKernel.WGMMA_DQ, 9);
+                    LaunchShape plain = KernelCatalog.backwardFor(p, t, 24, BackwardKernel.WGMMA, 9);
                     String where = "d " + d + " " + dtype + " softcap " + softcap;
-                    assertEquals(ws.kernel().replace("bwd_wgmmaws_", "bwd_wgmmadq_"), dq.kernel(), where);
-                    assertTrue(KernelCatalog.allNames().contains(dq.kernel()), dq.kernel() + " is in the catalog");
-                    assertEquals(ws.grid(), dq.grid(), where);
-                    assertEquals(384, dq.block(), where);
-                    // 64 q rows x d fp32, one more mbarrier
-                    assertEquals(ws.sharedBytes() + 64 * 128 * 4 + 8, dq.sharedBytes(), where);
-                    assertTrue(dq.sharedBytes() <= 227 * 1024, where + ": fits Hopper's opt-in limit");
+                    assertTrue(ws.kernel().startsWith("bwd_wgmmaws_"), where + ": " + ws.kernel());
+                    assertTrue(KernelCatalog.allNames().contains(ws.kernel()), ws.kernel() + " is in the catalog");
+                    assertEquals(plain.grid(), ws.grid(), where);
+                    assertEquals(384, ws.block(), where);
+                    // 64 q rows x 128 fp32 columns (two 64-column tiles at D = 64) and 7 mbarriers, beside the ring
+                    int ring = (2 * 128 * d + 6 * 64 * d + 2 * 128 * 64) * 2;
+                    assertEquals(ring + 64 * 128 * 4 + 7 * 8 + 1024, ws.sharedBytes(), where);
+                    assertTrue(ws.sharedBytes() <= 227 * 1024, where + ": fits Hopper's opt-in limit");
                 }
             }
         }
         AttentionProblem p = AttentionProblem.of(4, 16, 4, 8192, 8192, 128, DType.BF16);
-        assertEquals((2 * 128 * 128 + 6 * 64 * 128 + 2 * 128 * 64) * 2 + 64 * 128 * 4 + 7 * 8 + 1024,
-                KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_DQ, 9).sharedBytes());
-        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_DQ, 8).kernel(),
-                "sm_80 falls back to mma.sync");
+        assertEquals(230_456, KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 9).sharedBytes(),
+                "the D = 128 layout docs/kernel-notes.md gives");
     }
 
     @Test
@@ -332,9 +340,12 @@ class KernelCatalogTest {
         assertEquals(BackwardKernel.MMA, BackwardKernel.parse("mma", "x"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> BackwardKernel.parse("wgmma-overlap", "SAW_KERNEL_BWD"));
-        assertEquals("SAW_KERNEL_BWD=wgmma-overlap is not a backward kernel family (mma, wgmma, wgmma-ws or wgmma-dq)",
+        assertEquals("SAW_KERNEL_BWD=wgmma-overlap is not a backward kernel family (mma, wgmma or wgmma-ws)",
                 e.getMessage());
-        assertEquals(BackwardKernel.WGMMA_DQ, BackwardKernel.parse("wgmma-dq", "x"));
+        IllegalArgumentException folded = assertThrows(IllegalArgumentException.class,
+                () -> BackwardKernel.parse("wgmma-dq", "-Dsaw.kernel.bwd"));
+        assertEquals("-Dsaw.kernel.bwd=wgmma-dq is not a backward kernel family (mma, wgmma or wgmma-ws)",
+                folded.getMessage(), "the bulk dQ is wgmma-ws now");
         assertEquals(BackwardKernel.WGMMA_WS, BackwardKernel.parse("wgmma-ws", "x"));
         String before = System.getProperty(BackwardKernel.PROPERTY);
         try {

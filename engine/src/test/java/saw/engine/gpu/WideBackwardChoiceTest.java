@@ -163,7 +163,7 @@ class WideBackwardChoiceTest {
                 KernelTiles t = new KernelTiles(64, 64);
                 assertEquals(switchedOn && major == 9, bwd.contains(new Candidate(t, "wgmma")), "cc " + major + ": " + bwd);
                 assertTrue(bwd.stream().noneMatch(c -> !c.tiles().equals(t) && !c.family().equals("mma")), bwd::toString);
-                assertTrue(bwd.stream().noneMatch(c -> c.family().equals("wgmma-ws") || c.family().equals("wgmma-dq")),
+                assertTrue(bwd.stream().noneMatch(c -> c.family().equals("wgmma-ws")),
                         "one candidate for the one D = 256 kernel: " + bwd);
             }
         }
