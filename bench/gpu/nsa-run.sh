@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# NSA selected attention on the H200 (issue 14), about 4 minutes with every part, about 100 s with the final check:
+# NSA selected attention on the H200 (issue 14), about 4 minutes with every part; the final check below is meant for
+# ~100-150 s (estimated from the earlier runs' parts, not yet timed as a whole):
 #   1. verify     saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap,
 #                 random, scored and mask selections), forward and backward against the fp64 reference: the default
 #                 order (auto: per-block for G <= 8, warp above) and each order explicitly on groups auto does not
-#                 give it; the backward is always the chunked one. NSA_VERIFY=quick: 9 of the cases, both orders (~35 s)
+#                 give it; the backward is always the chunked one. NSA_VERIFY=quick: 9 of the cases, both orders
 #   2. sanitizer  compute-sanitizer on small cases: block forward + backward (G = 4) and warp forward + backward
 #                 (G = 24: two warps per token, one padded); NSA_SAN_TOOLS picks the tools (memcheck racecheck)
 #   3. compare    side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site):
@@ -11,10 +12,11 @@
 #                 `saw dump` in each order of NSA_COMPARE_ORDERS (default "warp block"); medians of saw's CUDA-event
 #                 timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x). NSA_SHAPES:
 #                 all (default), quick (T=64K G=16, G=4, G=8, D=64), groups (G = 1, 2, 4, 8, 16 at T=32K, for the
-#                 order crossover), final (T=64K G=16 and T=32K G=8). Rows while NSA_COMPARE_SECONDS lasts.
-#   4. scored     the T=32K G=16 shape on a top-S-of-block-scores selection, both orders (~20 s)
-# The final check (~100 s): NSA_PARTS="verify sanitizer compare" NSA_VERIFY=quick NSA_SAN_TOOLS=memcheck \
-#                           NSA_SHAPES=final ./nsa-run.sh
+#                 order crossover), final (T=64K G=16 and T=32K G=8). Rows while NSA_COMPARE_SECONDS lasts; the
+#                 whole part is cut at NSA_COMPARE_TIMEOUT (170 s), keeping the rows done (compare-summary.txt).
+#   4. scored     the T=32K G=16 shape on a top-S-of-block-scores selection, both orders
+# The final check: NSA_PARTS="verify sanitizer compare" NSA_VERIFY=quick NSA_SAN_TOOLS=memcheck NSA_SHAPES=final \
+#                  NSA_COMPARE_TIMEOUT=120 ./nsa-run.sh
 # Runs from a folder made by bench/gpu-pack.sh. Logs: $OUT/nsa/ (verify.log, sanitizer.log, compare.log,
 # saw-bench.jsonl, compare.json). Prints a summary table last. NSA_PARTS="verify sanitizer compare scored" picks parts.
 set -uo pipefail
