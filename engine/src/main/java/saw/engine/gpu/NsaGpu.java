@@ -56,10 +56,10 @@ public final class NsaGpu implements NsaKernels {
          * The one selection rule, from the H200 timings of one run side by side (bf16, HQ = 4 G, Hkv = 4, D = 128,
          * block 64, S = 16, random selections; docs/nsa.md): the block order wins at G = 1 (0.93 ms against the warp
          * order's 7.81, T = 32K), G = 2 (1.57 against 7.81) and G = 4 (2.94 against 7.85); the warp order wins at
-         * G = 16 (T = 64K: 16.0 against 21.8). G = 8 was not timed side by side: the block order ran 84-97 useful
-         * TFLOP/s at every measured G and the warp order 67 at G = 8 (7.88 ms at T = 32K, an earlier run), so the
-         * block order is inferred to win there too. The warp order's MMA rows are the group's heads, so its time is
-         * flat up to G = 16 and only a full group pays off.
+         * G = 16 (T = 64K: 16.0 against 21.8). G = 8 was not timed side by side: the block order's useful TFLOP/s
+         * rose with G (71, 84, 88 and 97 at G = 1, 2, 4 and 16) and the warp order ran 67 at G = 8 (7.88 ms at
+         * T = 32K, an earlier run), so the block order is inferred to win there too. The warp order's MMA rows are
+         * the group's heads, so its time is flat up to G = 16 and only a full group pays off.
          */
         static Forward forGroup(int group) {
             return group <= 8 ? BLOCK : WARP;
