@@ -1,25 +1,22 @@
 #!/usr/bin/env bash
-# NSA selected attention on the H200 (issue 14), about 3-4 minutes:
-#   1. saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap), forward
-#      and backward against the fp64 reference, every forward order (SAW_NSA_FWD=tile|warp; unset = auto:
-#      warp for G >= 4, tile below)                                                                      (~90 s)
-#   2. compute-sanitizer memcheck and racecheck on small cases (tile forward + backward, warp forward)   (~60 s)
-#   3. side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site): the same
-#      block_indices .npy for both; outputs and gradients cross-checked on one shape from `saw dump`; medians of saw's
-#      CUDA-event timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x)      (~100 s)
-#   4. (part `scored`) the T=32K shape on a top-S-of-block-scores selection, tile and warp orders           (~20 s)
-# The per-block forward (SAW_NSA_FWD=block: partial O per choice, then a merge) has parts of its own, for a short first
-# round (~110 s):
-#   blockverify  its verify matrix (G 1/4/16/24, block 32/64/128, D 64/128, S 8-32, bf16/fp16, softcap, scored, mask)
-#                (with NSA_BLOCK_BWD=chunked, the default, the backward is the chunked one: SAW_NSA_BWD=chunked)
-#   blocksan     compute-sanitizer memcheck of nsa_fwd_block + nsa_merge + nsa_bwd_chunked, small
-#   compare      with NSA_COMPARE_ORDERS="warp block" and NSA_SHAPES=quick: T=64K G=16 D=128, then G=4, G=8, D=64
-#                (NSA_SHAPES=groups: G = 1, 2, 4, 8, 16 at T=32K D=128 and G = 4 at D=64, for the order crossovers)
-#                rows at T=32K while NSA_COMPARE_SECONDS lasts; NSA_DUMP_ORDER=block cross-checks that order with fla
-#                (the dump's backward follows SAW_NSA_BWD); NSA_BWD_CHUNKED=1 times the chunked backward in the
-#                block order's run (column "chunked" beside the gather backward's "saw bwd")
-#   e.g. NSA_PARTS="blockverify blocksan compare" NSA_COMPARE_ORDERS="warp block" NSA_SHAPES=quick \
-#        NSA_DUMP_ORDER=block NSA_BWD_CHUNKED=1 NSA_COMPARE_SECONDS=40 ./nsa-run.sh
+# NSA selected attention on the H200 (issue 14), about 4 minutes with every part; the final check below is meant for
+# ~100-150 s (estimated from the earlier runs' parts, not yet timed as a whole):
+#   1. verify     saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap,
+#                 random, scored and mask selections), forward and backward against the fp64 reference: the default
+#                 order (auto: per-block for G <= 8, warp above) and each order explicitly on groups auto does not
+#                 give it; the backward is always the chunked one. NSA_VERIFY=quick: 9 of the cases, both orders
+#   2. sanitizer  compute-sanitizer on small cases: block forward + backward (G = 4) and warp forward + backward
+#                 (G = 24: two warps per token, one padded); NSA_SAN_TOOLS picks the tools (memcheck racecheck)
+#   3. compare    side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site):
+#                 the same block_indices .npy for both; outputs and gradients cross-checked on one shape from
+#                 `saw dump` in each order of NSA_COMPARE_ORDERS (default "warp block"); medians of saw's CUDA-event
+#                 timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x). NSA_SHAPES:
+#                 all (default), quick (T=64K G=16, G=4, G=8, D=64), groups (G = 1, 2, 4, 8, 16 at T=32K, for the
+#                 order crossover), final (T=64K G=16 and T=32K G=8). Rows while NSA_COMPARE_SECONDS lasts; the
+#                 whole part is cut at NSA_COMPARE_TIMEOUT (170 s), keeping the rows done (compare-summary.txt).
+#   4. scored     the T=32K G=16 shape on a top-S-of-block-scores selection, both orders
+# The final check: NSA_PARTS="verify sanitizer compare" NSA_VERIFY=quick NSA_SAN_TOOLS=memcheck NSA_SHAPES=final \
+#                  NSA_COMPARE_TIMEOUT=120 ./nsa-run.sh
 # Runs from a folder made by bench/gpu-pack.sh. Logs: $OUT/nsa/ (verify.log, sanitizer.log, compare.log,
 # saw-bench.jsonl, compare.json). Prints a summary table last. NSA_PARTS="verify sanitizer compare scored" picks parts.
 set -uo pipefail
@@ -29,6 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 logs=${OUT:-$here}/nsa
 mkdir -p "$logs"
 export SAW_JAVA_OPTS=${SAW_JAVA_OPTS:--Xmx24g}
+unset SAW_NSA_FWD
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 summary="$logs/summary.txt"
@@ -38,109 +36,68 @@ summary="$logs/summary.txt"
 if part verify; then
 vlog="$logs/verify.log"; : >"$vlog"
 vpass=0; vfail=0; vfailed=()
+full() { [[ ${NSA_VERIFY:-all} != quick ]]; }
+# v [order] ARGS: saw verify fwd,bwd in that forward order (auto when "-"), the selection and shape from ARGS
 v() {
-  local o rc
-  o=$(timeout 60 "$here/saw" verify --nsa random --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
-  local what="${SAW_NSA_FWD:+fwd=$SAW_NSA_FWD }$*"
+  local order=$1 o rc; shift
+  [[ $order == - ]] && order=auto
+  o=$(SAW_NSA_FWD=$order timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
+  local what="fwd=$order $*"
   { echo "== $what"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
   if [[ $rc == 0 ]]; then vpass=$((vpass + 1)); else vfail=$((vfail + 1)); vfailed+=("$what"); fi
   printf '%-4s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$what" \
-    "$(echo "$o" | awk '$1=="O"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
-  [[ $rc == 0 ]] || echo "$o" | tail -6
-}
-#     block            S            G: heads/kv-heads           D               dtype        extra
-v --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
-v --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 2048 --softcap 30
-v --nsa-block 32  --nsa-s 32 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 2000
-v --nsa-block 128 --nsa-s 8  --heads 16 --kv-heads 1 --head-dim 128 --dtype fp16 --seq 2500
-v --nsa-block 128 --nsa-s 32 --heads 8  --kv-heads 2 --head-dim 64  --dtype bf16 --seq 4100
-v --nsa-block 32  --nsa-s 1  --heads 16 --kv-heads 4 --head-dim 64  --dtype bf16 --seq 1000
-v --nsa-block 64  --nsa-s 4  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
-v --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 1999
-v --nsa-block 32  --nsa-s 8  --heads 4  --kv-heads 4 --head-dim 128 --dtype fp16 --seq 1000
-v --nsa-block 128 --nsa-s 2  --heads 1  --kv-heads 1 --head-dim 64  --dtype bf16 --seq 3000 --softcap 10
-v --nsa-block 64  --nsa-s 32 --heads 2  --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048 --batch 2
-v --nsa-block 32  --nsa-s 16 --heads 32 --kv-heads 1 --head-dim 64  --dtype fp16 --seq 700
-v --nsa-block 128 --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 1024
-v --nsa-block 64  --nsa-s 16 --heads 12 --kv-heads 4 --head-dim 64  --dtype bf16 --seq 1000
-v --nsa-block 64  --nsa-s 8  --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 77
-# the lines above run the auto order (warp for G >= 4, tile below); each order on the groups auto does not give it
-vo() { export SAW_NSA_FWD=$1; shift; v "$@"; unset SAW_NSA_FWD; }
-vo tile --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
-vo tile --nsa-block 32  --nsa-s 8  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
-vo warp --nsa-block 64  --nsa-s 16 --heads 48 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 1999
-vo warp --nsa-block 128 --nsa-s 8  --heads 48 --kv-heads 2 --head-dim 64  --dtype fp16 --seq 1100 --softcap 30
-vo warp --nsa-block 32  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 128 --dtype bf16 --seq 1000
-vo warp --nsa-block 64  --nsa-s 4  --heads 2  --kv-heads 2 --head-dim 64  --dtype fp16 --seq 777 --batch 2
-# selections that are not random: top-S of block scores, and a mask's blocks
-v_other() {
-  local o rc
-  o=$(timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
-  { echo "== $*"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
-  if [[ $rc == 0 ]]; then vpass=$((vpass + 1)); else vfail=$((vfail + 1)); vfailed+=("$*"); fi
-  printf '%-4s %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$*"
-  [[ $rc == 0 ]] || echo "$o" | tail -6
-}
-v_other --nsa scored --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
-v_other 'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
-echo "verify matrix: $vpass passed, $vfail failed" | tee -a "$summary"
-for f in "${vfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
-fi
-
-# ---- 1b. verify the per-block forward (SAW_NSA_FWD=block); fwd,bwd so the backward checks its LSE too -----------------
-if part blockverify; then
-vlog="$logs/verify-block.log"; : >"$vlog"
-# NSA_BLOCK_BWD=chunked (the default here) runs the chunked backward on the block forward's O and LSE; =gather the old one
-bwd=${NSA_BLOCK_BWD:-chunked}
-bpass=0; bfail=0; bfailed=()
-vb() {
-  local o rc
-  o=$(SAW_NSA_FWD=block SAW_NSA_BWD=$bwd timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
-  { echo "== fwd=block bwd=$bwd $*"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
-  if [[ $rc == 0 ]]; then bpass=$((bpass + 1)); else bfail=$((bfail + 1)); bfailed+=("$*"); fi
-  printf '%-4s block/%s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$bwd" "$*" \
     "$(echo "$o" | awk '$1=="O"||$1=="LSE"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
   [[ $rc == 0 ]] || echo "$o" | tail -6
 }
-#                  block            S            G: heads/kv-heads           D               dtype        extra
-vb --nsa random --nsa-block 64  --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 2048
-vb --nsa random --nsa-block 32  --nsa-s 32 --heads 16 --kv-heads 4 --head-dim 64  --dtype fp16 --seq 1500
-vb --nsa random --nsa-block 128 --nsa-s 16 --heads 4  --kv-heads 4 --head-dim 128 --dtype fp16 --seq 2500
-vb --nsa random --nsa-block 64  --nsa-s 32 --heads 16 --kv-heads 1 --head-dim 64  --dtype bf16 --seq 3000 --softcap 30
-vb --nsa random --nsa-block 128 --nsa-s 32 --heads 8  --kv-heads 2 --head-dim 128 --dtype bf16 --seq 1000 --batch 2
-vb --nsa random --nsa-block 64  --nsa-s 8  --heads 48 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 1100
-vb --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
-vb 'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
-echo "verify matrix, per-block forward + $bwd backward: $bpass passed, $bfail failed" | tee -a "$summary"
-for f in "${bfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
+# auto: G = heads / kv-heads; block for G <= 8, warp above
+#       order  selection    block            S            G: heads/kv-heads           D               dtype        extra
+full && v - --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
+        v - --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 2048 --softcap 30
+full && v - --nsa random --nsa-block 32  --nsa-s 32 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 2000
+full && v - --nsa random --nsa-block 128 --nsa-s 8  --heads 16 --kv-heads 1 --head-dim 128 --dtype fp16 --seq 2500
+full && v - --nsa random --nsa-block 128 --nsa-s 32 --heads 8  --kv-heads 2 --head-dim 64  --dtype bf16 --seq 4100
+full && v - --nsa random --nsa-block 32  --nsa-s 1  --heads 16 --kv-heads 4 --head-dim 64  --dtype bf16 --seq 1000
+full && v - --nsa random --nsa-block 64  --nsa-s 4  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
+        v - --nsa random --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 1999
+full && v - --nsa random --nsa-block 32  --nsa-s 8  --heads 4  --kv-heads 4 --head-dim 128 --dtype fp16 --seq 1000
+        v - --nsa random --nsa-block 128 --nsa-s 2  --heads 1  --kv-heads 1 --head-dim 64  --dtype bf16 --seq 3000 --softcap 10
+full && v - --nsa random --nsa-block 64  --nsa-s 32 --heads 2  --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048 --batch 2
+        v - --nsa random --nsa-block 32  --nsa-s 16 --heads 32 --kv-heads 1 --head-dim 64  --dtype fp16 --seq 700
+full && v - --nsa random --nsa-block 128 --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 1024
+full && v - --nsa random --nsa-block 64  --nsa-s 16 --heads 12 --kv-heads 4 --head-dim 64  --dtype bf16 --seq 1000
+        v - --nsa random --nsa-block 64  --nsa-s 8  --heads 16 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 77
+# each order on groups auto does not give it
+full && v block --nsa random --nsa-block 64  --nsa-s 16 --heads 64 --kv-heads 4 --head-dim 128 --dtype bf16 --seq 2048
+        v block --nsa random --nsa-block 128 --nsa-s 8  --heads 48 --kv-heads 2 --head-dim 64  --dtype fp16 --seq 1100 --softcap 30
+full && v block --nsa random --nsa-block 64  --nsa-s 32 --heads 16 --kv-heads 1 --head-dim 64  --dtype bf16 --seq 3000 --softcap 30
+full && v warp  --nsa random --nsa-block 32  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 128 --dtype bf16 --seq 1000
+        v warp  --nsa random --nsa-block 64  --nsa-s 4  --heads 2  --kv-heads 2 --head-dim 64  --dtype fp16 --seq 777 --batch 2
+full && v warp  --nsa random --nsa-block 32  --nsa-s 8  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
+# selections that are not random: top-S of block scores (G = 16: warp), and a mask's blocks (G = 4: block)
+        v -     --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
+full && v block --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
+        v -     'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
+echo "verify matrix (${NSA_VERIFY:-all}; chunked backward): $vpass passed, $vfail failed" | tee -a "$summary"
+for f in "${vfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
 fi
 
 # ---- 2. compute-sanitizer -----------------------------------------------------------------------------------------
 slog="$logs/sanitizer.log"; : >"$slog"
-if part blocksan && command -v compute-sanitizer >/dev/null; then
-  o=$(SAW_NSA_FWD=block SAW_NSA_BWD=chunked timeout 80 compute-sanitizer --tool memcheck --error-exitcode 9 "$here/runtime/bin/java" \
-      -cp "$here/lib/*" saw.app.Main verify --nsa random --seq 300 --dtype bf16 --nsa-block 32 --nsa-s 6 --backend gpu \
-      --softcap 20 --heads 24 --kv-heads 1 --head-dim 128 --pass fwd,bwd 2>&1); rc=$?
-  { echo "== memcheck block fwd + chunked bwd"; echo "$o"; } >>"$slog"
-  echo "compute-sanitizer memcheck block fwd + chunked bwd: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY' | tail -1)" | tee -a "$summary"
-elif part blocksan; then
-  echo "compute-sanitizer not found" | tee -a "$summary"
-fi
 if ! part sanitizer; then
-  part blocksan || echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
+  echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
 elif command -v compute-sanitizer >/dev/null; then
-  # G = 4 takes the tile forward (auto), then the backward; G = 24 the warp forward (two warps per token, one padded)
   san() {
-    local tool=$1 what=$2; shift 2
-    o=$(timeout 80 compute-sanitizer --tool $tool --error-exitcode 9 "$here/runtime/bin/java" -cp "$here/lib/*" saw.app.Main \
-        verify --nsa random --seq 300 --dtype bf16 --nsa-block 32 --nsa-s 4 --backend gpu --softcap 20 "$@" 2>&1); rc=$?
-    { echo "== $tool $what"; echo "$o"; } >>"$slog"
-    echo "compute-sanitizer $tool $what: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" | tee -a "$summary"
+    local tool=$1 order=$2; shift 2
+    o=$(SAW_NSA_FWD=$order timeout 80 compute-sanitizer --tool $tool --error-exitcode 9 "$here/runtime/bin/java" \
+        -cp "$here/lib/*" saw.app.Main verify --nsa random --seq 300 --dtype bf16 --nsa-block 32 --nsa-s 6 --backend gpu \
+        --softcap 20 --pass fwd,bwd "$@" 2>&1); rc=$?
+    { echo "== $tool $order fwd + chunked bwd $*"; echo "$o"; } >>"$slog"
+    echo "compute-sanitizer $tool $order fwd + chunked bwd: rc=$rc $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)" \
+      | tee -a "$summary"
   }
-  for tool in memcheck racecheck; do
-    san $tool "tile fwd + bwd" --heads 8 --kv-heads 2 --head-dim 64 --pass fwd,bwd
-    (export SAW_NSA_FWD=warp; san $tool "warp fwd" --heads 24 --kv-heads 1 --head-dim 128 --pass fwd)
-    (export SAW_NSA_FWD=block; san $tool "block fwd + bwd" --heads 24 --kv-heads 1 --head-dim 128 --pass fwd,bwd)
+  for tool in ${NSA_SAN_TOOLS:-memcheck racecheck}; do
+    san $tool block --heads 8 --kv-heads 2 --head-dim 64
+    san $tool warp --heads 24 --kv-heads 1 --head-dim 128
   done
 else
   echo "compute-sanitizer not found" | tee -a "$summary"
@@ -155,9 +112,12 @@ import torch
 
 saw, work, logs = sys.argv[1], sys.argv[2], sys.argv[3]
 log = open(os.path.join(logs, "compare.log"), "a")
-def say(*a):
+kept = open(os.path.join(logs, "compare-summary.txt"), "w")  # cross-checks and the table, line by line (a timeout
+def say(*a, keep=False):                                       # keeps the rows done so far)
     s = " ".join(str(x) for x in a)
     print(s, flush=True); log.write(s + "\n"); log.flush()
+    if keep:
+        kept.write(s + "\n"); kept.flush()
 
 try:
     from fla.ops.nsa.parallel import ParallelNSAFunction
@@ -190,16 +150,15 @@ def indices(B, T, H, S, BS, seed):
     cnt = (idx >= 0).sum(-1)
     return idx.to(torch.int32), cnt.to(torch.int32)
 
-def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order="tile", passes="fwd,bwd", bwd="gather"):
+def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order, passes):
     out = os.path.join(work, "row.jsonl")
     cmd = [saw, "bench", "--nsa", idx_path, "--nsa-counts", cnt_path, "--nsa-block", str(BS), "--heads", str(HQ),
            "--head-dim", str(D), "--dtype", dtype, "--backend", "gpu", "--pass", passes, "--warmup", "3",
            "--reps", str(reps), "--out", out]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150,
-                       env=dict(os.environ, SAW_NSA_FWD=order, SAW_NSA_BWD=bwd))
-    log.write(f"SAW_NSA_FWD={order} SAW_NSA_BWD={bwd} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n"); log.flush()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150, env=dict(os.environ, SAW_NSA_FWD=order))
+    log.write(f"SAW_NSA_FWD={order} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n"); log.flush()
     if p.returncode != 0:
-        say(f"saw bench failed (fwd {order}, bwd {bwd}):", p.stderr.strip()[-400:])
+        say(f"saw bench failed (fwd {order}):", p.stderr.strip()[-400:])
         return None
     rows = [json.loads(l) for l in open(out)]
     with open(os.path.join(logs, "saw-bench.jsonl"), "a") as f:
@@ -226,45 +185,48 @@ def fla_times(q, k, v, idx, cnt, BS, scale):
     except Exception as e:
         return None, None, (type(e).__name__ + ": " + str(e)).replace("\n", " ")[:200]
 
-def cross_check(B, T, HQ, H, D, BS, S, dtype):
-    """saw dump (GPU) on one selection, fla on the very same q, k, v, dO and indices; relative errors."""
+def cross_check(B, T, HQ, H, D, BS, S, dtype, orders):
+    """saw dump (GPU) in each forward order on one selection, fla on the very same q, k, v, dO and indices; relative
+    errors per order (the dumps share the seed, so q, k, v and dO are the same for every order)."""
     tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
     idx, cnt = indices(B, T, H, S, BS, 7)
     ip, cp = os.path.join(work, "xi.npy"), os.path.join(work, "xc.npy")
     np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
-    d = os.path.join(work, "dump")
-    cmd = [saw, "dump", "--nsa", ip, "--nsa-counts", cp, "--nsa-block", str(BS), "--heads", str(HQ), "--head-dim", str(D),
-           "--dtype", dtype, "--backend", "gpu", "--pass", "bwd", "--seed", "3", "--out", d]
-    dump_order = os.environ.get("NSA_DUMP_ORDER", "auto")
-    dump_bwd = "chunked" if os.environ.get("NSA_BWD_CHUNKED") == "1" else "gather"
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150,
-                       env=dict(os.environ, SAW_NSA_FWD=dump_order, SAW_NSA_BWD=dump_bwd))
-    log.write(f"SAW_NSA_FWD={dump_order} SAW_NSA_BWD={dump_bwd} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
-    if p.returncode != 0:
-        say("saw dump failed:", p.stderr.strip()[-400:])
-        return None
-    ld = lambda n: torch.from_numpy(np.load(os.path.join(d, n + ".npy"))).to(dev)
+    dumps = {}
+    for order in orders:
+        d = os.path.join(work, "dump-" + order)
+        cmd = [saw, "dump", "--nsa", ip, "--nsa-counts", cp, "--nsa-block", str(BS), "--heads", str(HQ), "--head-dim",
+               str(D), "--dtype", dtype, "--backend", "gpu", "--pass", "bwd", "--seed", "3", "--out", d]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=150, env=dict(os.environ, SAW_NSA_FWD=order))
+        log.write(f"SAW_NSA_FWD={order} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
+        if p.returncode != 0:
+            say(f"saw dump failed (fwd {order}):", p.stderr.strip()[-400:])
+        else:
+            dumps[order] = d
+    if not dumps or ParallelNSAFunction is None:
+        return {}
+    ld = lambda d, n: torch.from_numpy(np.load(os.path.join(d, n + ".npy"))).to(dev)
     # saw is [B, heads, T, D]; fla is [B, T, heads, D]
-    q, k, v, do = (ld(n).transpose(1, 2).contiguous().to(tdt) for n in ("q", "k", "v", "do"))
+    first = next(iter(dumps.values()))
+    q, k, v, do = (ld(first, n).transpose(1, 2).contiguous().to(tdt) for n in ("q", "k", "v", "do"))
     q.requires_grad_(True); k.requires_grad_(True); v.requires_grad_(True)
-    res = {}
-    if ParallelNSAFunction is None:
-        return res
     o = ParallelNSAFunction.apply(q, k, v, idx.to(torch.long), cnt.to(torch.long), BS, D ** -0.5, None)
     o.backward(do)
     got = {"O": o, "dQ": q.grad, "dK": k.grad, "dV": v.grad}
-    for name, f in (("O", "o"), ("dQ", "dq"), ("dK", "dk"), ("dV", "dv")):
-        mine = ld(f).transpose(1, 2).float()
-        theirs = got[name].float()
-        res[name] = ((mine - theirs).norm() / theirs.norm().clamp_min(1e-30)).item()
+    res = {}
+    for order, d in dumps.items():
+        res[order] = {}
+        for name, f in (("O", "o"), ("dQ", "dq"), ("dK", "dk"), ("dV", "dv")):
+            mine = ld(d, f).transpose(1, 2).float()
+            theirs = got[name].float()
+            res[order][name] = ((mine - theirs).norm() / theirs.norm().clamp_min(1e-30)).item()
     return res
 
+orders = os.environ.get("NSA_COMPARE_ORDERS", "warp block").split()
 rows = []
-xc = cross_check(1, 4096, 64, 4, 128, 64, 16, "bf16")
-if xc is not None:
-    say(f"cross-check saw (forward {os.environ.get('NSA_DUMP_ORDER', 'auto')}, backward "
-        f"{'chunked' if os.environ.get('NSA_BWD_CHUNKED') == '1' else 'gather'}) vs fla, B=1 T=4096 HQ=64 Hkv=4 D=128 block 64 S=16 bf16, relative error:",
-        "  ".join(f"{k} {v:.2e}" for k, v in xc.items()))
+for order, xc in cross_check(1, 4096, 64, 4, 128, 64, 16, "bf16", orders).items():
+    say(f"cross-check saw (forward {order}, chunked backward) vs fla, B=1 T=4096 HQ=64 Hkv=4 D=128 block 64 S=16 bf16, "
+        "relative error:", "  ".join(f"{k} {v:.2e}" for k, v in xc.items()), keep=True)
 
 shapes = [  # B, T, HQ, H, D, BS, S
     # B=4 at T=64K is left out: Q would hold 2^31 elements, past saw's host array limit (AttentionInputs.qSize)
@@ -279,23 +241,41 @@ if os.environ.get("NSA_SHAPES", "all") == "quick":  # the first round: the headl
 if os.environ.get("NSA_SHAPES", "all") == "groups":  # where each forward order wins: G = 1, 2, 4, 8 at T=32K, then G = 16
     shapes = [(1, 32768, 4, 4, 128, 64, 16), (1, 32768, 8, 4, 128, 64, 16), (1, 32768, 16, 4, 128, 64, 16),
               (1, 32768, 32, 4, 128, 64, 16), (1, 32768, 64, 4, 128, 64, 16), (1, 32768, 16, 4, 64, 64, 16)]
-orders = os.environ.get("NSA_COMPARE_ORDERS", "tile warp").split()
-bwd_order = "warp" if "warp" in orders else orders[0]  # the backward does not depend on the order; timed once
-# NSA_BWD_CHUNKED=1: the first other forward order's run also times the chunked backward (SAW_NSA_BWD=chunked)
-chunked_order = next((o for o in orders if o != bwd_order), None) if os.environ.get("NSA_BWD_CHUNKED") == "1" else None
+if os.environ.get("NSA_SHAPES", "all") == "final":  # the headline shape against fla, then G = 8 (where fla does not run)
+    shapes = [(1, 65536, 64, 4, 128, 64, 16), (1, 32768, 32, 4, 128, 64, 16)]
+bwd_order = orders[0]  # the backward does not depend on the forward order; timed once, in the first order's run
+rule = lambda G: "block" if G <= 8 else "warp"  # NsaGpu.Forward.forGroup: what SAW_NSA_FWD=auto runs
+
+def f(x, fmt="{:.2f}"):
+    return "-" if x is None else fmt.format(x)
+
+def table_row(r):
+    fl = 4.0 * r["D"] * r["pairs"] if r["pairs"] else None
+    sp = lambda a, b: None if a is None or b is None else b / a
+    tfs = lambda ms, m: None if ms is None or fl is None else m * fl / (ms * 1e-3) / 1e12
+    times = {o: r["saw_fwd_" + o] for o in orders if r["saw_fwd_" + o] is not None}
+    auto = times.get(r["rule"])
+    mark = "!" if auto is not None and min(times.values()) < auto else " "
+    return (f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | " +
+            " ".join(f"{f(r['saw_fwd_' + o]):>8}" for o in orders) + f" {r['rule'] + mark:>6} {f(r['fla_fwd']):>8} "
+            f"{f(sp(auto, r['fla_fwd'])):>5} {f(tfs(auto, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} {f(r['fla_bwd']):>8} "
+            f"{f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | {r['fla_error'][:60]}")
+
+say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; " + " / ".join(orders) +
+    " = SAW_NSA_FWD orders; auto = the order the rule picks, ! when another measured faster; x = fla / auto; "
+    "TFLOP/s useful)", keep=True)
+say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | " + " ".join(f"{o:>8}" for o in orders) +
+    f" {'auto':>6} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | {'saw bwd':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note",
+    keep=True)
 budget = time.time() + float(os.environ.get("NSA_COMPARE_SECONDS", "110"))
 for (B, T, HQ, H, D, BS, S) in shapes:
     if time.time() > budget:
-        say(f"skipped B={B} T={T} HQ={HQ} H={H} D={D}: out of time"); continue
+        say(f"skipped B={B} T={T} HQ={HQ} H={H} D={D}: out of time", keep=True); continue
     idx, cnt = indices(B, T, H, S, BS, B * 1000003 + T)
     ip, cp = os.path.join(work, "i.npy"), os.path.join(work, "c.npy")
     np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
     reps = 10 if B * T <= 65536 else 5
-    runs = {o: saw_bench(ip, cp, HQ, D, BS, "bf16", reps, order=o,
-                         passes="fwd,bwd" if o in (bwd_order, chunked_order) else "fwd",
-                         bwd="chunked" if o == chunked_order else "gather")
-            for o in orders}
-    c = runs[chunked_order] if chunked_order else None
+    runs = {o: saw_bench(ip, cp, HQ, D, BS, "bf16", reps, o, "fwd,bwd" if o == bwd_order else "fwd") for o in orders}
     s = runs[bwd_order]
     anyrun = next((x for x in runs.values() if x), None)
     q = torch.randn(B, T, HQ, D, device=dev, dtype=torch.bfloat16)
@@ -305,42 +285,28 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     del q, k, v; torch.cuda.empty_cache()
     r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S,
              pairs=anyrun["fwd"]["selected_pairs"] if anyrun else None,
-             saw_bwd=s["bwd"]["median_ms"] if s else None,
-             saw_bwd_chunked=c["bwd"]["median_ms"] if c else None,
+             saw_bwd=s["bwd"]["median_ms"] if s else None, rule=rule(HQ // H),
              fla_fwd=tf, fla_bwd=tb, fla_error=err)
     for o in orders:
         r["saw_fwd_" + o] = runs[o]["fwd"]["median_ms"] if runs[o] else None
     rows.append(r)
-    say(json.dumps(r))
-json.dump(rows, open(os.path.join(logs, "compare.json"), "w"), indent=1)
+    log.write(json.dumps(r) + "\n")
+    say(table_row(r), keep=True)
+    json.dump(rows, open(os.path.join(logs, "compare.json"), "w"), indent=1)
 
-def f(x, fmt="{:.2f}"):
-    return "-" if x is None else fmt.format(x)
-say("")
-say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; x = fla / best saw; "
-    "TFLOP/s useful; " + " / ".join(orders) + " = SAW_NSA_FWD orders)")
-say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | " + " ".join(f"{o:>8}" for o in orders) +
-    f" {'fla fwd':>8} {'x':>5} {'TF/s':>6} | {'saw bwd':>8} {'chunked':>8} {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note")
-for r in rows:
-    fl = 4.0 * r["D"] * r["pairs"] if r["pairs"] else None
-    sp = lambda a, b: None if a is None or b is None else b / a
-    tfs = lambda ms, m: None if ms is None or fl is None else m * fl / (ms * 1e-3) / 1e12
-    best = min([r["saw_fwd_" + o] for o in orders if r["saw_fwd_" + o] is not None], default=None)
-    bbest = min([x for x in (r["saw_bwd"], r["saw_bwd_chunked"]) if x is not None], default=None)
-    say(f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | " +
-        " ".join(f"{f(r['saw_fwd_' + o]):>8}" for o in orders) + f" {f(r['fla_fwd']):>8} {f(sp(best, r['fla_fwd'])):>5} {f(tfs(best, 1), '{:.0f}'):>6} | {f(r['saw_bwd']):>8} "
-        f"{f(r['saw_bwd_chunked']):>8} {f(r['fla_bwd']):>8} {f(sp(bbest, r['fla_bwd'])):>5} {f(tfs(bbest, 2.5), '{:.0f}'):>6} | "
-        f"{r['fla_error'][:60]}")
 PY
 if part compare; then
 echo
-timeout 170 python3 "$work/compare.py" "$here/saw" "$work" "$logs" | tail -14 | tee -a "$summary"
+: >"$logs/compare-summary.txt"
+timeout "${NSA_COMPARE_TIMEOUT:-170}" python3 "$work/compare.py" "$here/saw" "$work" "$logs" \
+  || echo "compare.py: rc=$? (compare.log)" | tee -a "$summary"
+cat "$logs/compare-summary.txt" >>"$summary"
 fi
 if part scored; then
-# the same shape with a selection whose neighbouring tokens agree (top-S of block scores): how much the 64-row tiles'
-# shared block loads buy over random selections (saw only: fla's time does not depend on sharing)
-o=$(SAW_NSA_FWD=tile timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 \
-    --nsa-s 16 --nsa-block 64 --backend gpu --pass fwd --warmup 3 --reps 10 --out "$logs/saw-scored-tile.jsonl" 2>&1)
+# the same shape with a selection whose neighbouring tokens agree (top-S of block scores), in both orders (saw only:
+# fla's time does not depend on sharing); auto at G = 16 is the warp order
+o=$(SAW_NSA_FWD=block timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 \
+    --nsa-s 16 --nsa-block 64 --backend gpu --pass fwd --warmup 3 --reps 10 --out "$logs/saw-scored-block.jsonl" 2>&1)
 echo "$o" | tee -a "$summary"
 o=$(SAW_NSA_FWD=warp timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 --nsa-s 16 --nsa-block 64 \
     --backend gpu --pass fwd,bwd --warmup 3 --reps 10 --out "$logs/saw-scored.jsonl" 2>&1)

@@ -2,233 +2,45 @@
 // of kv-blocks (block_indices [B, T, Hkv, S]), causally (key <= t), shared by the G = H / Hkv query heads of the
 // group. Q, K, V, O, dO, dQ, dK, dV use saw's head-major layout [B, heads, T, D]; LSE and Dsum are [B, H, T].
 //
-// Three forward loop orders (NsaGpu.Forward; AUTO = forGroup: warp for G >= 4, tile below; block on request) and one
+// Two forward loop orders (NsaGpu.Forward; AUTO = per-block for G <= 8, warp above, as measured on the H200) and one
 // backward:
-//   nsa_fwd_*  tile order. Rows: a (b, hkv) plane has T * G query rows, row = token * G + head-in-group, so the G
-//              heads of one token are adjacent; one CTA per 64-row tile (the MMA's M dimension: for G = 16 four whole
-//              tokens, for G = 1 sixty-four) walks the union of the kv-blocks its rows' tokens chose (built on the
-//              host, ascending), each with a 64-bit row mask saying which rows chose it. A warp whose 16 rows did not
-//              choose a block skips its math; the K/V loads are shared by the whole tile, never loaded twice.
-//   nsa_fwd_warp_*  warp order (at the end of the file): one warp per (token, 16 heads) streaming the token's own
-//              blocks from block_indices / block_counts, no tables, no CTA barriers.
-//   nsa_fwd_block_* + nsa_merge_*  per-block order (after the warp order): K and V once per kv-block, a partial O and
-//              (max, sum) per (token, head, choice) written once, then a per-row merge into O and LSE.
-//   nsa_bwd_*  one CTA per (b, hkv, kv-block): K and V stay in shared memory while it gathers, 64 rows (of the same
-//              row layout) at a time, the rows of the tokens that chose the block (reverse index, built on the host),
-//              accumulating dK and dV in registers (no atomics); dQ is added to an fp32 accumulator with vector
-//              atomics as in attention_bwd.cu, then converted by bwd_dq_*. Dsum comes from bwd_pre_*.
-// A third forward order (per kv-block, FSA's: stats pass, LSE, P V with fp32 atomics) was measured slower than both
-// on the H200 and retired (docs/kernel-notes.md, NSA section); it stays in git history.
+//   nsa_fwd_warp_*  warp order (after the backward): one warp per (token, 16 heads) streaming the token's own blocks
+//              from block_indices / block_counts, no tables, no CTA barriers.
+//   nsa_fwd_block_* + nsa_merge_*  per-block order (at the end of the file): K and V once per kv-block, a partial O
+//              and (max, sum) per (token, head, choice) written once, then a per-row merge into O and LSE.
+//   nsa_bwd_chunked_*  one CTA per work item (b, hkv, kv-block, a range of the tokens that chose it, within one token
+//              chunk): K and V stay in shared memory while it gathers, 64 rows (token x G heads) at a time, the rows
+//              of those tokens, accumulating dK and dV in registers and adding them to fp32 accumulators at the end
+//              (a block's tokens span several chunks); dQ is added to an fp32 accumulator with vector atomics as in
+//              attention_bwd.cu. bwd_dq_* converts all three. Dsum comes from bwd_pre_*.
+// Retired orders (docs/kernel-notes.md, NSA section; they stay in git history): the per-kv-block forward of FSA
+// (stats pass, LSE, P V with fp32 atomics), the tile-order forward (a CTA per 64 rows over the union of their tokens'
+// blocks) and the unchunked backward (one CTA per kv-block, heaviest first, dK and dV stored): each measured slower.
 //
 // This file is included after attention_bwd.cu (warp_abt, add4_pair) by saw_attention.cu.
 //
-// Host tables (saw.engine.gpu.NsaTables):
-//   tilePtr[P*tiles + 1]  union list of tile i is [tilePtr[i], tilePtr[i + 1]) of tileBlk / tileMask
-//   tileBlk[]             kv-block of each entry; tileMask[2e], tileMask[2e + 1]: rows 0-31 and 32-63 that chose it
-//   order[P*nkv]          backward work items, heaviest first: item = plane * nkv + kvBlock
-//   colPtr[P*nkv + 1]     tokens that chose (plane, kvBlock) are colTok[colPtr[i] .. colPtr[i + 1]), ascending
+// Host tables (saw.engine.gpu.NsaTables), per plane = b * Hkv + hkv:
+//   colTok[]   tokens that chose (plane, kvBlock), ascending, block after block (the reverse index)
+//   colSlot[]  per colTok entry, the slot of the block in that token's list (per-block forward)
+//   items[]    work items, three ints each: plane * nkv + kvBlock, then a range [begin, end) of colTok; plane-major,
+//              then token chunk, then kv-block (one list for the per-block forward, one for the backward)
 
 #include "tile.cuh"
 
 namespace saw {
 
 constexpr int NSA_ROWS = 64;
-constexpr int NSA_FWD_WARPS = 4;
 
-template <typename T, int D, int BKV>
-__device__ __forceinline__ void nsa_fwd(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
-                                        T* __restrict__ O, float* __restrict__ LSE, const int* __restrict__ tilePtr,
-                                        const int* __restrict__ tileBlk, const uint32_t* __restrict__ tileMask, int H,
-                                        int Hkv, int Tn, int tiles, float scale, float softcap) {
-    constexpr int THREADS = NSA_FWD_WARPS * 32;
-    constexpr int NB = BKV / 8;
-    constexpr int DB = D / 8;
-    constexpr int CHUNKS = D / 8;
-
-    extern __shared__ __align__(128) unsigned char smem[];
-    T* sQ = reinterpret_cast<T*>(smem);
-    T* sK = sQ + NSA_ROWS * D;
-    T* sV = sK + 2 * BKV * D;
-
-    const int tid = threadIdx.x;
-    const int warp = tid >> 5;
-    const int lane = tid & 31;
-    const int g = lane >> 2;
-    const int t = lane & 3;
-
-    const int item = blockIdx.x;
-    const int plane = item / tiles;  // b * Hkv + hkv
-    const int b = plane / Hkv;
-    const int hkv = plane % Hkv;
-    const int G = H / Hkv;
-    const long long planeRows = (long long)Tn * G;
-    const long long row0 = (long long)(item % tiles) * NSA_ROWS;
-    const int begin = tilePtr[item];
-    const int count = tilePtr[item + 1] - begin;
-
-    // 64-bit element offset of tile row r in Q/O, or -1 past the plane's rows
-    auto rowOffset = [&](int r, int& token) -> long long {
-        const long long gr = row0 + r;
-        if (gr >= planeRows) {
-            token = -1;
-            return -1;
-        }
-        token = (int)(gr / G);
-        const int head = (int)(gr % G);
-        return (((long long)b * H + hkv * G + head) * Tn + token) * D;
-    };
-
-    const T* Kh = K + (size_t)plane * Tn * D;
-    const T* Vh = V + (size_t)plane * Tn * D;
-
-    const bool capped = softcap > 0.f;
-    const float sl2 = capped ? LOG2E : scale * LOG2E;
-    const float capIn = capped ? scale / softcap : 0.f;
-
-    int tok[2];
-    rowOffset(warp * 16 + g, tok[0]);
-    rowOffset(warp * 16 + g + 8, tok[1]);
-
-    float o[DB][4];
-    float m[2] = {-INFINITY, -INFINITY};
-    float l[2] = {0.f, 0.f};
-#pragma unroll
-    for (int d = 0; d < DB; ++d) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) o[d][e] = 0.f;
-    }
-
-    if (count > 0) {
-        for (int i = tid; i < NSA_ROWS * CHUNKS; i += THREADS) {
-            const int r = i / CHUNKS;
-            const int c = i % CHUNKS;
-            int token;
-            const long long off = rowOffset(r, token);
-            cp_async16(smem_u32(sQ + Swizzled<D>::chunk(r, c)), off >= 0 ? Q + off + c * 8 : Q, off >= 0);
-        }
-        const int kv0 = tileBlk[begin] * BKV;
-        load_tile<BKV, D, THREADS>(sK, Kh, kv0, Tn, tid);
-        load_tile<BKV, D, THREADS>(sV, Vh, kv0, Tn, tid);
-        cp_async_commit();
-    }
-
-    for (int it = 0; it < count; ++it) {
-        const int stage = it & 1;
-        if (it + 1 < count) {
-            const int kvn = tileBlk[begin + it + 1] * BKV;
-            load_tile<BKV, D, THREADS>(sK + (stage ^ 1) * BKV * D, Kh, kvn, Tn, tid);
-            load_tile<BKV, D, THREADS>(sV + (stage ^ 1) * BKV * D, Vh, kvn, Tn, tid);
-        }
-        cp_async_commit();
-        cp_async_wait<1>();
-        __syncthreads();
-
-        const int kv0 = tileBlk[begin + it] * BKV;
-        const uint32_t word = __ldg(tileMask + 2 * (begin + it) + (warp >> 1));
-        const uint32_t warpRows = (word >> ((warp & 1) * 16)) & 0xffffu;
-        if (warpRows != 0u) {
-            const T* tK = sK + stage * BKV * D;
-            const T* tV = sV + stage * BKV * D;
-            float s[NB][4];
-#pragma unroll
-            for (int n = 0; n < NB; ++n) {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) s[n][e] = 0.f;
-            }
-#pragma unroll
-            for (int kc = 0; kc < D / 16; ++kc) {
-                uint32_t a[4];
-                ldmatrix_x4(a, addr_a_order<D>(sQ, warp * 16, kc * 2, lane));
-#pragma unroll
-                for (int n2 = 0; n2 < NB / 2; ++n2) {
-                    uint32_t bk[4];
-                    ldmatrix_x4(bk, addr_b_order<D>(tK, n2 * 16, kc * 2, lane));
-                    Elem<T>::mma(s[2 * n2], a, bk[0], bk[1]);
-                    Elem<T>::mma(s[2 * n2 + 1], a, bk[2], bk[3]);
-                }
-            }
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                const bool chose = (warpRows >> (g + 8 * r)) & 1u;
-                const int last = chose ? tok[r] : -1;  // keys past the token are masked (causal)
-#pragma unroll
-                for (int n = 0; n < NB; ++n) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        float z = s[n][2 * r + e];
-                        if (capped) z = softcap * tanhf(z * capIn);
-                        const int key = kv0 + n * 8 + 2 * t + e;
-                        s[n][2 * r + e] = key <= last ? z : -INFINITY;
-                    }
-                }
-                float mx = m[r];
-#pragma unroll
-                for (int n = 0; n < NB; ++n) mx = fmaxf(mx, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
-                mx = quad_max(mx);
-                const float base = mx == -INFINITY ? 0.f : mx * sl2;
-                const float alpha = exp2_approx(m[r] * sl2 - base);
-                m[r] = mx;
-                float sum = 0.f;
-#pragma unroll
-                for (int n = 0; n < NB; ++n) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        const float p = exp2_approx(fmaf(s[n][2 * r + e], sl2, -base));
-                        s[n][2 * r + e] = p;
-                        sum += p;
-                    }
-                }
-                l[r] = l[r] * alpha + sum;
-#pragma unroll
-                for (int d = 0; d < DB; ++d) {
-                    o[d][2 * r] *= alpha;
-                    o[d][2 * r + 1] *= alpha;
-                }
-            }
-            warp_sb_add<T, D, BKV, NB>(o, s, tV, lane);
-        }
-        __syncthreads();
-    }
-
-    // epilogue: normalise, stage O through shared memory, store each row to its own (head, token) place
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const float sum = quad_sum(l[r]);
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
-        const int rowInTile = warp * 16 + g + 8 * r;
-#pragma unroll
-        for (int d = 0; d < DB; ++d) {
-            *reinterpret_cast<uint32_t*>(sQ + Swizzled<D>::elem(rowInTile, d * 8 + 2 * t)) =
-                Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
-        }
-        int token;
-        const long long off = rowOffset(rowInTile, token);
-        if (t == 0 && off >= 0) {
-            LSE[off / D] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
-        }
-    }
-    __syncthreads();
-    for (int i = tid; i < NSA_ROWS * CHUNKS; i += THREADS) {
-        const int r = i / CHUNKS;
-        const int c = i % CHUNKS;
-        int token;
-        const long long off = rowOffset(r, token);
-        if (off >= 0) {
-            *reinterpret_cast<uint4*>(O + off + c * 8) = *reinterpret_cast<const uint4*>(sQ + Swizzled<D>::chunk(r, c));
-        }
-    }
-}
-
-// item: plane * nkv + kv-block; its rows are the tokens colTok[begin .. end) x G heads. With SPLIT (the chunked order:
-// one block's tokens spread over several items) dK and dV are added to fp32 accumulators dKacc / dVacc (unscaled)
-// instead of stored, and converted afterwards.
-template <typename T, int D, int BKV, bool CAPPED, bool SPLIT>
+// One work item: plane * nkv + kv-block; its rows are the tokens colTok[begin .. end) x G heads. The block's other
+// tokens belong to other items (other token chunks), so dK and dV are added to fp32 accumulators dKacc / dVacc
+// (unscaled) and converted afterwards.
+template <typename T, int D, int BKV, bool CAPPED>
 __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
                                         const T* __restrict__ dO, const float* __restrict__ LSE,
-                                        const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-                                        T* __restrict__ dV, float* __restrict__ dKacc, float* __restrict__ dVacc,
-                                        int item, int begin, int end, const int* __restrict__ colTok, int H, int Hkv,
-                                        int Tn, int nkv, float scale, float softcap) {
+                                        const float* __restrict__ Dsum, float* __restrict__ dQacc,
+                                        float* __restrict__ dKacc, float* __restrict__ dVacc, int item, int begin,
+                                        int end, const int* __restrict__ colTok, int H, int Hkv, int Tn, int nkv,
+                                        float scale, float softcap) {
     constexpr int QS = NSA_ROWS;
     constexpr int WARPS = BKV / 16;
     constexpr int THREADS = WARPS * 32;
@@ -405,91 +217,52 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
         __syncthreads();
     }
 
-    if constexpr (SPLIT) {
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const int kv = kv0 + r0 + g + 8 * r;
-            const bool valid = kv < Tn;
-            float* k = dKacc + kvHead + (size_t)(valid ? kv : 0) * D;
-            float* v = dVacc + kvHead + (size_t)(valid ? kv : 0) * D;
+    for (int r = 0; r < 2; ++r) {
+        const int kv = kv0 + r0 + g + 8 * r;
+        const bool valid = kv < Tn;
+        float* k = dKacc + kvHead + (size_t)(valid ? kv : 0) * D;
+        float* v = dVacc + kvHead + (size_t)(valid ? kv : 0) * D;
 #pragma unroll
-            for (int np = 0; np < DB / 2; ++np) {
-                add4_pair(k + np * 16, dk[2 * np][2 * r], dk[2 * np][2 * r + 1], dk[2 * np + 1][2 * r],
-                          dk[2 * np + 1][2 * r + 1], t, valid);
-                add4_pair(v + np * 16, dv[2 * np][2 * r], dv[2 * np][2 * r + 1], dv[2 * np + 1][2 * r],
-                          dv[2 * np + 1][2 * r + 1], t, valid);
-            }
-        }
-    } else {
-        // epilogue: dK = scale * acc, dV = acc (zeros for a block no token chose)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const int kv = kv0 + r0 + g + 8 * r;
-            if (kv < Tn) {
-                T* k = dK + kvHead + (size_t)kv * D + 2 * t;
-                T* v = dV + kvHead + (size_t)kv * D + 2 * t;
-#pragma unroll
-                for (int d = 0; d < DB; ++d) {
-                    *reinterpret_cast<uint32_t*>(k + d * 8) =
-                        Elem<T>::pack(dk[d][2 * r] * scale, dk[d][2 * r + 1] * scale);
-                    *reinterpret_cast<uint32_t*>(v + d * 8) = Elem<T>::pack(dv[d][2 * r], dv[d][2 * r + 1]);
-                }
-            }
+        for (int np = 0; np < DB / 2; ++np) {
+            add4_pair(k + np * 16, dk[2 * np][2 * r], dk[2 * np][2 * r + 1], dk[2 * np + 1][2 * r],
+                      dk[2 * np + 1][2 * r + 1], t, valid);
+            add4_pair(v + np * 16, dv[2 * np][2 * r], dv[2 * np][2 * r + 1], dv[2 * np + 1][2 * r],
+                      dv[2 * np + 1][2 * r + 1], t, valid);
         }
     }
 }
 
 }  // namespace saw
 
-#define SAW_NSA_FWD(TN, T, D, BKV)                                                                                   \
-    extern "C" __global__ void __launch_bounds__(saw::NSA_FWD_WARPS * 32) nsa_fwd_##TN##_d##D##_b##BKV(              \
-        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* tilePtr, const int* tileBlk,                  \
-        const uint32_t* tileMask, int H, int Hkv, int Tn, int tiles, float scale, float softcap) {                    \
-        saw::nsa_fwd<T, D, BKV>(Q, K, V, O, LSE, tilePtr, tileBlk, tileMask, H, Hkv, Tn, tiles, scale, softcap);       \
-    }
-
+// Items (plane * nkv + kv-block, begin, end) in the per-block forward's work order over the backward's own token
+// chunks, so the Q and dO rows gathered and the dQ rows added to by the CTAs resident at one time lie in one token
+// chunk (L2).
 #define SAW_NSA_BWD(NAME, T, D, BKV, CAPPED)                                                                           \
-    extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) NAME(                                                \
-        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc, T* dK,   \
-        T* dV, const int* order, const int* colPtr, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale,   \
-        float softcap) {                                                                                             \
-        const int item = order[blockIdx.x];                                                                          \
-        saw::nsa_bwd<T, D, BKV, CAPPED, false>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, nullptr, nullptr, item,          \
-                                               colPtr[item], colPtr[item + 1], colTok, H, Hkv, Tn, nkv, scale,       \
-                                               softcap);                                                             \
-    }
-
-// The chunked order: items (plane * nkv + kv-block, begin, end) of nsa_fwd_block's work list, so the Q and dO rows
-// gathered and the dQ rows added to by the CTAs resident at one time lie in one token chunk (L2); dK and dV go to fp32
-// accumulators (a block's tokens are spread over the chunks) and are converted by bwd_dq_* afterwards.
-#define SAW_NSA_BWD_CHUNKED(NAME, T, D, BKV, CAPPED)                                                                   \
     extern "C" __global__ void __launch_bounds__(BKV / 16 * 32) NAME(                                                \
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,           \
         float* dKacc, float* dVacc, const int* items, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale, \
         float softcap) {                                                                                             \
-        saw::nsa_bwd<T, D, BKV, CAPPED, true>(Q, K, V, dO, LSE, Dsum, dQacc, nullptr, nullptr, dKacc, dVacc,           \
-                                              items[3 * blockIdx.x], items[3 * blockIdx.x + 1],                      \
-                                              items[3 * blockIdx.x + 2], colTok, H, Hkv, Tn, nkv, scale, softcap);   \
+        saw::nsa_bwd<T, D, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dKacc, dVacc, items[3 * blockIdx.x],            \
+                                        items[3 * blockIdx.x + 1], items[3 * blockIdx.x + 2], colTok, H, Hkv, Tn, nkv, \
+                                        scale, softcap);                                                             \
     }
 
-#define SAW_NSA_BLOCK(TN, T, D, BKV)                                  \
-    SAW_NSA_FWD(TN, T, D, BKV)                                        \
-    SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV, T, D, BKV, false)       \
-    SAW_NSA_BWD(nsa_bwd_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true) \
-    SAW_NSA_BWD_CHUNKED(nsa_bwd_chunked_##TN##_d##D##_b##BKV, T, D, BKV, false) \
-    SAW_NSA_BWD_CHUNKED(nsa_bwd_chunked_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
+#define SAW_NSA_BWD_BLOCK(TN, T, D, BKV)                                 \
+    SAW_NSA_BWD(nsa_bwd_chunked_##TN##_d##D##_b##BKV, T, D, BKV, false) \
+    SAW_NSA_BWD(nsa_bwd_chunked_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
 
-#define SAW_NSA_BLOCKS(TN, T, D)     \
-    SAW_NSA_BLOCK(TN, T, D, 32)      \
-    SAW_NSA_BLOCK(TN, T, D, 64)      \
-    SAW_NSA_BLOCK(TN, T, D, 128)
+#define SAW_NSA_BWDS(TN, T, D)      \
+    SAW_NSA_BWD_BLOCK(TN, T, D, 32) \
+    SAW_NSA_BWD_BLOCK(TN, T, D, 64) \
+    SAW_NSA_BWD_BLOCK(TN, T, D, 128)
 
-SAW_NSA_BLOCKS(bf16, __nv_bfloat16, 64)
-SAW_NSA_BLOCKS(bf16, __nv_bfloat16, 128)
-SAW_NSA_BLOCKS(fp16, __half, 64)
-SAW_NSA_BLOCKS(fp16, __half, 128)
+SAW_NSA_BWDS(bf16, __nv_bfloat16, 64)
+SAW_NSA_BWDS(bf16, __nv_bfloat16, 128)
+SAW_NSA_BWDS(fp16, __half, 64)
+SAW_NSA_BWDS(fp16, __half, 128)
 
-// ---- warp-order forward (the NSA paper's loop order), the default for G >= 4 ---------------------------------------
+// ---- warp-order forward (the NSA paper's loop order), the default for G > 8 ----------------------------------------
 //   nsa_fwd_warp_*  one warp per (b, hkv, token, group of 16 heads): the token's heads are the MMA's M dimension
 //                   (G = 16 fills an m16n8k16 tile; smaller G leaves rows idle, larger G takes ceil(G / 16) warps).
 //                   Each warp streams ITS OWN selected blocks, 16 keys at a time (K and V together, 8 KB at D = 128),
@@ -738,7 +511,7 @@ SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 128)
 SAW_NSA_WARP_BLOCKS(fp16, __half, 64)
 SAW_NSA_WARP_BLOCKS(fp16, __half, 128)
 
-// ---- per-block forward (NSA_FWD=block): K and V once per kv-block, a partial O per choice, then a per-row merge ----
+// ---- per-block forward, the default for G <= 8: K and V once per kv-block, a partial O per choice, then a merge ----
 //   nsa_fwd_block_*  one CTA per work item (b, hkv, kv-block, a range of the tokens that chose it; host-built by
 //                    NsaTables.blockItems, plane-major then token chunk then block, so the Q rows the CTAs running at
 //                    one time gather stay in L2). K and V of the block sit in shared memory for the whole item; the

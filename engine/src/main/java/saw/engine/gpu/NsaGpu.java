@@ -13,20 +13,18 @@ import saw.engine.nsa.NsaReference;
 import saw.engine.nsa.NsaSelection;
 
 /**
- * NSA selected attention on GPU 0 through nsa.cu: forward in one of three loop orders ({@link Forward}; by default a
- * warp per token streaming its own blocks for G >= 4, per 64-row tile over the union of its tokens' blocks below; per
- * kv-block with a partial O per choice and a merge on request),
- * backward per kv-block over the tokens that chose it (tables from {@link NsaTables}, built on the host and not part
- * of the timed work). Not thread-safe.
+ * NSA selected attention on GPU 0 through nsa.cu: forward in one of two loop orders ({@link Forward}; by default per
+ * kv-block with a partial O per choice and a merge for G <= 8, a warp per token streaming its own blocks above),
+ * backward per kv-block over the tokens that chose it, in token chunks (tables from {@link NsaTables}, built on the
+ * host and not part of the timed work). Not thread-safe.
  */
 public final class NsaGpu implements NsaKernels {
     static final int[] BLOCKS = {32, 64, 128};
-    static final int FWD_THREADS = 128;
+    /** Gathered rows of one step of the per-block forward and of the backward (NSA_ROWS in nsa.cu). */
+    static final int ROWS = 64;
 
-    /** The forward's loop order; the backward always gathers per kv-block. */
+    /** The forward's loop order. */
     public enum Forward {
-        /** Per 64-row tile over the union of its tokens' blocks (K/V shared within the tile). */
-        TILE,
         /** A warp per (token, 16 heads) streaming its own blocks (the NSA paper's order, nsa_fwd_warp_* in nsa.cu). */
         WARP,
         /**
@@ -34,13 +32,13 @@ public final class NsaGpu implements NsaKernels {
          * (token, head, choice), written once, then a per-row merge (nsa_fwd_block_* and nsa_merge_* in nsa.cu).
          */
         BLOCK,
-        /** {@link #forGroup}: the order predicted fastest for the problem's group size. */
+        /** {@link #auto}: the order measured fastest for the problem's group size that can run it. */
         AUTO;
 
         public static final String PROPERTY = "saw.nsa.fwd";
         public static final String ENV = "SAW_NSA_FWD";
 
-        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (tile, warp, block or auto), else AUTO. */
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (warp, block or auto), else AUTO. */
         public static Forward configured() {
             String v = System.getProperty(PROPERTY, System.getenv(ENV));
             if (v == null || v.isBlank()) {
@@ -51,57 +49,40 @@ public final class NsaGpu implements NsaKernels {
                     return f;
                 }
             }
-            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be tile, warp, block or auto");
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be warp, block or auto");
         }
 
         /**
-         * The one selection rule, from the H200 timings (T = 32K, D = 128, block 64, S = 16; docs/benchmarks.md, NSA
-         * section): the warp order wins from G = 4 on (G = 4: 7.8 ms against the tile order's 9.9; G = 16: 7.9 against
-         * 14.5). Its MMA rows are the group's heads, so below G = 4 most of them idle and the tile order, which packs
-         * 64 / G tokens into the rows, wins (G = 2: 7.3 against 7.8 ms; G = 1: 4.9 against 7.8).
+         * The one selection rule, from the H200 timings of one run side by side (bf16, HQ = 4 G, Hkv = 4, D = 128,
+         * block 64, S = 16, random selections; docs/nsa.md): the block order wins at G = 1 (0.93 ms against the warp
+         * order's 7.81, T = 32K), G = 2 (1.57 against 7.81) and G = 4 (2.94 against 7.85); the warp order wins at
+         * G = 16 (T = 64K: 16.0 against 21.8). G = 8 was not timed side by side: the block order's useful TFLOP/s
+         * rose with G (71, 84, 88 and 97 at G = 1, 2, 4 and 16) and the warp order ran 67 at G = 8 (7.88 ms at
+         * T = 32K, an earlier run), so the block order is inferred to win there too. The warp order's MMA rows are
+         * the group's heads, so its time is flat up to G = 16 and only a full group pays off.
          */
         static Forward forGroup(int group) {
-            return group >= 4 ? WARP : TILE;
+            return group <= 8 ? BLOCK : WARP;
         }
 
-        /** This order, or for AUTO the one {@link #forGroup} picks. */
-        public Forward resolve(int group) {
-            return this == AUTO ? forGroup(group) : this;
-        }
-    }
-
-    /** The backward's work order; both gather per kv-block over the tokens that chose it. */
-    public enum Backward {
-        /** One CTA per kv-block, heaviest first, dK and dV in registers and stored (nsa_bwd_*). */
-        GATHER,
         /**
-         * The per-block forward's work order (plane, token chunk, kv-block), so the gathered Q / dO rows and the dQ
-         * atomics stay in L2; a block's dK and dV are then added to fp32 accumulators (nsa_bwd_chunked_*).
+         * {@link #forGroup}, except that a problem past the block order's 32-bit partial index ({@code partialRows},
+         * batch x tokens x heads x S) runs in the warp order, which has no such limit.
          */
-        CHUNKED;
+        static Forward auto(int group, long partialRows) {
+            Forward f = forGroup(group);
+            return f == BLOCK && partialRows > Integer.MAX_VALUE ? WARP : f;
+        }
 
-        public static final String PROPERTY = "saw.nsa.bwd";
-        public static final String ENV = "SAW_NSA_BWD";
-
-        /** From -Dsaw.nsa.bwd or SAW_NSA_BWD (gather or chunked), else GATHER. */
-        public static Backward configured() {
-            String v = System.getProperty(PROPERTY, System.getenv(ENV));
-            if (v == null || v.isBlank()) {
-                return GATHER;
-            }
-            for (Backward b : values()) {
-                if (b.name().equalsIgnoreCase(v.trim())) {
-                    return b;
-                }
-            }
-            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be gather or chunked");
+        /** This order, or for AUTO the one {@link #auto} picks for this problem and selection. */
+        public Forward resolve(AttentionProblem p, NsaSelection sel) {
+            return this == AUTO ? auto(p.heads() / p.kvHeads(), partialRows(p, sel)) : this;
         }
     }
 
     private final CudaDevice cuda;
     private final String description;
     private Forward forward = Forward.configured();
-    private Backward backwardOrder = Backward.configured();
 
     private NsaGpu(CudaDevice cuda, String description) {
         this.cuda = cuda;
@@ -115,11 +96,6 @@ public final class NsaGpu implements NsaKernels {
 
     public Forward forwardOrder() {
         return forward;
-    }
-
-    /** The backward work order from now on. */
-    public void backwardOrder(Backward order) {
-        this.backwardOrder = order;
     }
 
     /**
@@ -158,22 +134,8 @@ public final class NsaGpu implements NsaKernels {
         return "NSA block size " + sel.blockSize() + " is not supported by the kernels (32, 64 or 128)";
     }
 
-    static String forwardName(DType t, int d, int block) {
-        return "nsa_fwd_" + t.label() + "_d" + d + "_b" + block;
-    }
-
     static String warpName(DType t, int d, int block) {
         return "nsa_fwd_warp_" + t.label() + "_d" + d + "_b" + block;
-    }
-
-    static String backwardName(DType t, int d, int block, boolean softcap) {
-        return "nsa_bwd_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
-    }
-
-    static LaunchShape forwardShape(AttentionProblem p, int block, int tilesPerPlane) {
-        int d = p.headDim();
-        return new LaunchShape(forwardName(p.dtype(), d, block), (long) p.batch() * p.kvHeads() * tilesPerPlane, FWD_THREADS,
-                (NsaTables.ROWS * d + 4 * block * d) * 2);
     }
 
     /** Warps per CTA, keys per pipeline chunk and chunks per warp ring of nsa_fwd_warp (NSA_WARP_* in nsa.cu). */
@@ -220,9 +182,8 @@ public final class NsaGpu implements NsaKernels {
     /** One CTA per work item; K and V of the block, two 64-row Q stages and their row tables in shared memory. */
     static LaunchShape blockShape(AttentionProblem p, int block, int items) {
         int d = p.headDim();
-        int rows = NsaTables.ROWS;
-        return new LaunchShape(blockName(p.dtype(), d, block), Math.max(1, items), BLOCK_WARPS * 32, (2 * block * d + 2 * rows * d) * 2
-                + 4 * rows * 4);
+        return new LaunchShape(blockName(p.dtype(), d, block), Math.max(1, items), BLOCK_WARPS * 32, (2 * block * d + 2 * ROWS * d) * 2
+                + 4 * ROWS * 4);
     }
 
     static LaunchShape mergeShape(AttentionProblem p) {
@@ -235,7 +196,7 @@ public final class NsaGpu implements NsaKernels {
         return (long) p.batch() * p.seqQ() * p.heads() * sel.maxSelected();
     }
 
-    /** Q, dO and dQ-accumulator bytes of one token chunk of the chunked backward: what should stay in L2. */
+    /** Q, dO and dQ-accumulator bytes of one token chunk of the backward: what should stay in L2. */
     static final long BWD_CHUNK_BYTES = 32L << 20;
 
     static int backwardChunkTokens(AttentionProblem p, int block) {
@@ -244,30 +205,26 @@ public final class NsaGpu implements NsaKernels {
         return (int) Math.max(block, Math.min(p.seqQ(), tokens));
     }
 
-    static String chunkedName(DType t, int d, int block, boolean softcap) {
+    static String backwardName(DType t, int d, int block, boolean softcap) {
         return "nsa_bwd_chunked_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
     }
 
-    static LaunchShape chunkedShape(AttentionProblem p, int block, int items) {
-        LaunchShape gather = backwardShape(p, block, 1);
-        return new LaunchShape(chunkedName(p.dtype(), p.headDim(), block, p.softcap() > 0), Math.max(1, items),
-                gather.block(), gather.sharedBytes());
+    /**
+     * One CTA of block / 16 warps per work item: K and V of the block, two stages of 64 gathered Q and dO rows, dS
+     * transposed, and per row LSE, Dsum, token and head in shared memory.
+     */
+    static LaunchShape backwardShape(AttentionProblem p, int block, int items) {
+        int d = p.headDim();
+        int smem = (2 * block * d + 4 * ROWS * d + block * ROWS) * 2 + 8 * ROWS * 4;
+        return new LaunchShape(backwardName(p.dtype(), d, block, p.softcap() > 0), Math.max(1, items), block / 16 * 32, smem);
     }
 
-    /** bwd_dq_* over {@code elements} fp32 values (two per thread): the chunked backward's dK and dV conversion. */
+    /** bwd_dq_* over {@code elements} fp32 values (two per thread): the backward's dK and dV conversion. */
     static LaunchShape convertShape(AttentionProblem p, long elements) {
         long pairs = elements / 2;
         return new LaunchShape("bwd_dq_" + p.dtype().label(),
                 (pairs + KernelCatalog.ELEMENTWISE_THREADS - 1) / KernelCatalog.ELEMENTWISE_THREADS,
                 KernelCatalog.ELEMENTWISE_THREADS, 0);
-    }
-
-    static LaunchShape backwardShape(AttentionProblem p, int block, int numKvBlocks) {
-        int d = p.headDim();
-        int rows = NsaTables.ROWS;
-        int smem = (2 * block * d + 4 * rows * d + block * rows) * 2 + 8 * rows * 4;
-        return new LaunchShape(backwardName(p.dtype(), d, block, p.softcap() > 0),
-                (long) p.batch() * p.kvHeads() * numKvBlocks, block / 16 * 32, smem);
     }
 
     /** Every NSA kernel the fatbin should hold. */
@@ -276,13 +233,10 @@ public final class NsaGpu implements NsaKernels {
         for (DType t : DType.values()) {
             for (int d : KernelCatalog.HEAD_DIMS) {
                 for (int b : BLOCKS) {
-                    names.add(forwardName(t, d, b));
                     names.add(warpName(t, d, b));
                     names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
-                    names.add(chunkedName(t, d, b, false));
-                    names.add(chunkedName(t, d, b, true));
                 }
                 names.add(mergeName(t, d));
             }
@@ -317,53 +271,43 @@ public final class NsaGpu implements NsaKernels {
         final AttentionProblem p;
         final NsaSelection sel;
         final NsaTables tables;
-        final LaunchShape fwd;
         final LaunchShape warp;
-        final LaunchShape bwd;
         final LaunchShape block;
         final LaunchShape merge;
-        final LaunchShape chunked;
+        final LaunchShape bwd;
         final Forward order;
-        final boolean chunkedBackward;
+        final boolean backward;
 
-        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order, Backward backwardOrder) {
+        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order) {
             String why = unsupported(p, sel);
             if (why != null) {
                 throw new IllegalArgumentException(why);
             }
             this.p = p;
             this.sel = sel;
-            this.order = order.resolve(p.heads() / p.kvHeads());
+            this.backward = backward;
+            this.order = order.resolve(p, sel);
             boolean perBlock = this.order == Forward.BLOCK;
             if (perBlock && partialRows(p, sel) > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("the per-block NSA forward indexes its partials with 32 bits: batch x "
                         + "tokens x heads x S = " + partialRows(p, sel) + " is past " + Integer.MAX_VALUE
-                        + "; use the warp or tile order (" + Forward.ENV + ")");
+                        + "; use the warp order (" + Forward.ENV + "=warp) or auto");
             }
-            this.chunkedBackward = backward && backwardOrder == Backward.CHUNKED;
-            this.tables = NsaTables.of(sel, p.heads() / p.kvHeads(), this.order == Forward.TILE, backward,
-                    perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
-                    chunkedBackward ? backwardChunkTokens(p, sel.blockSize()) : 0, blockItemTokens(p));
-            this.fwd = forwardShape(p, sel.blockSize(), tables.tilesPerPlane);
+            this.tables = NsaTables.of(sel, perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
+                    backward ? backwardChunkTokens(p, sel.blockSize()) : 0, blockItemTokens(p));
             this.warp = warpShape(p, sel.blockSize());
-            this.bwd = backwardShape(p, sel.blockSize(), sel.numKvBlocks());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3);
             this.merge = mergeShape(p);
-            this.chunked = chunkedShape(p, sel.blockSize(), tables.bwdItems.length / 3);
+            this.bwd = backwardShape(p, sel.blockSize(), tables.bwdItems.length / 3);
         }
     }
 
     /** The tables on the device. */
     private static final class DeviceTables implements AutoCloseable {
         private final BufferList made = new BufferList();
-        final DeviceBuffer tilePtr;
-        final DeviceBuffer tileBlk;
-        final DeviceBuffer tileMask;
-        final DeviceBuffer order;
-        final DeviceBuffer colPtr;
-        final DeviceBuffer colTok;
         final DeviceBuffer indices;
         final DeviceBuffer counts;
+        final DeviceBuffer colTok;
         final DeviceBuffer colSlot;
         final DeviceBuffer items;
         final DeviceBuffer partialO;
@@ -374,24 +318,18 @@ public final class NsaGpu implements NsaKernels {
 
         DeviceTables(CudaDevice cuda, Plan plan) {
             NsaTables t = plan.tables;
-            boolean perBlock = plan.order == Forward.BLOCK;
-            boolean selection = plan.order == Forward.WARP || perBlock;
-            long partials = perBlock ? partialRows(plan.p, plan.sel) : 0;
+            long partials = plan.order == Forward.BLOCK ? partialRows(plan.p, plan.sel) : 0;
+            long kvAcc = plan.backward ? 4 * plan.p.kvElements() : 16;
             try {
-                tilePtr = add(cuda.upload("NSA tile pointers", t.tilePtr));
-                tileBlk = add(cuda.upload("NSA tile blocks", t.tileBlk));
-                tileMask = add(cuda.upload("NSA tile row masks", t.tileMask));
-                order = add(cuda.upload("NSA block order", t.order));
-                colPtr = add(cuda.upload("NSA block pointers", t.colPtr));
+                // both forward orders read the selection itself: the warp order walks it, the merge finds its slots
+                indices = add(cuda.upload("NSA block_indices", plan.sel.indices()));
+                counts = add(cuda.upload("NSA block_counts", plan.sel.counts()));
                 colTok = add(cuda.upload("NSA block tokens", t.colTok));
-                indices = add(cuda.upload("NSA block_indices", selection ? plan.sel.indices() : new int[0]));
-                counts = add(cuda.upload("NSA block_counts", selection ? plan.sel.counts() : new int[0]));
                 colSlot = add(cuda.upload("NSA block slots", t.colSlot));
                 items = add(cuda.upload("NSA per-block items", t.items));
                 partialO = add(cuda.buffer("NSA partial O", Math.max(16, 2 * partials * plan.p.headDim())));
                 partialMaxSum = add(cuda.buffer("NSA partial max and sum", Math.max(16, 8 * partials)));
-                long kvAcc = plan.chunkedBackward ? 4 * plan.p.kvElements() : 16;
-                bwdItems = add(cuda.upload("NSA chunked backward items", t.bwdItems));
+                bwdItems = add(cuda.upload("NSA backward items", t.bwdItems));
                 dKacc = add(cuda.buffer("dK accumulator", kvAcc));
                 dVacc = add(cuda.buffer("dV accumulator", kvAcc));
             } catch (RuntimeException e) {
@@ -412,7 +350,7 @@ public final class NsaGpu implements NsaKernels {
 
     private AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
         AttentionProblem p = in.problem();
-        Plan plan = new Plan(p, sel, backward, forward, backwardOrder);
+        Plan plan = new Plan(p, sel, backward, forward);
         cuda.makeCurrent();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
@@ -442,10 +380,7 @@ public final class NsaGpu implements NsaKernels {
     private void launchForward(Plan plan, DeviceTables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
                                DeviceBuffer lse) {
         AttentionProblem p = plan.p;
-        if (plan.order == Forward.TILE) {
-            cuda.launch(plan.fwd, q, k, v, o, lse, t.tilePtr, t.tileBlk, t.tileMask, p.heads(), p.kvHeads(), p.seqQ(),
-                    plan.tables.tilesPerPlane, (float) p.scale(), (float) p.softcap());
-        } else if (plan.order == Forward.BLOCK) {
+        if (plan.order == Forward.BLOCK) {
             if (plan.tables.items.length > 0) { // no token chose anything: the merge alone writes O = 0, LSE = -inf
                 cuda.launch(plan.block, q, k, v, t.partialO, t.partialMaxSum, t.items, t.colTok, t.colSlot, p.heads(),
                         p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), plan.sel.maxSelected(), (float) p.scale(),
@@ -465,30 +400,26 @@ public final class NsaGpu implements NsaKernels {
         AttentionProblem p = plan.p;
         long rows = (long) p.batch() * p.heads() * p.seqQ();
         dqAcc.fill32("dQ accumulator", 0);
+        t.dKacc.fill32("dK accumulator", 0);
+        t.dVacc.fill32("dV accumulator", 0);
         cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
-        if (plan.chunkedBackward) {
-            t.dKacc.fill32("dK accumulator", 0);
-            t.dVacc.fill32("dV accumulator", 0);
-            if (plan.tables.bwdItems.length > 0) { // no token chose anything: dK = dV = 0 from the zeroed accumulators
-                cuda.launch(plan.chunked, q, k, v, dO, lse, dsum, dqAcc, t.dKacc, t.dVacc, t.bwdItems, t.colTok, p.heads(),
-                        p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
-            }
-            LaunchShape convert = convertShape(p, p.kvElements());
-            cuda.launch(convert, t.dKacc, dk, p.kvElements(), (float) p.scale());
-            cuda.launch(convert, t.dVacc, dv, p.kvElements(), 1.0f);
-        } else {
-            cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.order, t.colPtr, t.colTok, p.heads(),
+        if (plan.tables.bwdItems.length > 0) { // no token chose anything: dK = dV = 0 from the zeroed accumulators
+            cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, t.dKacc, t.dVacc, t.bwdItems, t.colTok, p.heads(),
                     p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
         }
+        LaunchShape convert = convertShape(p, p.kvElements());
+        cuda.launch(convert, t.dKacc, dk, p.kvElements(), (float) p.scale());
+        cuda.launch(convert, t.dVacc, dv, p.kvElements(), 1.0f);
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
     }
 
     /**
-     * A pass on device-drawn random inputs, timed with CUDA events; the backward (Dsum, the kernel, dQ conversion) is
-     * timed after one untimed forward. Runs rotate over input sets as {@link GpuBackend}'s do, so L2 does not hold them.
+     * A pass on device-drawn random inputs, timed with CUDA events; the backward (Dsum, the kernel, dK, dV and dQ
+     * conversions) is timed after one untimed forward. Runs rotate over input sets as {@link GpuBackend}'s do, so L2
+     * does not hold them.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
-        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, backwardOrder);
+        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward);
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);
@@ -521,13 +452,9 @@ public final class NsaGpu implements NsaKernels {
         @Override
         public String kernelName() {
             if (pass == Pass.BWD) {
-                return plan.chunkedBackward ? plan.chunked.kernel() : plan.bwd.kernel();
+                return plan.bwd.kernel();
             }
-            return switch (plan.order) {
-                case TILE -> plan.fwd.kernel();
-                case BLOCK -> plan.block.kernel() + "+" + plan.merge.kernel();
-                default -> plan.warp.kernel();
-            };
+            return plan.order == Forward.BLOCK ? plan.block.kernel() + "+" + plan.merge.kernel() : plan.warp.kernel();
         }
 
         @Override

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -26,7 +24,7 @@ import saw.engine.nsa.NsaSelections;
 
 class NsaGpuTest {
     @Test
-    void forwardTablesGiveEveryRowExactlyItsTokensBlocks() throws BadSelection {
+    void backwardItemsCoverEveryChoiceOnceWithinOneChunkAndNothingElse() throws BadSelection {
         long master = Long.getLong("saw.test.seed", 0x7AB1E5L);
         for (int n = 0; n < 30; n++) {
             long seed = master * 1_000_003L + n;
@@ -34,37 +32,13 @@ class NsaGpuTest {
             int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
             int seq = 1 + rnd.nextInt(5 * block);
             int kvHeads = 1 + rnd.nextInt(3);
-            int group = new int[] {1, 3, 4, 16, 24, 64, 128}[rnd.nextInt(7)];
             NsaSelection sel = NsaSelections.random(1 + rnd.nextInt(2), seq, kvHeads, 1 + rnd.nextInt(8), block, seed);
-            NsaTables t = NsaTables.of(sel, group, true, true);
-            long planeRows = (long) seq * group;
-            assertEquals((planeRows + 63) / 64, t.tilesPerPlane, "seed " + seed);
+            int chunk = block * (1 + rnd.nextInt(3));
+            int maxTokens = 1 + rnd.nextInt(40);
+            NsaTables t = NsaTables.of(sel, 0, chunk, maxTokens);
+            assertEquals(0, t.items.length, "no per-block forward items unless asked, seed " + seed);
+            assertEquals(0, t.colSlot.length, "no per-block forward slots unless asked, seed " + seed);
             int[] buf = new int[sel.maxSelected()];
-            for (int plane = 0; plane < sel.batch() * kvHeads; plane++) {
-                for (int tile = 0; tile < t.tilesPerPlane; tile++) {
-                    int item = plane * t.tilesPerPlane + tile;
-                    for (int r = 0; r < 64; r++) {
-                        long row = (long) tile * 64 + r;
-                        Set<Integer> want = new HashSet<>();
-                        if (row < planeRows) {
-                            int c = sel.blocks(plane / kvHeads, (int) (row / group), plane % kvHeads, buf);
-                            for (int s = 0; s < c; s++) {
-                                want.add(buf[s]);
-                            }
-                        }
-                        Set<Integer> got = new HashSet<>();
-                        int prev = -1;
-                        for (int e = t.tilePtr[item]; e < t.tilePtr[item + 1]; e++) {
-                            assertTrue(t.tileBlk[e] > prev, "union ascending, seed " + seed);
-                            prev = t.tileBlk[e];
-                            if (((t.tileMask[2 * e + (r >> 5)] >>> (r & 31)) & 1) != 0) {
-                                got.add(t.tileBlk[e]);
-                            }
-                        }
-                        assertEquals(want, got, "seed " + seed + " plane " + plane + " tile " + tile + " row " + r);
-                    }
-                }
-            }
             long choices = 0;
             for (int plane = 0; plane < sel.batch() * kvHeads; plane++) {
                 for (int tok = 0; tok < seq; tok++) {
@@ -72,25 +46,25 @@ class NsaGpuTest {
                 }
             }
             assertEquals(choices, t.colTok.length, "one reverse entry per choice, seed " + seed);
-            for (int e = 0; e < t.colPtr.length - 1; e++) {
+            int[] covered = new int[t.colTok.length];
+            for (int i = 0; i < t.bwdItems.length / 3; i++) {
+                int e = t.bwdItems[3 * i];
+                int from = t.bwdItems[3 * i + 1];
+                int to = t.bwdItems[3 * i + 2];
                 int kb = e % sel.numKvBlocks();
                 int plane = e / sel.numKvBlocks();
-                for (int at = t.colPtr[e]; at < t.colPtr[e + 1]; at++) {
-                    assertTrue(at == t.colPtr[e] || t.colTok[at - 1] < t.colTok[at], "tokens ascending, seed " + seed);
-                    int c = sel.blocks(plane / kvHeads, t.colTok[at], plane % kvHeads, buf);
+                String at = "seed " + seed + " item " + i;
+                assertTrue(from < to && to - from <= maxTokens, at + ": 1.." + maxTokens + " tokens");
+                assertEquals(t.colTok[from] / chunk, t.colTok[to - 1] / chunk, at + ": one token chunk");
+                for (int j = from; j < to; j++) {
+                    covered[j]++;
+                    int c = sel.blocks(plane / kvHeads, t.colTok[j], plane % kvHeads, buf);
                     assertTrue(Arrays.stream(buf, 0, c).anyMatch(x -> x == kb),
-                            "token " + t.colTok[at] + " chose block " + kb + ", seed " + seed);
+                            at + ": token " + t.colTok[j] + " chose block " + kb);
                 }
             }
-            int entries = sel.batch() * kvHeads * sel.numKvBlocks();
-            assertEquals(entries, t.order.length);
-            Set<Integer> seen = new HashSet<>();
-            for (int i = 0; i < entries; i++) {
-                assertTrue(seen.add(t.order[i]));
-                if (i > 0) {
-                    int before = t.colPtr[t.order[i - 1] + 1] - t.colPtr[t.order[i - 1]];
-                    assertTrue(before >= t.colPtr[t.order[i] + 1] - t.colPtr[t.order[i]], "heaviest first, seed " + seed);
-                }
+            for (int j = 0; j < covered.length; j++) {
+                assertEquals(1, covered[j], "seed " + seed + ": reverse entry " + j + " in exactly one item");
             }
         }
     }
@@ -125,7 +99,7 @@ class NsaGpuTest {
             NsaSelection sel = NsaSelection.of(batch, seq, kvHeads, maxSel, block, idx, cnt, false);
             int chunk = block * (1 + rnd.nextInt(3));
             int maxTokens = 1 + rnd.nextInt(40);
-            NsaTables t = NsaTables.of(sel, 1 + rnd.nextInt(16), false, false, chunk, 0, maxTokens);
+            NsaTables t = NsaTables.of(sel, chunk, 0, maxTokens);
             int[] covered = new int[t.colTok.length];
             long prevKey = -1;
             for (int i = 0; i < t.items.length / 3; i++) {
@@ -171,7 +145,8 @@ class NsaGpuTest {
             gpu.forwardOrder(NsaGpu.Forward.BLOCK);
             gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
             assertEquals(List.of("nsa_fwd_block_fp16_d64_b64", "nsa_merge_fp16_d64", "bwd_pre_fp16_d64",
-                    "nsa_bwd_fp16_d64_b64_softcap", "bwd_dq_fp16"), kernelsOf(driver.launched));
+                    "nsa_bwd_chunked_fp16_d64_b64_softcap", "bwd_dq_fp16", "bwd_dq_fp16", "bwd_dq_fp16"),
+                    kernelsOf(driver.launched));
             assertTrue(driver.live.isEmpty(), "every buffer freed");
         }
         LaunchShape s = NsaGpu.blockShape(p, 128, 77);
@@ -185,68 +160,60 @@ class NsaGpuTest {
     }
 
     @Test
-    void theChunkedBackwardAddsDkDvToAccumulatorsAndConvertsThem() throws BadSelection {
+    void theBackwardAddsDkDvToAccumulatorsAndConvertsThem() throws BadSelection {
         NsaSelection sel = NsaSelections.random(1, 500, 2, 6, 32, 9);
         AttentionProblem p = new AttentionProblem(1, 16, 2, 500, 500, 128, DType.BF16, 0.1, 0);
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
         try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
-            gpu.forwardOrder(NsaGpu.Forward.BLOCK);
-            gpu.backwardOrder(NsaGpu.Backward.CHUNKED);
+            gpu.forwardOrder(NsaGpu.Forward.AUTO);  // G = 8: the per-block forward
             gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
+            // dK and dV from their fp32 accumulators, then dQ
             assertEquals(List.of("nsa_fwd_block_bf16_d128_b32", "nsa_merge_bf16_d128", "bwd_pre_bf16_d128",
                     "nsa_bwd_chunked_bf16_d128_b32", "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched));
             assertTrue(driver.live.isEmpty(), "every buffer freed");
         }
-        LaunchShape c = NsaGpu.chunkedShape(p, 32, 10);
-        assertEquals(NsaGpu.backwardShape(p, 32, 1).sharedBytes(), c.sharedBytes());
+        LaunchShape c = NsaGpu.backwardShape(p, 32, 10);
+        assertEquals("nsa_bwd_chunked_bf16_d128_b32", c.kernel());
         assertEquals(10, c.grid());
+        assertEquals(64, c.block(), "a warp per 16 keys of the block");
+        assertEquals((2 * 32 * 128 + 4 * 64 * 128 + 32 * 64) * 2 + 8 * 64 * 4, c.sharedBytes());
+        assertEquals(1, NsaGpu.backwardShape(p, 32, 0).grid(), "never an empty grid");
         assertEquals((2L * 500 * 128 / 2 + 255) / 256, NsaGpu.convertShape(p, p.kvElements()).grid());
         assertEquals(2048, NsaGpu.backwardChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0),
                 64), "32 MB of Q, dO and the dQ accumulator at G = 16, D = 128");
-        String before = System.getProperty(NsaGpu.Backward.PROPERTY);
-        System.setProperty(NsaGpu.Backward.PROPERTY, "atomics");
-        try {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Backward::configured);
-            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is 'atomics'; it must be gather or chunked", e.getMessage());
-            System.setProperty(NsaGpu.Backward.PROPERTY, " Chunked");
-            assertEquals(NsaGpu.Backward.CHUNKED, NsaGpu.Backward.configured());
-        } finally {
-            if (before == null) {
-                System.clearProperty(NsaGpu.Backward.PROPERTY);
-            } else {
-                System.setProperty(NsaGpu.Backward.PROPERTY, before);
-            }
-        }
     }
 
     @Test
-    void aRunLaunchesForwardThenDsumBackwardAndDqAndFreesEverything() throws BadSelection {
+    void aSelectionNobodyChoseGivesZeroGradientsWithoutTheGatherKernels() throws BadSelection {
+        int seq = 200;
+        int[] none = new int[seq * 4];
+        Arrays.fill(none, -1);
+        NsaSelection sel = NsaSelection.of(1, seq, 1, 4, 64, none, new int[seq], true);
+        AttentionProblem p = new AttentionProblem(1, 2, 1, seq, seq, 64, DType.BF16, 0.1, 0);
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
-        NsaSelection sel = NsaSelections.random(1, 300, 2, 4, 64, 5);
-        AttentionProblem p = new AttentionProblem(1, 8, 2, 300, 300, 128, DType.BF16, 0.1, 0);
         try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
-            gpu.forwardOrder(NsaGpu.Forward.TILE);
             gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
-            assertEquals(List.of("nsa_fwd_bf16_d128_b64", "bwd_pre_bf16_d128", "nsa_bwd_bf16_d128_b64", "bwd_dq_bf16"),
+            assertEquals(List.of("nsa_merge_bf16_d64", "bwd_pre_bf16_d64", "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"),
                     kernelsOf(driver.launched));
             assertTrue(driver.live.isEmpty(), "every buffer freed");
         }
     }
 
     @Test
-    void aForwardRunLaunchesOnlyItsOrdersKernelAndFreesEverything() throws BadSelection {
+    void aForwardRunLaunchesOnlyItsOrdersKernelsAndFreesEverything() throws BadSelection {
         NsaSelection sel = NsaSelections.random(1, 300, 2, 4, 64, 5);
         AttentionProblem p = new AttentionProblem(1, 8, 2, 300, 300, 64, DType.FP16, 0.1, 20);
-        for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.WARP}) {
+        for (NsaGpu.Forward f : NsaGpu.Forward.values()) {
             FakeDriver driver = new FakeDriver(1L << 34);
             driver.kernels.addAll(NsaGpu.allNames());
             try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
                 gpu.forwardOrder(f);
                 gpu.forward(AttentionInputs.random(p, 1, false), sel);
-                String kernel = f == NsaGpu.Forward.TILE ? "nsa_fwd_fp16_d64_b64" : "nsa_fwd_warp_fp16_d64_b64";
-                assertEquals(List.of(kernel), kernelsOf(driver.launched), f.name());
+                List<String> kernels = f == NsaGpu.Forward.WARP ? List.of("nsa_fwd_warp_fp16_d64_b64")
+                        : List.of("nsa_fwd_block_fp16_d64_b64", "nsa_merge_fp16_d64");  // AUTO at G = 4: block
+                assertEquals(kernels, kernelsOf(driver.launched), f.name());
                 assertTrue(driver.live.isEmpty(), "every buffer freed, " + f);
             }
         }
@@ -255,10 +222,10 @@ class NsaGpuTest {
     @Test
     void anUnknownForwardOrderIsRefusedWithTheValidOnes() {
         String before = System.getProperty(NsaGpu.Forward.PROPERTY);
-        System.setProperty(NsaGpu.Forward.PROPERTY, "gather");
+        System.setProperty(NsaGpu.Forward.PROPERTY, "tile");
         try {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Forward::configured);
-            assertEquals("saw.nsa.fwd / SAW_NSA_FWD is 'gather'; it must be tile, warp, block or auto", e.getMessage());
+            assertEquals("saw.nsa.fwd / SAW_NSA_FWD is 'tile'; it must be warp, block or auto", e.getMessage());
             System.setProperty(NsaGpu.Forward.PROPERTY, " Warp ");
             assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.configured());
             System.setProperty(NsaGpu.Forward.PROPERTY, "block");
@@ -273,13 +240,38 @@ class NsaGpuTest {
     }
 
     @Test
-    void theWarpForwardIsPickedFromFourHeadsPerKvHeadAndTheTileBelow() {
+    void theBlockForwardIsPickedUpToEightHeadsPerKvHeadAndTheWarpAbove() {
         for (int g = 1; g <= 64; g++) {
-            assertEquals(g >= 4 ? NsaGpu.Forward.WARP : NsaGpu.Forward.TILE, NsaGpu.Forward.AUTO.resolve(g), "G " + g);
-            for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.TILE, NsaGpu.Forward.WARP, NsaGpu.Forward.BLOCK}) {
-                assertEquals(f, f.resolve(g), "an explicit order stays, G " + g);
-            }
+            NsaGpu.Forward want = g <= 8 ? NsaGpu.Forward.BLOCK : NsaGpu.Forward.WARP;
+            assertEquals(want, NsaGpu.Forward.forGroup(g), "G " + g);
+            assertEquals(want, NsaGpu.Forward.auto(g, Integer.MAX_VALUE), "G " + g + " at the partial index's limit");
+            assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.auto(g, Integer.MAX_VALUE + 1L),
+                    "G " + g + " past the per-block forward's 32-bit partial index: the warp order");
         }
+    }
+
+    @Test
+    void anExplicitOrderStaysAndAnExplicitBlockOrderPastItsIndexIsRefused() throws BadSelection {
+        // G = 4096, T = 16384, S = 32: batch x tokens x heads x S = 2^31 partial rows, one past the 32-bit index
+        NsaSelection sel = NsaSelections.random(1, 16384, 1, 32, 64, 11);
+        AttentionProblem big = new AttentionProblem(1, 4096, 1, 16384, 16384, 64, DType.BF16, 0.1, 0);
+        AttentionProblem small = new AttentionProblem(1, 4, 1, 16384, 16384, 64, DType.BF16, 0.1, 0);
+        for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.WARP, NsaGpu.Forward.BLOCK}) {
+            assertEquals(f, f.resolve(big, sel), f.name());
+            assertEquals(f, f.resolve(small, sel), f.name());
+        }
+        assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.AUTO.resolve(big, sel));
+        assertEquals(NsaGpu.Forward.BLOCK, NsaGpu.Forward.AUTO.resolve(small, sel));
+        FakeDriver driver = new FakeDriver(1L << 34);
+        driver.kernels.addAll(NsaGpu.allNames());
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            gpu.forwardOrder(NsaGpu.Forward.BLOCK);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> gpu.prepare(big, sel, Pass.FWD, 1));
+            assertEquals("the per-block NSA forward indexes its partials with 32 bits: batch x tokens x heads x S = "
+                    + "2147483648 is past 2147483647; use the warp order (SAW_NSA_FWD=warp) or auto", e.getMessage());
+        }
+        assertTrue(driver.live.isEmpty(), "nothing allocated");
     }
 
     @Test
@@ -291,8 +283,8 @@ class NsaGpuTest {
         try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
             gpu.forwardOrder(NsaGpu.Forward.AUTO);
             gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
-            assertEquals(List.of("nsa_fwd_warp_bf16_d128_b32", "bwd_pre_bf16_d128", "nsa_bwd_bf16_d128_b32", "bwd_dq_bf16"),
-                    kernelsOf(driver.launched));
+            assertEquals(List.of("nsa_fwd_warp_bf16_d128_b32", "bwd_pre_bf16_d128", "nsa_bwd_chunked_bf16_d128_b32",
+                    "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched));
             assertTrue(driver.live.isEmpty(), "every buffer freed");
         }
         // G = 24: two warps per token (16 + 8 heads), four warps per CTA, a 3-chunk ring of 16 keys of K and V each
@@ -321,8 +313,7 @@ class NsaGpuTest {
         long master = Long.getLong("saw.test.seed", 0x45AL);
         try (NsaGpu gpu = NsaGpu.open()) {
             for (int n = 0; n < 24; n++) {
-                gpu.forwardOrder(NsaGpu.Forward.values()[n % 4]);  // tile, warp, block, auto
-                gpu.backwardOrder(NsaGpu.Backward.values()[(n / 4) % 2]);
+                gpu.forwardOrder(NsaGpu.Forward.values()[n % 3]);  // warp, block, auto
                 long seed = master * 1_000_003L + n;
                 SplittableRandom rnd = new SplittableRandom(seed);
                 int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
@@ -347,15 +338,25 @@ class NsaGpuTest {
     }
 
     @Test
-    void timedRunsNameTheirKernel() throws BadSelection {
+    void timedRunsNameTheirKernels() throws BadSelection {
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
         NsaSelection sel = NsaSelections.random(1, 256, 1, 4, 32, 5);
         AttentionProblem p = new AttentionProblem(1, 4, 1, 256, 256, 64, DType.FP16, 0.1, 30);
-        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake");
-             var run = gpu.prepare(p, sel, Pass.BWD, 3)) {
-            assertEquals("nsa_bwd_fp16_d64_b32_softcap", run.kernelName());
-            run.runTimedMs();
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            try (var run = gpu.prepare(p, sel, Pass.BWD, 3)) {
+                assertEquals("nsa_bwd_chunked_fp16_d64_b32_softcap", run.kernelName());
+                run.runTimedMs();
+            }
+            try (var run = gpu.prepare(p, sel, Pass.FWD, 3)) {
+                assertEquals("nsa_fwd_block_fp16_d64_b32+nsa_merge_fp16_d64", run.kernelName());
+                run.runTimedMs();
+            }
+            gpu.forwardOrder(NsaGpu.Forward.WARP);
+            try (var run = gpu.prepare(p, sel, Pass.FWD, 3)) {
+                assertEquals("nsa_fwd_warp_fp16_d64_b32", run.kernelName());
+                run.runTimedMs();
+            }
         }
         assertTrue(driver.live.isEmpty(), "every buffer freed");
     }
