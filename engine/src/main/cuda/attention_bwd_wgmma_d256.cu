@@ -27,7 +27,8 @@
 // alignment slack: 231,424 bytes (the opt-in limit is 232,448). One CTA of 256 threads per SM.
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and the
-// host launches these only on compute capability 9.0 with -Dsaw.kernel.bwd256=wgmma (KernelCatalog.WideBackward).
+// host launches these only on compute capability 9.0 (the default there; -Dsaw.kernel.bwd256=mma keeps the mma.sync
+// backward: KernelCatalog.WideBackward).
 
 #include "pipeline.cuh"
 #include "wgmma.cuh"

@@ -9,8 +9,8 @@ package saw.engine.gpu;
  * and added by one bulk reduce-add per step). Chosen with {@code -Dsaw.kernel.bwd=mma|wgmma|wgmma-ws} or the
  * environment variable {@code SAW_KERNEL_BWD} (the property wins); the default is {@link #WGMMA_WS}, verified on the
  * H200 and 1.07-1.14x {@link #WGMMA} there with atomics (issue 6), then 1.02-1.03x that with the bulk dQ (issue 12;
- * docs/kernel-notes.md). At head dim 256 (64x64 tiles, compute capability 9.0, with
- * {@code -Dsaw.kernel.bwd256=wgmma}) every Hopper family runs the one D = 256 wgmma backward
+ * docs/kernel-notes.md). At head dim 256 (64x64 tiles, compute capability 9.0, unless
+ * {@code -Dsaw.kernel.bwd256=mma}) every Hopper family runs the one D = 256 wgmma backward
  * (attention_bwd_wgmma_d256.cu); {@link #MMA} keeps the mma.sync one.
  */
 public enum BackwardKernel {
