@@ -14,29 +14,46 @@ public final class AttentionOutputs {
     private final float[] dk;
     private final float[] dv;
     private final float[] dsink;
+    /** A reference's per-head sum of |term| of dSink's sum over rows, or null (see {@link #dsinkScale}). */
+    private final float[] dsinkScale;
 
-    private AttentionOutputs(float[] o, float[] lse, float[] dq, float[] dk, float[] dv, float[] dsink) {
+    private AttentionOutputs(float[] o, float[] lse, float[] dq, float[] dk, float[] dv, float[] dsink, float[] dsinkScale) {
         this.o = o;
         this.lse = lse;
         this.dq = dq;
         this.dk = dk;
         this.dv = dv;
         this.dsink = dsink;
+        this.dsinkScale = dsinkScale;
     }
 
     /** These outputs with the sinks' gradient added; takes ownership of the array. */
     public AttentionOutputs withSinkGradient(float[] dsinkPerHead) {
-        return new AttentionOutputs(o, lse, dq, dk, dv, dsinkPerHead);
+        return new AttentionOutputs(o, lse, dq, dk, dv, dsinkPerHead, null);
+    }
+
+    /**
+     * A reference's outputs with the sinks' gradient and, per head, the sum over rows of |exp(sink - LSE) * rowsum(dO
+     * * O)|: dSink is a sum of those terms, whose signs differ, so a kernel's error in it follows this sum, not |dSink|
+     * (the terms can cancel to a small fraction of it). Takes ownership of the arrays.
+     */
+    public AttentionOutputs withSinkGradient(float[] dsinkPerHead, float[] termScalePerHead) {
+        return new AttentionOutputs(o, lse, dq, dk, dv, dsinkPerHead, termScalePerHead);
+    }
+
+    /** The reference's dSink term scale per head ({@link #withSinkGradient(float[], float[])}), or an empty buffer. */
+    public FloatBuffer dsinkScale() {
+        return dsinkScale == null ? FloatBuffer.allocate(0) : FloatBuffer.wrap(dsinkScale).asReadOnlyBuffer();
     }
 
     /** Takes ownership of the arrays (callers hand over fresh ones). */
     public static AttentionOutputs forward(float[] o, float[] lse) {
-        return new AttentionOutputs(o, lse, null, null, null, null);
+        return new AttentionOutputs(o, lse, null, null, null, null, null);
     }
 
     /** Takes ownership of the arrays (callers hand over fresh ones). */
     public static AttentionOutputs withGradients(float[] o, float[] lse, float[] dq, float[] dk, float[] dv) {
-        return new AttentionOutputs(o, lse, dq, dk, dv, null);
+        return new AttentionOutputs(o, lse, dq, dk, dv, null, null);
     }
 
     public boolean hasGradients() {

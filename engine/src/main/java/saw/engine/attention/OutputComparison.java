@@ -35,9 +35,34 @@ public final class OutputComparison {
             if (o == AttentionOutputs.Output.DSINK && got.get(o).remaining() == 0 && ref.get(o).remaining() == 0) {
                 continue; // no sinks in this problem
             }
-            out.add(compare(o, got.get(o), ref.get(o)));
+            out.add(o == AttentionOutputs.Output.DSINK && ref.dsinkScale().remaining() == ref.get(o).remaining()
+                    ? compareScaled(got.get(o), ref.get(o), ref.dsinkScale()) : compare(o, got.get(o), ref.get(o)));
         }
         return out;
+    }
+
+    /**
+     * dSink against a reference that gives its terms' scale: ||out - ref|| / ||scale||, the error relative to the
+     * sum of the terms' magnitudes (an error of relative size e in every term moves dSink by at most e times that).
+     * The scale is at least |ref| per head, so this never fails where the plain relative error passes.
+     */
+    static Error compareScaled(FloatBuffer got, FloatBuffer ref, FloatBuffer scale) {
+        Error plain = compare(AttentionOutputs.Output.DSINK, got, ref);
+        double diff = 0;
+        double norm = 0;
+        for (int i = 0; i < got.remaining(); i++) {
+            float g = got.get(i);
+            float r = ref.get(i);
+            if (Float.isNaN(g) || Float.isNaN(r) || Float.isInfinite(g) || Float.isInfinite(r)) {
+                continue;
+            }
+            diff += (double) (g - r) * (g - r);
+            norm += (double) scale.get(i) * scale.get(i);
+        }
+        if (Double.isInfinite(plain.relError()) || norm == 0) {
+            return plain;
+        }
+        return new Error(AttentionOutputs.Output.DSINK, Math.sqrt(diff / norm), plain.nans(), plain.compared());
     }
 
     static Error compare(AttentionOutputs.Output which, FloatBuffer got, FloatBuffer ref) {

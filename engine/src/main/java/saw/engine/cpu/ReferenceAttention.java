@@ -48,6 +48,7 @@ public final class ReferenceAttention {
         float[] sinks = in.hasSinks() ? FloatArrays.copyOf(in.sinks()) : null;
         float[] dsink = backward && sinks != null ? FloatArrays.nan(p.heads()) : null;
         double[] dsinkAcc = dsink == null ? null : new double[p.heads()];
+        double[] dsinkAbs = dsink == null ? null : new double[p.heads()];
         boolean[] touched = new boolean[p.heads()];
         int group = p.heads() / p.kvHeads();
         for (int bkvh : groups) {
@@ -65,6 +66,7 @@ public final class ReferenceAttention {
                 double g = head.run(o, lse, dq, dkAcc, dvAcc);
                 if (dsinkAcc != null) {
                     dsinkAcc[h] += g;
+                    dsinkAbs[h] += head.sinkTermsAbs;
                     touched[h] = true;
                 }
             }
@@ -76,12 +78,14 @@ public final class ReferenceAttention {
             }
         }
         if (dsink != null) {
+            float[] scale = FloatArrays.nan(p.heads());
             for (int h = 0; h < p.heads(); h++) {
                 if (touched[h] && groups.length == p.batch() * p.kvHeads()) {
                     dsink[h] = (float) dsinkAcc[h];
+                    scale[h] = (float) dsinkAbs[h];
                 }
             }
-            return AttentionOutputs.withGradients(o, lse, dq, dk, dv).withSinkGradient(dsink);
+            return AttentionOutputs.withGradients(o, lse, dq, dk, dv).withSinkGradient(dsink, scale);
         }
         return backward ? AttentionOutputs.withGradients(o, lse, dq, dk, dv) : AttentionOutputs.forward(o, lse);
     }
@@ -98,6 +102,8 @@ public final class ReferenceAttention {
         private final long rowBase;
         /** The head's sink logit, NaN when there is none. */
         private final double sink;
+        /** After {@link #run}: the sum over rows of |the row's term of the sink gradient|. */
+        double sinkTermsAbs;
 
         Head(AttentionProblem p, int variant, BoundMask mask, double[] k, double[] v, float[] q, float[] dO, long rowBase,
              double sink) {
@@ -137,9 +143,12 @@ public final class ReferenceAttention {
                 }
             }
             double g = 0;
+            double abs = 0;
             for (double x : sinkGrad) {
                 g += x;
+                abs += Math.abs(x);
             }
+            sinkTermsAbs = abs;
             return g;
         }
 

@@ -23,6 +23,23 @@ class OutputComparisonTest {
     }
 
     @Test
+    void dSinkIsJudgedAgainstItsTermsScaleWhenTheReferenceGivesIt() {
+        // head 0's terms cancel to 0.01 of their magnitudes' sum (1.0): an error of 0.005 is 0.5% of what was summed
+        AttentionOutputs ref = AttentionOutputs.withGradients(new float[1], new float[1], new float[1], new float[1],
+                new float[1]).withSinkGradient(new float[] {0.01f, -0.02f}, new float[] {1f, 2f});
+        AttentionOutputs near = AttentionOutputs.withGradients(new float[1], new float[1], new float[1], new float[1],
+                new float[1]).withSinkGradient(new float[] {0.015f, -0.02f});
+        OutputComparison.Error e = OutputComparison.compare(near, ref).get(5);
+        assertEquals(Output.DSINK, e.output());
+        assertEquals(0.005 / Math.sqrt(5), e.relError(), 1e-7);
+        assertTrue(OutputComparison.compare(Output.DSINK, of(0.015f, -0.02f), of(0.01f, -0.02f)).relError() > 0.2,
+                "the plain relative error would call it 22%");
+        AttentionOutputs wrong = AttentionOutputs.withGradients(new float[1], new float[1], new float[1], new float[1],
+                new float[1]).withSinkGradient(new float[] {0.01f, 0.5f});
+        assertTrue(OutputComparison.compare(wrong, ref).get(5).relError() > 0.2, "a wrong head still fails");
+    }
+
+    @Test
     void nanInTheOutputFailsEvenWhereTheReferenceWasNotComputed() {
         OutputComparison.Error e = OutputComparison.compare(Output.DQ, of(1, Float.NaN, 2), of(1, Float.NaN, Float.NaN));
         assertEquals(1, e.nans());

@@ -69,6 +69,12 @@ class SinksTest {
             sawDsink |= e.output() == Output.DSINK && e.compared() == p.heads();
         }
         assertTrue(sawDsink, "dSink was not compared");
+        java.nio.FloatBuffer scale = ref.dsinkScale();
+        assertEquals(p.heads(), scale.remaining(), "the reference gives dSink's term scale per head");
+        for (int h = 0; h < p.heads(); h++) {
+            assertTrue(scale.get(h) >= Math.abs(ref.get(Output.DSINK).get(h)) * (1 - 1e-6),
+                    "the sum of |terms| bounds |dSink| on head " + h + "; " + mask + " " + p);
+        }
         return true;
     }
 
