@@ -2,10 +2,10 @@
 # Issue 13 on the H200 (about 3.5 minutes, at most 4; run from the repository root so that bench/compare_flex.py is found): (1) saw verify with learned sink logits (--sinks) over masks, GQA, softcap,
 # both dtypes, the mma.sync tiles and the Hopper default tile 128x128, forward and backward (dSink checked);
 # (2) head dim 256 forward verify (masks, GQA, softcap, sinks, both dtypes) and one forward + backward (the D=256
-# backward's own matrix is d256-bwd.sh);
+# backward's own matrix is d256-bwd-wgmma.sh);
 # (3) sinks cross-checked in one python run: O and LSE against FlexAttention through its returned LSE
 # (out_sink = out * exp(lse - logaddexp(lse, sink))), dQ/dK/dV/dSink against a dense fp32 torch autograd reference;
-# (4) causal 8K with and without sinks (D=256 against FlexAttention and cuDNN, forward and backward: d256-bwd.sh); (5) saw tune for causal, window,
+# (4) causal 8K with and without sinks (D=256 against FlexAttention and cuDNN, forward and backward: d256-bwd-wgmma.sh); (5) saw tune for causal, window,
 # documents and random 10% at 8K-32K, tuned against default and the tune's duration. Everything goes to
 # $OUT/tune-sinks-d256/ (tar that folder); a summary table is printed last. TSD_PARTS="verify sinks-flex sinks-cost tune"
 # picks sections.
@@ -51,7 +51,7 @@ verify causal                      --seq 4096 --heads 8 --kv-heads 2  --head-dim
 verify 'window(512)'               --seq 4096 --heads 4 --kv-heads 1  --head-dim 256 --dtype bf16 --block 64x32 --pass fwd --softcap 30
 verify 'docs(700,1500,1200,500)'   --seq 4096 --heads 2               --head-dim 256 --dtype fp16 --block 64x32 --pass fwd --sinks --softcap 50
 verify 'random(128,128,4,3)'       --seq 4096 --heads 4 --kv-heads 2  --head-dim 256 --dtype bf16 --block 64x64 --pass fwd --sinks
-# the D=256 backward (issue 13) has its own matrix, sanitizer and timing in d256-bwd.sh; one case here
+# the D=256 backward (issue 13) has its own matrix, sanitizer and timing in d256-bwd-wgmma.sh; one case here
 verify causal                      --seq 1000 --seq-kv 1500 --heads 4 --kv-heads 2 --head-dim 256 --dtype bf16 --block 64x64 --sinks
 summary+=("verify (sinks, D=256)|$pass passed, $fail failed")
 

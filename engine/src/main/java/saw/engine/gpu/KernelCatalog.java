@@ -128,7 +128,31 @@ final class KernelCatalog {
     static boolean wideWgmmaFits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
         return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(WIDE_WGMMA_TILES)
                 && (kernel == ForwardKernel.WGMMA_WS || kernel == ForwardKernel.WGMMA_PINGPONG)
-                && WideForward.configured() == WideForward.WGMMA;
+                && WIDE_FORWARD.configured() == WideFamily.WGMMA;
+    }
+
+    /** Which kernel family head dim 256 runs on Hopper, as one of {@link WideSwitch}'s settings picks it. */
+    enum WideFamily {
+        MMA("mma"),
+        WGMMA("wgmma");
+
+        private final String label;
+
+        WideFamily(String label) {
+            this.label = label;
+        }
+
+        String label() {
+            return label;
+        }
+    }
+
+    /** A system property or environment variable (the property wins) that picks a {@link WideFamily}, wgmma by default. */
+    record WideSwitch(String property, String env, String what) {
+        /** @throws IllegalArgumentException naming the setting when its value is neither label */
+        WideFamily configured() {
+            return KernelSetting.configured(WideFamily.values(), WideFamily::label, property, env, WideFamily.WGMMA, what);
+        }
     }
 
     /**
@@ -136,27 +160,14 @@ final class KernelCatalog {
      * the mma.sync family's best 217 TFLOP/s on causal 8K, bench/gpu/d256-wgmma.sh) or the mma.sync one:
      * {@code -Dsaw.kernel.fwd256=wgmma|mma} or {@code SAW_KERNEL_FWD256}.
      */
-    enum WideForward {
-        MMA("mma"),
-        WGMMA("wgmma");
+    static final WideSwitch WIDE_FORWARD = new WideSwitch("saw.kernel.fwd256", "SAW_KERNEL_FWD256", "head dim 256 forward");
 
-        static final String PROPERTY = "saw.kernel.fwd256";
-        static final String ENV = "SAW_KERNEL_FWD256";
-        private final String label;
-
-        WideForward(String label) {
-            this.label = label;
-        }
-
-        String label() {
-            return label;
-        }
-
-        /** @throws IllegalArgumentException naming the setting when its value is neither label */
-        static WideForward configured() {
-            return KernelSetting.configured(values(), WideForward::label, PROPERTY, ENV, WGMMA, "head dim 256 forward");
-        }
-    }
+    /**
+     * Whether head dim 256 runs the Hopper backward on Hopper (the default, wgmma: verified on the H200 and 275 against
+     * the mma.sync family's 103 TFLOP/s on causal 8K, bench/gpu/d256-bwd-wgmma.sh) or the mma.sync one:
+     * {@code -Dsaw.kernel.bwd256=wgmma|mma} or {@code SAW_KERNEL_BWD256}.
+     */
+    static final WideSwitch WIDE_BACKWARD = new WideSwitch("saw.kernel.bwd256", "SAW_KERNEL_BWD256", "head dim 256 backward");
 
     static String forwardWideWgmmaName(DType t, ForwardKernel family) {
         return family.kernelPrefix() + t.label() + "_d" + WIDE_HEAD_DIM + "_q64_kv64";
@@ -243,34 +254,7 @@ final class KernelCatalog {
      */
     static boolean wideBackwardWgmmaFits(AttentionProblem p, KernelTiles tiles, BackwardKernel kernel, int major) {
         return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(WIDE_WGMMA_TILES)
-                && kernel != BackwardKernel.MMA && WideBackward.configured() == WideBackward.WGMMA;
-    }
-
-    /**
-     * Whether head dim 256 runs the Hopper backward on Hopper (the default, wgmma: verified on the H200 and 275 against
-     * the mma.sync family's 103 TFLOP/s on causal 8K, bench/gpu/d256-bwd-wgmma.sh) or the mma.sync one:
-     * {@code -Dsaw.kernel.bwd256=wgmma|mma} or {@code SAW_KERNEL_BWD256}.
-     */
-    enum WideBackward {
-        MMA("mma"),
-        WGMMA("wgmma");
-
-        static final String PROPERTY = "saw.kernel.bwd256";
-        static final String ENV = "SAW_KERNEL_BWD256";
-        private final String label;
-
-        WideBackward(String label) {
-            this.label = label;
-        }
-
-        String label() {
-            return label;
-        }
-
-        /** @throws IllegalArgumentException naming the setting when its value is neither label */
-        static WideBackward configured() {
-            return KernelSetting.configured(values(), WideBackward::label, PROPERTY, ENV, WGMMA, "head dim 256 backward");
-        }
+                && kernel != BackwardKernel.MMA && WIDE_BACKWARD.configured() == WideFamily.WGMMA;
     }
 
     static String backwardWideWgmmaName(DType t, boolean softcap) {
@@ -392,9 +376,9 @@ final class KernelCatalog {
     static String families() {
         return "compute capability " + WGMMA_MAJOR + ".0 with " + WGMMA_TILES + " tiles and head dim 64 or 128: forward "
                 + ForwardKernel.configured().label() + ", backward " + BackwardKernel.configured().label()
-                + "; with " + WIDE_WGMMA_TILES + " tiles and head dim 256: forward " + WideForward.configured().label()
-                + " (-D" + WideForward.PROPERTY + " or " + WideForward.ENV + "; wgmma runs wgmma-ws or wgmma-pp, the others mma.sync)"
-                + ", backward " + WideBackward.configured().label() + " (-D" + WideBackward.PROPERTY + " or " + WideBackward.ENV
+                + "; with " + WIDE_WGMMA_TILES + " tiles and head dim 256: forward " + WIDE_FORWARD.configured().label()
+                + " (-D" + WIDE_FORWARD.property() + " or " + WIDE_FORWARD.env() + "; wgmma runs wgmma-ws or wgmma-pp, the others mma.sync)"
+                + ", backward " + WIDE_BACKWARD.configured().label() + " (-D" + WIDE_BACKWARD.property() + " or " + WIDE_BACKWARD.env()
                 + "; wgmma runs for every Hopper backward family)"
                 + "; elsewhere mma.sync (-D" + ForwardKernel.PROPERTY + " or " + ForwardKernel.ENV + ", -D" + BackwardKernel.PROPERTY
                 + " or " + BackwardKernel.ENV + " choose)";

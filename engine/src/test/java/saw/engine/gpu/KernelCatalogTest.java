@@ -84,19 +84,24 @@ class KernelCatalogTest {
 
     /** Runs {@code body} with -Dsaw.kernel.fwd256 set to {@code value} (null: unset), restoring it after. */
     static void withWideForward(String value, Runnable body) {
-        String before = System.getProperty(KernelCatalog.WideForward.PROPERTY);
+        withProperty(KernelCatalog.WIDE_FORWARD.property(), value, body);
+    }
+
+    /** Runs {@code body} with the system property {@code name} set to {@code value} (null: unset), restoring it after. */
+    static void withProperty(String name, String value, Runnable body) {
+        String before = System.getProperty(name);
         try {
             if (value == null) {
-                System.clearProperty(KernelCatalog.WideForward.PROPERTY);
+                System.clearProperty(name);
             } else {
-                System.setProperty(KernelCatalog.WideForward.PROPERTY, value);
+                System.setProperty(name, value);
             }
             body.run();
         } finally {
             if (before == null) {
-                System.clearProperty(KernelCatalog.WideForward.PROPERTY);
+                System.clearProperty(name);
             } else {
-                System.setProperty(KernelCatalog.WideForward.PROPERTY, before);
+                System.setProperty(name, before);
             }
         }
     }

@@ -29,21 +29,7 @@ class WideBackwardChoiceTest {
     }
 
     static void withWideBackward(String value, Runnable body) {
-        String before = System.getProperty(KernelCatalog.WideBackward.PROPERTY);
-        try {
-            if (value == null) {
-                System.clearProperty(KernelCatalog.WideBackward.PROPERTY);
-            } else {
-                System.setProperty(KernelCatalog.WideBackward.PROPERTY, value);
-            }
-            body.run();
-        } finally {
-            if (before == null) {
-                System.clearProperty(KernelCatalog.WideBackward.PROPERTY);
-            } else {
-                System.setProperty(KernelCatalog.WideBackward.PROPERTY, before);
-            }
-        }
+        KernelCatalogTest.withProperty(KernelCatalog.WIDE_BACKWARD.property(), value, body);
     }
 
     /** The backward kernel a timed run and a verification run launch, with the driver that ran the verification. */
