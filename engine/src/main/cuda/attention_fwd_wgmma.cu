@@ -24,21 +24,22 @@ constexpr int WS_CONSUMER_REGS = 224;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// What every step of a CTA needs: its row of the layout, its heads' pointers and this thread's place.
-template <typename T, int D>
-struct WgCta {
-    static constexpr int BQ = WG_BQ;
-    static constexpr int BKV = WG_BKV;
+// What every forward CTA of the Hopper families keeps (this file's at D 64/128 and the D = 256 one's): its row of
+// the layout, its heads' pointers, this thread's rows, the softmax constants, and the softmax, rescale and output
+// steps that do not depend on how the scores were issued.
+template <typename T, int D, int BQ_, int BKV_, int STAGES>
+struct WgRows {
+    static constexpr int BQ = BQ_;
+    static constexpr int BKV = BKV_;
     static constexpr int SR = BKV / 2;  // score accumulators per thread (64 x BKV per warpgroup)
     static constexpr int OR = D / 2;    // output accumulators per thread
     static constexpr int WORDS = BKV / 32;
-    static constexpr uint32_t KV_BYTES = BKV * D * 2;
     using QTile = Sw128<BQ, D>;
 
     T* sQ;
     T* sK;
     T* sV;
-    int tid, wg, rowInTile0, t;  // rowInTile0: this thread's first row (g) in the 128-row tile; the second is + 8
+    int rowInTile0, t;  // this thread's first row (g) in the q tile; the second is + 8
     int bh, q0, begin, count, partials;
     const T* Kh;
     const T* Vh;
@@ -48,36 +49,6 @@ struct WgCta {
     int Skv;
     bool capped;
     float sl2, capIn, softcap;
-
-    __device__ __forceinline__ void loadKv(T* tile, const T* src, int i, int thread) const {
-        load_tile_sw128<BKV, D, WG_THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
-    }
-    // by the producer warpgroup of the warp-specialised kernels
-    __device__ __forceinline__ void produceKv(T* tile, const T* src, int i, int thread) const {
-        produce_tile_sw128<BKV, D, WG_THREADS / 2>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
-    }
-    __device__ __forceinline__ uint32_t qAddr() const { return smem_u32(sQ) + wg * 64 * 128; }
-
-    // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel 128 rows further
-    __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage) const {
-        const uint32_t k = smem_u32(sK) + kStage * KV_BYTES;
-        const uint32_t q = qAddr();
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t inPanel = (kc & 3) * 32;
-            Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024),
-                              sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024), kc > 0 ? 1 : 0);
-        }
-    }
-
-    // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, 64-column panels BKV * 128 bytes apart
-    __device__ __forceinline__ void issueOutput(float (&o)[OR], const uint32_t (&p)[BKV / 16][4], int vStage) const {
-        const uint32_t v = smem_u32(sV) + vStage * KV_BYTES;
-#pragma unroll
-        for (int kc = 0; kc < BKV / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(o, p[kc], sw128_desc(v + kc * 16 * 128, BKV * 128, 1024), 1);
-        }
-    }
 
     // softcap and the token mask of tile i (PARTIAL tiles only) on the scores; then the online softmax: s becomes
     // P (unnormalised, fp32), m and l move on, alpha[r] is what row r's O must be multiplied by
@@ -216,8 +187,60 @@ struct WgCta {
         const uint32_t rawAddr = smem_u32(raw);
         sQ = reinterpret_cast<T*>(raw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
         sK = sQ + BQ * D;
-        sV = sK + WG_STAGES * BKV * D;
-        return reinterpret_cast<unsigned char*>(sV + WG_STAGES * BKV * D);
+        sV = sK + STAGES * BKV * D;
+        return reinterpret_cast<unsigned char*>(sV + STAGES * BKV * D);
+    }
+
+};
+
+// What every step of a CTA of this file's families needs besides WgRows: its warpgroup, the loads and the products.
+template <typename T, int D>
+struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
+    using Rows = WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES>;
+    using Rows::BQ;
+    using Rows::BKV;
+    using Rows::SR;
+    using Rows::OR;
+    using Rows::sQ;
+    using Rows::sK;
+    using Rows::sV;
+    using Rows::rowInTile0;
+    using Rows::t;
+    using Rows::begin;
+    using Rows::kvIdx;
+    using Rows::Skv;
+    static constexpr uint32_t KV_BYTES = BKV * D * 2;
+
+    int tid, wg;
+
+    __device__ __forceinline__ void loadKv(T* tile, const T* src, int i, int thread) const {
+        load_tile_sw128<BKV, D, WG_THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
+    }
+    // by the producer warpgroup of the warp-specialised kernels
+    __device__ __forceinline__ void produceKv(T* tile, const T* src, int i, int thread) const {
+        produce_tile_sw128<BKV, D, WG_THREADS / 2>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
+    }
+    __device__ __forceinline__ uint32_t qAddr() const { return smem_u32(sQ) + wg * 64 * 128; }
+
+    // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel 128 rows further
+    __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage) const {
+        const uint32_t k = smem_u32(sK) + kStage * KV_BYTES;
+        const uint32_t q = qAddr();
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            const uint32_t inPanel = (kc & 3) * 32;
+            Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024),
+                              sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024), kc > 0 ? 1 : 0);
+        }
+    }
+
+    // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, 64-column panels BKV * 128 bytes apart
+    __device__ __forceinline__ void issueOutput(float (&o)[OR], const uint32_t (&p)[BKV / 16][4], int vStage) const {
+        const uint32_t v = smem_u32(sV) + vStage * KV_BYTES;
+#pragma unroll
+        for (int kc = 0; kc < BKV / 16; ++kc) {
+            Wgmma<T, D>::rs_nmajor(o, p[kc], sw128_desc(v + kc * 16 * 128, BKV * 128, 1024), 1);
+        }
     }
 
     // this thread's place among `wgIndex`'s 128 threads (thread = index within the warpgroup)

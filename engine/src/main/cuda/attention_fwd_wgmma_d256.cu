@@ -55,32 +55,23 @@ template <> struct WgmmaN256<__half> {
     }
 };
 
-// One consumer warpgroup's view of a CTA: its q tile's row of the layout, its head's K and V, its place.
+// One consumer warpgroup's view of a CTA: WgRows (attention_fwd_wgmma.cu) at 64 x 64 tiles, and the products.
 template <typename T>
-struct W256Cta {
+struct W256Cta : WgRows<T, W256_D, W256_BQ, W256_BKV, W256_STAGES> {
+    using Rows = WgRows<T, W256_D, W256_BQ, W256_BKV, W256_STAGES>;
+    using Rows::BQ;
+    using Rows::BKV;
+    using Rows::SR;
+    using Rows::OR;
+    using Rows::sQ;
+    using Rows::sK;
+    using Rows::sV;
+    using Rows::rowInTile0;
+    using Rows::t;
     static constexpr int D = W256_D;
-    static constexpr int BQ = W256_BQ;
-    static constexpr int BKV = W256_BKV;
     static constexpr int ST = W256_STAGES;
-    static constexpr int SR = BKV / 2;  // score accumulators per thread (64 x BKV per warpgroup)
-    static constexpr int OR = D / 2;    // output accumulators per thread
-    static constexpr int WORDS = BKV / 32;
     static constexpr int KV_ELEMS = BKV * D;
-    using Tile = Sw128<BQ, D>;  // Q, K and V tiles alike (BQ = BKV)
-
-    T* sQ;
-    T* sK;
-    T* sV;
-    int rowInTile0, t;  // this thread's first row (g) in the q tile; the second is + 8
-    int bh, q0, begin, count, partials;
-    const T* Kh;
-    const T* Vh;
-    const int* kvIdx;
-    const int* maskIdx;
-    const uint32_t* bits;
-    int Skv;
-    bool capped;
-    float sl2, capIn, softcap;
+    using Tile = typename Rows::QTile;  // Q, K and V tiles alike (BQ = BKV)
 
     // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel 64 rows further
     __device__ __forceinline__ void issueScores(float (&s)[SR], int stage) const {
@@ -102,146 +93,6 @@ struct W256Cta {
         }
     }
 
-    // softcap and the token mask of list entry i (PARTIAL tiles only) on the scores; then the online softmax: s
-    // becomes P (unnormalised, fp32), m and l move on, alpha[r] is what row r's O must be multiplied by
-    __device__ __forceinline__ void softmax(float (&s)[SR], int i, float (&m)[2], float (&l)[2], float (&alpha)[2]) const {
-        if (capped) {
-#pragma unroll
-            for (int x = 0; x < SR; ++x) s[x] = softcap * tanhf(s[x] * capIn);
-        }
-        if (i < partials) {
-            const uint32_t* tileBits = bits + (size_t)maskIdx[begin + i] * BQ * WORDS;
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                const uint32_t* rowBits = tileBits + (rowInTile0 + 8 * r) * WORDS;
-                uint32_t w[WORDS];
-#pragma unroll
-                for (int x = 0; x < WORDS; ++x) w[x] = __ldg(rowBits + x);
-#pragma unroll
-                for (int n = 0; n < BKV / 8; ++n) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        const int j = n * 8 + 2 * t + e;
-                        if (!((w[j >> 5] >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = -INFINITY;
-                    }
-                }
-            }
-        }
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            float mx = m[r];
-#pragma unroll
-            for (int n = 0; n < BKV / 8; ++n) mx = fmaxf(mx, fmaxf(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]));
-            mx = quad_max(mx);
-            const float base = mx == -INFINITY ? 0.f : mx * sl2;
-            alpha[r] = exp2_approx(m[r] * sl2 - base);
-            m[r] = mx;
-            float sum = 0.f;
-#pragma unroll
-            for (int n = 0; n < BKV / 8; ++n) {
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const float p = exp2_approx(fmaf(s[4 * n + 2 * r + e], sl2, -base));
-                    s[4 * n + 2 * r + e] = p;
-                    sum += p;
-                }
-            }
-            l[r] = l[r] * alpha[r] + sum;
-        }
-    }
-
-    static __device__ __forceinline__ void rescale(float (&o)[OR], const float (&alpha)[2]) {
-#pragma unroll
-        for (int n = 0; n < D / 8; ++n) {
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                o[4 * n + 2 * r] *= alpha[r];
-                o[4 * n + 2 * r + 1] *= alpha[r];
-            }
-        }
-    }
-
-    // P in the accumulator layout is the A fragment of the k16 steps of P V (n8 blocks 2kc and 2kc + 1)
-    static __device__ __forceinline__ void pack(uint32_t (&p)[BKV / 16][4], const float (&s)[SR]) {
-#pragma unroll
-        for (int kc = 0; kc < BKV / 16; ++kc) {
-#pragma unroll
-            for (int x = 0; x < 4; ++x) p[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
-        }
-    }
-
-    // normalise this thread's rows of O into sQ (every Q K^T of the CTA is done) and write LSE
-    __device__ __forceinline__ void stageOutput(const float (&o)[OR], const float (&m)[2], const float (&l)[2], float* LSE,
-                                                int Sq) const {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const float sum = quad_sum(l[r]);
-            const float inv = sum > 0.f ? 1.f / sum : 0.f;
-            const int rowInTile = rowInTile0 + 8 * r;
-#pragma unroll
-            for (int n = 0; n < D / 8; ++n) {
-                const uint32_t v = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
-                *reinterpret_cast<uint32_t*>(sQ + Tile::elem(rowInTile, n * 8 + 2 * t)) = v;
-            }
-            const int q = q0 + rowInTile;
-            if (t == 0 && q < Sq) {
-                LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
-            }
-        }
-    }
-
-    // 16-byte stores of the staged O by one warpgroup (callers sync before)
-    __device__ __forceinline__ void storeOutput(T* O, int Sq, int thread) const {
-        T* Oh = O + (size_t)bh * Sq * D;
-        constexpr int CHUNKS = D / 8;
-#pragma unroll 4
-        for (int i = thread; i < BQ * CHUNKS; i += 128) {
-            const int r = i / CHUNKS;
-            const int c = i % CHUNKS;
-            if (q0 + r < Sq) {
-                *reinterpret_cast<uint4*>(Oh + (size_t)(q0 + r) * D + c * 8) =
-                    *reinterpret_cast<const uint4*>(sQ + Tile::chunk(r, c));
-            }
-        }
-    }
-
-    // this CTA's row of the layout, its heads and the softmax constants; returns Q of its head
-    __device__ __forceinline__ const T* bind(const T* Q, const T* K, const T* V, const int* order, const int* variantOf,
-                                             const int* rowPtr, const int* rowPartial, const int* kvIdx_,
-                                             const int* maskIdx_, const uint32_t* bits_, int H, int Hkv, int Sq,
-                                             int Skv_, int nq, float scale, float softcap_) {
-        const int item = order[blockIdx.x];
-        const int qb = item % nq;
-        bh = item / nq;
-        const int h = bh % H;
-        const int b = bh / H;
-        const int hkv = h / (H / Hkv);
-        const int row = variantOf[bh] * nq + qb;
-        begin = rowPtr[row];
-        count = rowPtr[row + 1] - begin;
-        partials = rowPartial[row];
-        q0 = qb * BQ;
-        Kh = K + (size_t)(b * Hkv + hkv) * Skv_ * D;
-        Vh = V + (size_t)(b * Hkv + hkv) * Skv_ * D;
-        kvIdx = kvIdx_;
-        maskIdx = maskIdx_;
-        bits = bits_;
-        Skv = Skv_;
-        capped = softcap_ > 0.f;
-        sl2 = capped ? LOG2E : scale * LOG2E;
-        capIn = capped ? scale / softcap_ : 0.f;
-        softcap = softcap_;
-        return Q + (size_t)bh * Sq * D;
-    }
-
-    // the 1024-byte-aligned start of Q, then ST stages of K and of V; returns the end
-    __device__ __forceinline__ unsigned char* place(unsigned char* raw) {
-        const uint32_t rawAddr = smem_u32(raw);
-        sQ = reinterpret_cast<T*>(raw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
-        sK = sQ + BQ * D;
-        sV = sK + ST * KV_ELEMS;
-        return reinterpret_cast<unsigned char*>(sV + ST * KV_ELEMS);
-    }
 
     // this thread's place in its consumer warpgroup (thread = index within the warpgroup)
     __device__ __forceinline__ void seat(int thread) {
@@ -429,7 +280,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
     }
     c.stageOutput(o, m, l, LSE, Sq);
     named_sync(3, 128);
-    c.storeOutput(O, Sq, ct);
+    c.template storeOutput<W256_BQ, 128>(O, Sq, 0, ct);
 #else
     __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
 #endif
