@@ -16,12 +16,13 @@ import saw.engine.mask.TileLayout;
 
 /** The backend launches the chosen Hopper backward where it fits and the mma.sync one elsewhere (fake driver, no GPU). */
 class BackwardKernelChoiceTest {
-    private static TileLayout causal(AttentionProblem p, int bq, int bkv) {
+    /** A causal layout of this problem's sizes at bq x bkv tiles (shared by the other kernel-choice tests). */
+    static TileLayout causal(AttentionProblem p, int bq, int bkv) {
         return BoundMask.bind(new Mask.Causal(0), new Dims(p.seqQ(), p.seqKv(), p.batch(), p.heads())).compile(bq, bkv);
     }
 
     /** The backward kernel a timed run and a verification run of this problem launch. */
-    private static String launchedBackward(int major, BackwardKernel preferred, AttentionProblem p, TileLayout layout) {
+    static String launchedBackward(int major, BackwardKernel preferred, AttentionProblem p, TileLayout layout) {
         FakeDriver driver = new FakeDriver(8L << 30);
         try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", major)) {
             gpu.backwardKernel(preferred);

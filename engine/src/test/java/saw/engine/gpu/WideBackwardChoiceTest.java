@@ -1,5 +1,7 @@
 package saw.engine.gpu;
 
+import static saw.engine.gpu.BackwardKernelChoiceTest.causal;
+import static saw.engine.gpu.BackwardKernelChoiceTest.launchedBackward;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import saw.engine.attention.AttentionBackend;
-import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
@@ -21,34 +22,11 @@ import saw.engine.tune.GpuCandidates;
 
 /**
  * At head dim 256 the backend launches the Hopper backward (bwd_wgmma_*_d256_q64_kv64) where it fits and the switch
- * is on, and the mma.sync one (two CTAs per kv tile) elsewhere (fake driver, no GPU).
+ * does not say mma, and the mma.sync one (two CTAs per kv tile) elsewhere (fake driver, no GPU).
  */
 class WideBackwardChoiceTest {
-    private static TileLayout causal(AttentionProblem p, int bq, int bkv) {
-        return BoundMask.bind(new Mask.Causal(0), new Dims(p.seqQ(), p.seqKv(), p.batch(), p.heads())).compile(bq, bkv);
-    }
-
     static void withWideBackward(String value, Runnable body) {
         KernelCatalogTest.withProperty(KernelCatalog.WIDE_BACKWARD.property(), value, body);
-    }
-
-    /** The backward kernel a timed run and a verification run launch, with the driver that ran the verification. */
-    private static String launchedBackward(int major, BackwardKernel preferred, AttentionProblem p, TileLayout layout) {
-        FakeDriver driver = new FakeDriver(8L << 30);
-        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", major)) {
-            gpu.backwardKernel(preferred);
-            String timed;
-            try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, Pass.BWD, 7)) {
-                timed = run.kernelName();
-                driver.launched.clear();
-                run.runTimedMs();
-                assertTrue(driver.launched.contains(timed), timed + " launched by the timed run: " + driver.launched);
-            }
-            driver.launched.clear();
-            gpu.forwardBackward(AttentionInputs.random(p, 7, true), layout);
-            assertTrue(driver.launched.contains(timed), timed + " launched by the verification run: " + driver.launched);
-            return timed;
-        }
     }
 
     @Test

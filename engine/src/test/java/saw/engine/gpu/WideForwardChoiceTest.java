@@ -1,5 +1,6 @@
 package saw.engine.gpu;
 
+import static saw.engine.gpu.BackwardKernelChoiceTest.causal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,19 +12,12 @@ import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.Pass;
-import saw.engine.mask.BoundMask;
-import saw.engine.mask.Dims;
-import saw.engine.mask.Mask;
 import saw.engine.mask.TileLayout;
 import saw.engine.tune.Candidate;
 import saw.engine.tune.GpuCandidates;
 
 /** At head dim 256 the backend launches the Hopper forward where it fits and the mma.sync one elsewhere (fake driver, no GPU). */
 class WideForwardChoiceTest {
-    private static TileLayout causal(AttentionProblem p, int bq, int bkv) {
-        return BoundMask.bind(new Mask.Causal(0), new Dims(p.seqQ(), p.seqKv(), p.batch(), p.heads())).compile(bq, bkv);
-    }
-
     /** The forward kernel a timed run and a verification run of this problem launch. */
     private static String launchedForward(int major, ForwardKernel preferred, AttentionProblem p, TileLayout layout) {
         FakeDriver driver = new FakeDriver(8L << 30);
