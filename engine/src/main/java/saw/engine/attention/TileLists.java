@@ -259,6 +259,11 @@ public final class TileLists {
         return colParts.starts().clone();
     }
 
+    /** Backward items that are split into parts (0 when none is). */
+    public int colSplitItems() {
+        return colParts.starts().length - 1;
+    }
+
     /** Parts of split backward items (0 when no item is split). */
     public int colPartCount() {
         return colParts.parts().length / 3;

@@ -473,7 +473,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         long start = System.nanoTime();
         TileLists lists = TileLists.of(p, layout);
         lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0,
-                lists.colPartStarts().length - 1, lists.colPartCount());
+                lists.colSplitItems(), lists.colPartCount());
         return new Plan(p, layout, lists, KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
                 KernelCatalog.backwardLaunch(KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major),
                         p, lists));
@@ -508,7 +508,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         final DeviceBuffer colPartStarts;
         /** The split backward items' parts' fp32 dK and dV (TileLists#colLaunch). */
         final DeviceBuffer dkvParts;
-        final int partItems;
         final DeviceBuffer variantOf;
         final DeviceBuffer rowPtr;
         final DeviceBuffer rowPartial;
@@ -529,9 +528,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
                 rowOrder = add(cuda.upload("row order", t.rowOrder()));
                 colLaunch = add(cuda.upload("column launch order", t.colLaunch()));
                 colParts = add(cuda.upload("column parts", t.colParts()));
-                int[] starts = t.colPartStarts();
-                colPartStarts = add(cuda.upload("column part starts", starts));
-                partItems = starts.length - 1;
+                colPartStarts = add(cuda.upload("column part starts", t.colPartStarts()));
                 dkvParts = add(cuda.buffer("column parts' dK and dV", 8L * t.colPartCount() * t.blockKv() * headDim));
                 variantOf = add(cuda.upload("variants", t.variantOf()));
                 rowPtr = add(cuda.upload("row pointers", t.rowPtr()));
@@ -577,8 +574,9 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.dkvParts, t.colLaunch, t.colParts, t.variantOf,
                 t.colPtr, t.colPartial, t.colQ, t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(),
                 plan.lists.numKvBlocks(), (float) p.scale(), (float) p.softcap());
-        if (t.partItems > 0) {
-            cuda.launch(KernelCatalog.backwardParts(p, plan.lists.blockKv(), t.partItems), t.dkvParts, t.colParts,
+        int splitItems = plan.lists.colSplitItems();
+        if (splitItems > 0) {
+            cuda.launch(KernelCatalog.backwardParts(p, plan.lists.blockKv(), splitItems), t.dkvParts, t.colParts,
                     t.colPartStarts, dk, dv, p.seqKv(), plan.lists.numKvBlocks(), p.headDim(), plan.lists.blockKv());
         }
         cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
