@@ -132,8 +132,9 @@ struct BwdWg {
     // The q step at `cur` of column walk `cols`: dK and dV accumulate this warpgroup's share. qStep and doStep are
     // the step's Q and dO tiles, stats its LSE and Dsum (SharedRowStats or WarpRowStats), sdS the dS^T tile this
     // step writes. shareDs() runs once this thread's dS^T rows are written (and fenced for wgmma): it must return
-    // when both warpgroups' are; release() runs once every read of the step's Q, dO, LSE and Dsum is done;
-    // sinkDq(dq, q0, h) then takes this thread's dQ product (addDq's layout) for q rows [q0, q0 + QS) of head h.
+    // when both warpgroups' are; sinkDq(dq, q0, h) takes this thread's dQ product (addDq's layout) for q rows
+    // [q0, q0 + QS) of head h while dK += dS^T Q may still run; release() then runs once every read of the step's
+    // Q, dO, LSE and Dsum is done.
     template <class STATS, class SHARE_DS, class RELEASE, class SINK_DQ>
     __device__ __forceinline__ void step(float (&dk)[OR], float (&dv)[OR], const BwdColumns& cols, const BwdCursor& cur,
                                          uint32_t qStep, uint32_t doStep, const STATS& stats, T* sdS,
@@ -232,9 +233,8 @@ struct BwdWg {
                 }
             }
         }
-        wgmma_wait<0>();  // dV has read P^T's registers
-        fence_regs(dv);
-        fence_frags(p);
+        // dS^T packed and stored while dV may still run: fence_frags(p) below keeps P^T's registers from being
+        // reused for dS^T until dV has read them
         uint32_t ds[QS / 16][4];
 #pragma unroll
         for (int kc = 0; kc < QS / 16; ++kc) {
@@ -246,18 +246,11 @@ struct BwdWg {
                     ds[kc][x];
             }
         }
-        // dK += dS^T Q, Q read N-major like dO
-        fence_regs(dk);
-        wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(dk, ds[kc], sw128_desc(qStep + kc * 16 * 128, STEP_PANEL, 1024), 1);
-        }
-        wgmma_commit();
         fence_proxy_async();
         shareDs();  // both warpgroups' dS^T rows are in shared memory
 
-        // dQ += dS K: dS^T read MN-major (q contiguous), K read N-major; k16 steps are 16 kv rows (2048 bytes).
+        // dQ += dS K before dK += dS^T Q, so that taking dQ (sinkDq) overlaps dK.
+        // dQ: dS^T read MN-major (q contiguous), K read N-major; k16 steps are 16 kv rows (2048 bytes).
         // D = 128: warpgroup wg makes dQ columns [64 wg, 64 wg + 64) over all 128 kv rows (K's column panel wg);
         // D = 64: warpgroup wg makes all 64 columns over its own 64 kv rows, and both add theirs.
         constexpr int DQ_STEPS = D == 128 ? BKV / 16 : BKV / 32;
@@ -273,12 +266,22 @@ struct BwdWg {
                                              sw128_desc(aK + kPanel + rows, KV_PANEL, 1024), kc > 0 ? 1 : 0);
         }
         wgmma_commit();
-        wgmma_wait<0>();
+        // dK += dS^T Q, Q read N-major like dO
+        fence_regs(dk);
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            Wgmma<T, D>::rs_nmajor(dk, ds[kc], sw128_desc(qStep + kc * 16 * 128, STEP_PANEL, 1024), 1);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();  // dV and dQ have landed; dK may still run
+        fence_regs(dv);
+        fence_frags(p);
         fence_regs(dq);
+        sinkDq(dq, q0, h);
+        wgmma_wait<0>();
         fence_regs(dk);
         fence_frags(ds);
         release();
-        sinkDq(dq, q0, h);
     }
 
     // This thread's dQ product (accumulator i: q row qRow0 + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2 of the
@@ -471,15 +474,17 @@ __device__ __forceinline__ void attention_bwd_wgmma(
 // i % ST, phase i / ST (parity (i / ST) & 1) of both barriers. Producer and consumers walk the same `steps`
 // (BwdColumns::steps), so a column with no steps waits on nothing. The dS^T tile is double-buffered by step
 // parity: one 256-thread named barrier per step publishes it (step i + 2 rewrites a buffer only after every
-// compute thread has passed step i + 1's barrier, i.e. finished step i's dQ). LSE and Dsum do not go through the
+// compute thread has passed step i + 1's barrier, i.e. finished step i's dQ). At D = 64 a warpgroup's dQ reads only
+// its own dS^T and K rows, so the barrier is the warpgroup's own (128 threads) and the two warpgroups drift apart,
+// one's exp and dS^T running while the other's products use the tensor cores. LSE and Dsum do not go through the
 // ring: each consumer warp loads a step's from global memory during the step before (WarpRowStats). The only shared
 // memory the consumers read with ordinary loads is then the epilogue's dK/dV staging, written with ordinary stores
 // before a named barrier: an order compute-sanitizer racecheck models.
 //
 // dQ (issue 12; 1.02-1.03x the atomics it replaced on the H200, docs/kernel-notes.md): the consumers do not add dQ with
 // atomics. Each step's dQ products go into one fp32 tile in shared memory (BwdWg::storeDq: 32 KB, QS rows of D, or two
-// QS x 64 tiles at D = 64), each thread fencing its stores for the async proxy, and one consumer thread (the issuer,
-// compute thread 0) adds the tile to the accumulator with one bulk reduce-add per tile (a tile's rows are contiguous in
+// QS x 64 tiles at D = 64), each thread fencing its stores for the async proxy, and one consumer thread (the issuer:
+// compute thread 0, or at D = 64 each warpgroup's first thread for its own tile) adds the tile to the accumulator with one bulk reduce-add per tile (a tile's rows are contiguous in
 // dQacc) right after the next step's dS^T barrier, which every thread passes only after storing its share of the tile:
 // the order CUTLASS's epilogues use for a TMA store (stores, fence.proxy.async, named barrier, one thread issues).
 // Before storing the next tile the issuer waits until the bulk group has read the old one and arrives on the "dQ empty"
@@ -506,6 +511,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     constexpr int PRODUCERS = WBS_THREADS - WB_THREADS;
     constexpr int CONSUMER_WARPS = WB_THREADS / 32;
     constexpr int DS_BAR = 1;  // named barrier of the 256 compute threads (0 is __syncthreads)
+    // D = 64: a warpgroup's dQ reads only its own dS^T rows and K rows and goes to its own tile, so each warpgroup
+    // meets only itself each step (named barrier 2 + wg, its own issuer and "dQ empty" mbarrier) and the two drift
+    // apart; D = 128: dQ needs both halves of dS^T, one barrier and one issuer for the two
+    constexpr bool OWN_DQ = D == 64;
     // registers (multiples of 8; 128 P + 256 C within the launch's 384 x 168 = 64,512): the consumers fit 232
     // without spills except at D = 128 with softcap (the 1 - tanh^2 factors), which takes 240 and leaves the
     // producer 24, where it spills 48 bytes (ptxas -v; the consumers alone do not spill at 240)
@@ -524,7 +533,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     float* sDq = reinterpret_cast<float*>(sdS + 2 * BKV * QS);
     uint64_t* full = reinterpret_cast<uint64_t*>(sDq + QS * 128);
     uint64_t* empty = full + ST;
-    uint64_t* dqEmpty = empty + ST;
+    uint64_t* dqEmpty = empty + ST;  // one per warpgroup (D = 64), or dqEmpty[0] for both (D = 128)
 
     const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int kv0 = cols.kb * BKV;
@@ -536,6 +545,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
             mbar_init(empty + st, CONSUMER_WARPS);
         }
         mbar_init(dqEmpty, 1);
+        mbar_init(dqEmpty + 1, 1);
         mbar_init_fence();
     }
     __syncthreads();  // the last CTA-wide barrier: the producer leaves early
@@ -593,15 +603,15 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     if (steps > 0) loadStats(stats, cur);
     // the issuer's bulk reduce-add of the tile of the step before (q rows [tileQ0, tileQ0 + QS) of head
     // tileH), once every compute thread has passed a barrier after storing it
-    const bool issuer = ct == 0;
+    const bool issuer = OWN_DQ ? (ct & 127) == 0 : ct == 0;
+    uint64_t* myDqEmpty = dqEmpty + (OWN_DQ ? wg.wg : 0);
     int tileQ0 = 0;
     int tileH = 0;
     auto addTile = [&] {
         const int rows = min(QS, Sq - tileQ0);
         if (rows > 0) {
             float* dst = dQacc + (((size_t)cols.b * H + tileH) * Sq + tileQ0) * D;
-            bulk_reduce_add_f32(dst, sDq, (uint32_t)rows * D * 4);
-            if (D == 64) bulk_reduce_add_f32(dst, sDq + QS * D, (uint32_t)rows * D * 4);
+            bulk_reduce_add_f32(dst, sDq + (OWN_DQ ? wg.wg * QS * D : 0), (uint32_t)rows * D * 4);
         }
         bulk_commit();
     };
@@ -614,7 +624,11 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
         wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, stats,
                 sdS + (it & 1) * BKV * QS,
                 [&] {
-                    named_sync(DS_BAR, WB_THREADS);
+                    if (OWN_DQ) {
+                        named_sync(2 + wg.wg, WB_THREADS / 2);
+                    } else {
+                        named_sync(DS_BAR, WB_THREADS);
+                    }
                     if (issuer && it > 0) addTile();
                 },
                 [=] {
@@ -625,9 +639,9 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
                     if (it > 0) {
                         if (issuer) {
                             bulk_wait_read<0>();
-                            mbar_arrive(dqEmpty);
+                            mbar_arrive(myDqEmpty);
                         }
-                        mbar_wait(dqEmpty, (it - 1) & 1);  // step it - 1's tile has been read
+                        mbar_wait(myDqEmpty, (it - 1) & 1);  // step it - 1's tile has been read
                     }
                     wg.storeDq(dq, sDq);
                     fence_proxy_async();  // these stores before the bulk copy's reads
