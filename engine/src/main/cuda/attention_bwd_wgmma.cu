@@ -132,11 +132,10 @@ struct BwdWg {
     // The q step at `cur` of column walk `cols`: dK and dV accumulate this warpgroup's share. qStep and doStep are
     // the step's Q and dO tiles, stats its LSE and Dsum (SharedRowStats or WarpRowStats), sdS the dS^T tile this
     // step writes. shareDs() runs once this thread's dS^T rows are written (and fenced for wgmma): it must return
-    // when the rows dQ reads are (both warpgroups' rows, or with OWN_DQ this warpgroup's own); sinkDq(dq, q0, h,
-    // half) takes this thread's dQ product (addDq's layout) for q rows [q0, q0 + QS) of head h, columns
-    // [64 half, 64 half + 64) of the warpgroup's (two halves with OWN_DQ at D = 128), while dK += dS^T Q may still
-    // run; release() then runs once every read of the step's Q, dO, LSE and Dsum is done.
-    template <bool OWN_DQ, class STATS, class SHARE_DS, class RELEASE, class SINK_DQ>
+    // when both warpgroups' are; sinkDq(dq, q0, h) takes this thread's dQ product (addDq's layout) for q rows
+    // [q0, q0 + QS) of head h while dK += dS^T Q may still run; release() then runs once every read of the step's
+    // Q, dO, LSE and Dsum is done.
+    template <class STATS, class SHARE_DS, class RELEASE, class SINK_DQ>
     __device__ __forceinline__ void step(float (&dk)[OR], float (&dv)[OR], const BwdColumns& cols, const BwdCursor& cur,
                                          uint32_t qStep, uint32_t doStep, const STATS& stats, T* sdS,
                                          SHARE_DS shareDs, RELEASE release, SINK_DQ sinkDq) const {
@@ -250,30 +249,24 @@ struct BwdWg {
         fence_proxy_async();
         shareDs();  // both warpgroups' dS^T rows are in shared memory
 
+        // dQ += dS K before dK += dS^T Q, so that taking dQ (sinkDq) overlaps dK.
         // dQ: dS^T read MN-major (q contiguous), K read N-major; k16 steps are 16 kv rows (2048 bytes).
-        // OWN_DQ, or D = 64: warpgroup wg makes all D columns over its own 64 kv rows (it reads only its own dS^T
-        // rows), and both add theirs: at D = 128 in two 64-column halves, one after the other (64 accumulators at
-        // once would not fit beside dK and dV); else (D = 128) it makes columns [64 wg, 64 wg + 64) over all 128 kv
-        // rows (K's column panel wg), which needs the other warpgroup's dS^T rows.
-        constexpr bool SPLIT_COLUMNS = D == 128 && !OWN_DQ;
-        constexpr int DQ_STEPS = SPLIT_COLUMNS ? BKV / 16 : BKV / 32;
-        constexpr int HALVES = D == 128 && OWN_DQ ? 2 : 1;
-        const uint32_t kvFirst = SPLIT_COLUMNS ? 0u : (uint32_t)wg * 64 * 128;
+        // D = 128: warpgroup wg makes dQ columns [64 wg, 64 wg + 64) over all 128 kv rows (K's column panel wg);
+        // D = 64: warpgroup wg makes all 64 columns over its own 64 kv rows, and both add theirs.
+        constexpr int DQ_STEPS = D == 128 ? BKV / 16 : BKV / 32;
+        const uint32_t kvFirst = D == 128 ? 0u : (uint32_t)wg * 64 * 128;
+        const uint32_t kPanel = D == 128 ? (uint32_t)wg * KV_PANEL : 0u;
         const uint32_t adS = smem_u32(sdS);
         float dq[32];
-        auto issueDq = [&](int half) {
-            const uint32_t kPanel = (uint32_t)(SPLIT_COLUMNS ? wg : half) * KV_PANEL;
-            wgmma_fence();
+        wgmma_fence();
 #pragma unroll
-            for (int kc = 0; kc < DQ_STEPS; ++kc) {
-                const uint32_t rows = kvFirst + kc * 16 * 128;
-                WgmmaSs64<T>::template run<1, 1>(dq, sw128_desc(adS + rows, 64 * 128, 1024),
-                                                 sw128_desc(aK + kPanel + rows, KV_PANEL, 1024), kc > 0 ? 1 : 0);
-            }
-            wgmma_commit();
-        };
-        // dQ before dK += dS^T Q (Q read N-major like dO), so that taking dQ (sinkDq) overlaps dK
-        issueDq(0);
+        for (int kc = 0; kc < DQ_STEPS; ++kc) {
+            const uint32_t rows = kvFirst + kc * 16 * 128;
+            WgmmaSs64<T>::template run<1, 1>(dq, sw128_desc(adS + rows, 64 * 128, 1024),
+                                             sw128_desc(aK + kPanel + rows, KV_PANEL, 1024), kc > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+        // dK += dS^T Q, Q read N-major like dO
         fence_regs(dk);
 #pragma unroll
         for (int kc = 0; kc < QS / 16; ++kc) {
@@ -284,15 +277,8 @@ struct BwdWg {
         fence_regs(dv);
         fence_frags(p);
         fence_regs(dq);
-        sinkDq(dq, q0, h, 0);
-        if constexpr (HALVES == 2) {
-            issueDq(1);
-            wgmma_wait<0>();
-            fence_regs(dq);
-            sinkDq(dq, q0, h, 1);
-        } else {
-            wgmma_wait<0>();
-        }
+        sinkDq(dq, q0, h);
+        wgmma_wait<0>();
         fence_regs(dk);
         fence_frags(ds);
         release();
@@ -301,10 +287,7 @@ struct BwdWg {
     // This thread's dQ product (accumulator i: q row qRow0 + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2 of the
     // warpgroup's 64 columns) added to the fp32 accumulator with 16-byte atomics, rows past Sq skipped.
     __device__ __forceinline__ void addDq(const float (&dq)[32], int b, int h, int q0) const {
-        addDqColumns(dq, dQacc + ((size_t)b * H + h) * Sq * D + (D == 128 ? wg * 64 : 0), q0);
-    }
-    // 64 columns of dQ (accumulators as above) at dQh, the head's first row and the columns' first
-    __device__ __forceinline__ void addDqColumns(const float (&dq)[32], float* dQh, int q0) const {
+        float* dQh = dQacc + ((size_t)b * H + h) * Sq * D + (D == 128 ? wg * 64 : 0);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             const int qr = q0 + qRow0 + 8 * r;
@@ -317,14 +300,15 @@ struct BwdWg {
         }
     }
 
-    // The same product (over this warpgroup's own 64 kv rows) into the warpgroup's fp32 QS x D dQ tile in shared
-    // memory, in the accumulator's row-major order so that whole rows go to global memory in one bulk reduce-add
-    // (64 columns at a time, from base: the tile's first row at the columns' first). Rows are 256 or
+    // The same product into the step's fp32 dQ tile in shared memory, in the accumulator's row-major order so that
+    // whole rows go to global memory in one bulk reduce-add: at D = 128 one QS x 128 tile (warpgroup wg's columns
+    // [64 wg, 64 wg + 64)), at D = 64 one QS x 64 tile per warpgroup (each covers its own 64 kv rows). Rows are 256 or
     // 512 bytes apart, so every row starts on the same bank: stored as the accumulator holds them (8 bytes per
     // thread, 4 rows per half-warp) each store would be a 4-way conflict. Lanes t and t ^ 1 swap halves as in
     // add4_pair, so each thread stores 4 consecutive floats (16 columns per quad), and odd rows take the column
     // blocks in the order 1, 0, 3, 2: the two quads of a quarter-warp then write the two halves of the 128 banks.
-    __device__ __forceinline__ void storeDqColumns(const float (&dq)[32], float* base) const {
+    __device__ __forceinline__ void storeDq(const float (&dq)[32], float* sDq) const {
+        float* base = sDq + (D == 128 ? wg * 64 : wg * QS * 64);
         const bool swap = qRow0 & 1;
         const bool odd = t & 1;
 #pragma unroll
@@ -462,9 +446,9 @@ __device__ __forceinline__ void attention_bwd_wgmma(
         if (it + 1 < steps) loadStep(next, stage ^ 1);  // into the buffers step it - 1 read
         cp_async_commit();
         // the next step's __syncthreads guards the dS^T tile and the stage this one reads
-        wg.template step<false>(dk, dv, cols, cur, aQ + stage * Wg::STEP_BYTES, adO + stage * Wg::STEP_BYTES,
+        wg.step(dk, dv, cols, cur, aQ + stage * Wg::STEP_BYTES, adO + stage * Wg::STEP_BYTES,
                 SharedRowStats{sLse + stage * QS, sDs + stage * QS}, sdS, [] { __syncthreads(); }, [] {},
-                [&](const float (&dq)[32], int q0, int h, int) { wg.addDq(dq, cols.b, h, q0); });
+                [&](const float (&dq)[32], int q0, int h) { wg.addDq(dq, cols.b, h, q0); });
         cur = next;
     }
 
@@ -523,16 +507,14 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     using Wg = BwdWg<T, D, CAPPED>;
     constexpr int BKV = Wg::BKV;
     constexpr int QS = Wg::QS;
-#ifndef SAW_BWD_DQ
-#define SAW_BWD_DQ 1
-#endif
-    constexpr bool DQ_ATOMICS = SAW_BWD_DQ == 2 && D == 128;
-    constexpr int ST = D == 128 && !DQ_ATOMICS ? 2 : WBS_STAGES;
+    constexpr int ST = WBS_STAGES;
     constexpr int PRODUCERS = WBS_THREADS - WB_THREADS;
     constexpr int CONSUMER_WARPS = WB_THREADS / 32;
     constexpr int DS_BAR = 1;  // named barrier of the 256 compute threads (0 is __syncthreads)
-    // a warpgroup's dQ reads only its own dS^T rows and K rows and goes to its own tile, so each warpgroup meets
-    // only itself each step (named barrier 2 + wg, its own issuer and "dQ empty" mbarrier) and the two drift apart
+    // D = 64: a warpgroup's dQ reads only its own dS^T rows and K rows and goes to its own tile, so each warpgroup
+    // meets only itself each step (named barrier 2 + wg, its own issuer and "dQ empty" mbarrier) and the two drift
+    // apart; D = 128: dQ needs both halves of dS^T, one barrier and one issuer for the two
+    constexpr bool OWN_DQ = D == 64;
     // registers (multiples of 8; 128 P + 256 C within the launch's 384 x 168 = 64,512): the consumers fit 232
     // without spills except at D = 128 with softcap (the 1 - tanh^2 factors), which takes 240 and leaves the
     // producer 24, where it spills 48 bytes (ptxas -v; the consumers alone do not spill at 240)
@@ -547,11 +529,11 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     T* sQ = sV + BKV * D;        // ST stages of QS x D
     T* sdO = sQ + ST * QS * D;   // ST stages of QS x D
     T* sdS = sdO + ST * QS * D;  // 2 buffers of BKV x QS, dS transposed
-    // one QS x D fp32 dQ tile per warpgroup
+    // QS x 128 fp32: one QS x 128 dQ tile at D = 128, one QS x 64 tile per warpgroup at D = 64
     float* sDq = reinterpret_cast<float*>(sdS + 2 * BKV * QS);
-    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + (DQ_ATOMICS ? 0 : 2 * QS * D));
+    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + QS * 128);
     uint64_t* empty = full + ST;
-    uint64_t* dqEmpty = empty + ST;  // one per warpgroup
+    uint64_t* dqEmpty = empty + ST;  // one per warpgroup (D = 64), or dqEmpty[0] for both (D = 128)
 
     const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int kv0 = cols.kb * BKV;
@@ -621,15 +603,15 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     if (steps > 0) loadStats(stats, cur);
     // the issuer's bulk reduce-add of the tile of the step before (q rows [tileQ0, tileQ0 + QS) of head
     // tileH), once every compute thread has passed a barrier after storing it
-    const bool issuer = (ct & 127) == 0;
-    uint64_t* myDqEmpty = dqEmpty + wg.wg;
+    const bool issuer = OWN_DQ ? (ct & 127) == 0 : ct == 0;
+    uint64_t* myDqEmpty = dqEmpty + (OWN_DQ ? wg.wg : 0);
     int tileQ0 = 0;
     int tileH = 0;
     auto addTile = [&] {
         const int rows = min(QS, Sq - tileQ0);
         if (rows > 0) {
             float* dst = dQacc + (((size_t)cols.b * H + tileH) * Sq + tileQ0) * D;
-            bulk_reduce_add_f32(dst, sDq + wg.wg * QS * D, (uint32_t)rows * D * 4);
+            bulk_reduce_add_f32(dst, sDq + (OWN_DQ ? wg.wg * QS * D : 0), (uint32_t)rows * D * 4);
         }
         bulk_commit();
     };
@@ -639,29 +621,29 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
         mbar_wait(full + st, phase);
         fence_proxy_async();  // the producer's cp.async writes before this thread's wgmma reads
         uint64_t* emptySt = empty + st;
-        wg.template step<true>(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, stats,
+        wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, stats,
                 sdS + (it & 1) * BKV * QS,
                 [&] {
-                    named_sync(2 + wg.wg, WB_THREADS / 2);
-                    if (!DQ_ATOMICS && issuer && it > 0) addTile();
+                    if (OWN_DQ) {
+                        named_sync(2 + wg.wg, WB_THREADS / 2);
+                    } else {
+                        named_sync(DS_BAR, WB_THREADS);
+                    }
+                    if (issuer && it > 0) addTile();
                 },
                 [=] {
                     __syncwarp();
                     if (lane0) mbar_arrive(emptySt);
                 },
-                [&](const float (&dq)[32], int q0, int h, int half) {
-                    if constexpr (DQ_ATOMICS) {
-                        wg.addDqColumns(dq, dQacc + ((size_t)cols.b * H + h) * Sq * D + half * 64, q0);
-                        return;
-                    }
-                    if (half == 0 && it > 0) {
+                [&](const float (&dq)[32], int q0, int h) {
+                    if (it > 0) {
                         if (issuer) {
                             bulk_wait_read<0>();
                             mbar_arrive(myDqEmpty);
                         }
                         mbar_wait(myDqEmpty, (it - 1) & 1);  // step it - 1's tile has been read
                     }
-                    wg.storeDqColumns(dq, sDq + wg.wg * QS * D + half * 64);
+                    wg.storeDq(dq, sDq);
                     fence_proxy_async();  // these stores before the bulk copy's reads
                     tileQ0 = q0;
                     tileH = h;
@@ -675,7 +657,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(
     // epilogue: the last dQ tile (every column, a split part's too), then a part's dK and dV straight to its slot;
     // else staged through K and V, once both warpgroups' last dQ (which reads all of K) is done
     named_sync(DS_BAR, WB_THREADS);
-    if (!DQ_ATOMICS && issuer && steps > 0) addTile();
+    if (issuer && steps > 0) addTile();
     if (cols.slot >= 0) {
         wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
     } else {
