@@ -316,7 +316,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = W256Cta<T, W256_WIDE_BQ, W256_WIDE_STAGES>;
     constexpr int D = Cta::D;
-    constexpr int BQ = Cta::BQ;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = Cta::ST;
     constexpr int KV = Cta::KV_ELEMS;
