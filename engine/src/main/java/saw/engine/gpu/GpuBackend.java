@@ -550,6 +550,12 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         /** Every table made so far, so that a failed upload frees the ones before it. */
         private final BufferList made = new BufferList();
 
+        /** The tables of {@code t}, whose rows the forward reads too. */
+        Tables(CudaDevice cuda, TileLists t, int headDim) {
+            this(cuda, t, t, headDim);
+        }
+
+        /** The tables of {@code t}, and {@code fwd}'s row tables for the forward when it is another list. */
         Tables(CudaDevice cuda, TileLists t, TileLists fwd, int headDim) {
             try {
                 rowOrder = add(cuda.upload("row order", t.rowOrder()));

@@ -28,23 +28,26 @@ class WideForwardListsTest {
     @Test
     void rowsOf128QueriesListExactlyTheAttendedKvTilesWithBruteForceBitTiles() {
         long master = Long.getLong("saw.test.seed", 0x128D256L);
-        for (int n = 0; n < 200; n++) {
+        int checked = 0;
+        for (int n = 0; n < 120; n++) {
             long seed = master * 1_000_003L + n;
             try {
-                checkOne(seed);
+                checked += checkOne(seed) ? 1 : 0;
             } catch (AssertionError | RuntimeException e) {
                 fail("case " + n + " failed; replay with -Dsaw.test.seed=" + master + " (case seed " + seed + "): "
                         + e.getMessage(), e);
             }
         }
+        assertTrue(checked >= 60, "only " + checked + " of 120 random masks were valid");
     }
 
-    private static void checkOne(long seed) {
+    /** False when the drawn mask is not a valid one (nothing checked). */
+    private static boolean checkOne(long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        Dims dims = RandomMasks.randomDims(rnd, 400);
+        Dims dims = RandomMasks.randomDims(rnd, 320);
         Mask mask = new RandomMasks(rnd, dims).mask(2);
         if (!MaskChecks.check(mask, dims).isEmpty()) {
-            return;
+            return false;
         }
         int kvHeads = dims.heads() % 2 == 0 && rnd.nextBoolean() ? dims.heads() / 2 : dims.heads();
         AttentionProblem p = new AttentionProblem(dims.batch(), dims.heads(), kvHeads, dims.seqQ(), dims.seqKv(), 256,
@@ -87,6 +90,7 @@ class WideForwardListsTest {
                 }
             }
         }
+        return true;
     }
 
     /** A listed tile: FULL (mask < 0) only when every pair is real and attends; PARTIAL with the exact pairs as bits. */
