@@ -13,7 +13,8 @@
 # (3) saw bench --pass fwd (3 warm-ups, median of 10): the current default (wgmma-pp, 64-row CTAs) and the new
 #     kernel side by side at causal 8K B=4 H=16, causal 16K B=2 H=16, sliding window 1024 and 8 documents at 8K
 #     B=4 H=16, all D=256 bf16 (plus the ws variant at causal 8K); cuDNN SDPA causal forward at both causal shapes
-#     (timed with the t() of bench/gpu/d256-wgmma.sh's peer code).
+#     (timed with the t() of bench/gpu/d256-wgmma.sh's peer code). Rows run in that order of importance (causal 8K,
+#     cuDNN, then the rest); one that would start past 105 s is skipped with a note.
 # A family whose run times out (a kernel that hangs) is skipped from then on. Logs in $OUT/d256f/; summary last.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,19 +104,19 @@ spec causal-16k 16384 2 "$causal"
 spec window-1024-8k 8192 4 '{ "sliding_window": { "left": 1024, "right": 0 } }'
 # 8 documents at 5/10/15/10/20/10/20/10 % of 8192 (flex-compare.sh's docs-8), causal inside each
 spec docs-8-8k 8192 4 "{ \"and\": [ $causal, { \"documents\": { \"lengths\": [409, 819, 1228, 819, 1638, 819, 1638, 822] } } ] }"
+# the rows in the order they matter; one that would start past 105 s is skipped, so the script ends inside 120 s
+budget_left() { (( $(date +%s) - t_start < 105 )); }
 bench() {  # VARIANT SHAPE
   [[ -n ${hung[$1]:-} ]] && { note "saw bench $1 $2 skipped: $1 hung in verify"; return; }
+  budget_left || { note "saw bench $1 $2 skipped: past the time budget"; return; }
   SAW_JAVA_OPTS="${opts[$1]}" timeout -k 5 30 "$saw" bench "$dir/spec-$2.json" --head-dim 256 --dtype bf16 --block 64x64 \
     --pass fwd --warmup 3 --reps 10 --backend gpu --out "$dir/saw-$1-$2.jsonl" >>"$log" 2>&1
   note "saw bench $1 $2 rc=$?"
 }
-for shape in causal-8k causal-16k window-1024-8k docs-8-8k; do
-  bench pp64 "$shape"
-  bench pp128 "$shape"
-done
-bench ws128 causal-8k
+bench pp64 causal-8k
+bench pp128 causal-8k
 # cuDNN SDPA causal forward, timed by the t() of d256-wgmma.sh's peer code (3 warm-ups, median of 10 event-timed runs)
-if [[ -f $here/d256-wgmma.sh ]]; then
+if [[ -f $here/d256-wgmma.sh ]] && budget_left; then
   {
     echo "import torch, torch.nn.functional as F"
     echo "from torch.nn.attention import sdpa_kernel, SDPBackend"
@@ -133,12 +134,17 @@ for name, B, S in (("causal-8k", 4, 8192), ("causal-16k", 2, 16384)):
     del q, k, v
 PY
   } >"$dir/cudnn.py"
-  timeout -k 5 40 python3 "$dir/cudnn.py" >"$dir/cudnn.txt" 2>&1
+  timeout -k 5 30 python3 "$dir/cudnn.py" >"$dir/cudnn.txt" 2>&1
   note "cudnn rc=$?"
   cat "$dir/cudnn.txt" >>"$log"
 else
-  note "cudnn: skipped (no d256-wgmma.sh beside this script)"
+  note "cudnn: skipped (no d256-wgmma.sh beside this script, or past the time budget)"
 fi
+for shape in causal-16k window-1024-8k docs-8-8k; do
+  bench pp64 "$shape"
+  bench pp128 "$shape"
+done
+bench ws128 causal-8k
 while read -r line; do summary+=("$line"); done < <(python3 - "$dir" 2>>"$log" <<'PY'
 import json, re, sys, pathlib
 d = pathlib.Path(sys.argv[1])
