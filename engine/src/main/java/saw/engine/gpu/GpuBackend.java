@@ -376,7 +376,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
             throw new IllegalArgumentException("the backward pass needs inputs with dO");
         }
         AttentionProblem p = in.problem();
-        Plan plan = plan(p, layout);
+        Plan plan = plan(p, layout, false);
         cuda.makeCurrent();
         SizeGuard.gpuRun(p, layout, Pass.BWD, 1, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
@@ -462,6 +462,11 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     }
 
     private Plan plan(AttentionProblem p, TileLayout layout) {
+        return plan(p, layout, true);
+    }
+
+    /** With {@code runsForward} false (no forward will be launched) the forward's own lists are not built. */
+    private Plan plan(AttentionProblem p, TileLayout layout, boolean runsForward) {
         KernelTiles tiles = new KernelTiles(layout.blockQ(), layout.blockKv());
         String why = KernelCatalog.unsupported(p, tiles);
         if (why != null) {
@@ -475,7 +480,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         SizeGuard.tileTables(p, layout).orThrow();
         long start = System.nanoTime();
         TileLists lists = TileLists.of(p, layout);
-        boolean q128 = KernelCatalog.wideQ128Fits(p, tiles, forwardKernel, major);
+        boolean q128 = runsForward && KernelCatalog.wideQ128Fits(p, tiles, forwardKernel, major);
         TileLists fwdLists = q128 ? forwardLists(p, layout) : lists;
         lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0,
                 lists.colSplitItems(), lists.colPartCount());
