@@ -37,10 +37,20 @@ declare -A opts=(
 # ---------------------------------------------------------------- (0) SASS of the new kernels (sm_90a image)
 python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
   "$here"/lib/saw-engine-*.jar >"$dir/saw.fatbin" 2>>"$log"
-timeout 20 cuobjdump --dump-sass "$dir/saw.fatbin" 2>>"$log" | awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3}
+# only these functions, as bwd-frontier.sh does (d256-wgmma.sh's full dump piped through awk left its table empty on
+# the H200: docs/results/h200-2026-12-01c/callA/d256/sass.txt); the 64-row pp kernel beside them for comparison
+fns=fwd_wgmmapp_bf16_d256_q128_kv64,fwd_wgmmaws_bf16_d256_q128_kv64,fwd_wgmmapp_fp16_d256_q128_kv64,fwd_wgmmapp_bf16_d256_q64_kv64
+timeout 30 cuobjdump --dump-sass --function "$fns" "$dir/saw.fatbin" >"$dir/sass-dump.txt" 2>>"$log" || note "cuobjdump failed or timed out"
+awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3}
     fn ~ /^fwd_wgmma(ws|pp)_.*_d256_/ && arch=="sm_90a" {
       if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /HMMA/) hm[fn]++; if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
-    END { for (f in seen) printf "%s|HGMMA %d, HMMA %d, local memory %d\n", f, hg[f], hm[f], lm[f] }' | sort >"$dir/sass.txt"
+    END { for (f in seen) printf "%s|HGMMA %d, HMMA %d, local memory %d\n", f, hg[f], hm[f], lm[f] }' "$dir/sass-dump.txt" \
+  | sort >"$dir/sass.txt"
+if [[ -s $dir/sass.txt ]]; then
+  rm -f "$dir/sass-dump.txt"
+else
+  summary+=("sass|no sm_90a function found (cuobjdump's output kept in sass-dump.txt)")
+fi
 while read -r line; do summary+=("sass ${line%%|*}|${line#*|}"); done <"$dir/sass.txt"
 rm -f "$dir/saw.fatbin"
 
