@@ -27,6 +27,13 @@ constexpr int W256_STAGES = 3;  // Q + 3 x (K, V) = 224 KB, inside Hopper's 227 
 // two consumer warpgroups: 128 x 56 + 256 x 224 registers = the 384 x 168 a CTA gets at launch
 constexpr int W256_PRODUCER_REGS = 56;
 constexpr int W256_CONSUMER_REGS = 224;
+// the 128-row CTA (attention_fwd_wgmma_d256_q128): Q 128 x 256 and two K/V stages = 192 KB. 128 x 40 + 256 x 232
+// registers = the 384 x 168 a CTA gets at launch; at 24 / 240 the producer spilled (32 bytes), at 56 / 224 the
+// consumers (24 bytes)
+constexpr int W256_WIDE_BQ = 128;
+constexpr int W256_WIDE_STAGES = 2;
+constexpr int W256_WIDE_PRODUCER_REGS = 40;
+constexpr int W256_WIDE_CONSUMER_REGS = 232;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -55,10 +62,11 @@ template <> struct WgmmaN256<__half> {
     }
 };
 
-// One consumer warpgroup's view of a CTA: WgRows (attention_fwd_wgmma.cu) at 64 x 64 tiles, and the products.
-template <typename T>
-struct W256Cta : WgRows<T, W256_D, W256_BQ, W256_BKV, W256_STAGES> {
-    using Rows = WgRows<T, W256_D, W256_BQ, W256_BKV, W256_STAGES>;
+// One consumer warpgroup's view of a CTA: WgRows (attention_fwd_wgmma.cu) at BQ x 64 tiles, and the products. BQ = 64:
+// every consumer warpgroup works on the CTA's 64 q rows; BQ = 128: warpgroup wg owns rows [64 wg, 64 wg + 64).
+template <typename T, int BQ_ = W256_BQ, int ST_ = W256_STAGES>
+struct W256Cta : WgRows<T, W256_D, BQ_, W256_BKV, ST_> {
+    using Rows = WgRows<T, W256_D, BQ_, W256_BKV, ST_>;
     using Rows::BQ;
     using Rows::BKV;
     using Rows::SR;
@@ -69,18 +77,22 @@ struct W256Cta : WgRows<T, W256_D, W256_BQ, W256_BKV, W256_STAGES> {
     using Rows::rowInTile0;
     using Rows::t;
     static constexpr int D = W256_D;
-    static constexpr int ST = W256_STAGES;
+    static constexpr int ST = ST_;
     static constexpr int KV_ELEMS = BKV * D;
-    using Tile = typename Rows::QTile;  // Q, K and V tiles alike (BQ = BKV)
+    static_assert(BQ == 64 || BQ == 128, "one or two warpgroups' rows");
 
-    // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel 64 rows further
+    int wg;  // the consumer warpgroup's 64 rows within the q tile (0 when BQ = 64)
+
+    // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel BQ (Q) or BKV (K)
+    // rows further; this warpgroup's Q rows start 64 wg rows into each panel
     __device__ __forceinline__ void issueScores(float (&s)[SR], int stage) const {
         const uint32_t k = smem_u32(sK + stage * KV_ELEMS);
-        const uint32_t q = smem_u32(sQ);
+        const uint32_t q = smem_u32(sQ) + (BQ == 64 ? 0 : wg * 64 * 128);
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t at = (kc >> 2) * (BQ * 128) + (kc & 3) * 32;
-            Wgmma<T, BKV>::ss(s, sw128_desc(q + at, 16, 1024), sw128_desc(k + at, 16, 1024), kc > 0 ? 1 : 0);
+            const uint32_t inPanel = (kc & 3) * 32;
+            Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024),
+                              sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024), kc > 0 ? 1 : 0);
         }
     }
 
@@ -93,11 +105,11 @@ struct W256Cta : WgRows<T, W256_D, W256_BQ, W256_BKV, W256_STAGES> {
         }
     }
 
-
-    // this thread's place in its consumer warpgroup (thread = index within the warpgroup)
-    __device__ __forceinline__ void seat(int thread) {
+    // this thread's place in consumer warpgroup `wgIndex` (thread = index within the warpgroup)
+    __device__ __forceinline__ void seat(int wgIndex, int thread) {
         const int lane = thread & 31;
-        rowInTile0 = (thread >> 5) * 16 + (lane >> 2);
+        wg = BQ == 64 ? 0 : wgIndex;
+        rowInTile0 = wg * 64 + (thread >> 5) * 16 + (lane >> 2);
         t = lane & 3;
     }
 };
@@ -172,7 +184,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
     if (CONSUMERS == 2) regs_alloc<W256_CONSUMER_REGS>();
     const int ct = threadIdx.x - 128;
     const int cw = ct >> 7;  // consumer warpgroup: list entries cw, cw + CONSUMERS, ...
-    c.seat(ct & 127);
+    c.seat(0, ct & 127);
     const bool lane0 = (ct & 31) == 0;
     auto release = [&](uint64_t* bar) {
         __syncwarp();
@@ -286,6 +298,176 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
 #endif
 }
 
+// The 128-row CTA (fwd_wgmma{ws,pp}_*_d256_q128_kv64): FlashAttention-3's layout at D = 256. Two consumer
+// warpgroups each own 64 of the CTA's 128 q rows (O 64 x 256 fp32: 128 registers per thread) and both read every
+// K/V tile the producer loads once, so a 64 KB K/V tile feeds 8.4 MFLOP instead of the 64-row CTA's 4.2. Q
+// (128 x 256, 64 KB) and two stages of K and V (2 x 64 KB) take 193 KB; a third stage does not fit. Each
+// consumer runs the intra-warpgroup overlap (S of tile i + 1 and P V of tile i in flight during the softmax of
+// tile i + 1); PINGPONG adds attention_fwd_wgmma_ws's turns (named barriers 1 and 2), so one warpgroup's softmax
+// runs while the other's products occupy the tensor cores. The host gives it the layout's mask compiled at
+// 128 x 64 (its own row lists, bit tiles of 128 rows and work order): GpuBackend.forwardLists.
+template <typename T, bool PINGPONG>
+__device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
+    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
+    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
+    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
+    float scale, float softcap) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Cta = W256Cta<T, W256_WIDE_BQ, W256_WIDE_STAGES>;
+    constexpr int D = Cta::D;
+    constexpr int BKV = Cta::BKV;
+    constexpr int ST = Cta::ST;
+    constexpr int KV = Cta::KV_ELEMS;
+    constexpr int CONSUMER_WARPS = 8;
+
+    extern __shared__ unsigned char smemRaw[];
+    Cta c;
+    uint64_t* fullK = reinterpret_cast<uint64_t*>(c.place(smemRaw));
+    uint64_t* fullV = fullK + ST;
+    uint64_t* emptyK = fullV + ST;
+    uint64_t* emptyV = emptyK + ST;
+    const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
+                         softcap);
+    const int count = c.count;
+    if (threadIdx.x == 0) {
+        for (int st = 0; st < ST; ++st) {
+            mbar_init(fullK + st, 128);
+            mbar_init(fullV + st, 128);
+            mbar_init(emptyK + st, CONSUMER_WARPS);  // both warpgroups read every tile
+            mbar_init(emptyV + st, CONSUMER_WARPS);
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (threadIdx.x < 128) {
+        // producer: K(i) and V(i) into stage i % ST once both consumers have released tile i - ST (each consumer
+        // loads its own rows of Q: the producer's 24 registers cannot hold the addresses of 32 more copies)
+        regs_dealloc<W256_WIDE_PRODUCER_REGS>();
+        const int pt = threadIdx.x;
+        int st = 0;
+        uint32_t round = 0;
+        for (int i = 0; i < count; ++i) {
+            const int kv0 = c.kvIdx[c.begin + i] * BKV;
+            if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
+            produce_tile_sw128<BKV, D, 128>(c.sK + st * KV, c.Kh, kv0, c.Skv, pt);
+            mbar_arrive_cp_async(fullK + st);
+            if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
+            produce_tile_sw128<BKV, D, 128>(c.sV + st * KV, c.Vh, kv0, c.Skv, pt);
+            mbar_arrive_cp_async(fullV + st);
+            if (++st == ST) {
+                st = 0;
+                ++round;
+            }
+        }
+        cp_async_wait<0>();
+        return;
+    }
+    regs_alloc<W256_WIDE_CONSUMER_REGS>();
+    const int ct = threadIdx.x - 128;
+    const int cw = ct >> 7;
+    c.seat(cw, ct & 127);
+    const bool lane0 = (ct & 31) == 0;
+    auto release = [&](uint64_t* bar) {
+        __syncwarp();
+        if (lane0) mbar_arrive(bar);
+    };
+    // named barrier 1 + w: warpgroup w's turn to issue; 256 = its 128 waiting threads + the other's 128 arriving.
+    // Constant ids: with 1 + cw in a register the consumers spilled 4 bytes at 232 registers.
+    auto takeTurn = [&]() {
+        if (PINGPONG) {
+            if (cw == 0) named_sync(1, 256);
+            else named_sync(2, 256);
+        }
+    };
+    auto passTurn = [&]() {
+        if (PINGPONG) {
+            if (cw == 0) named_arrive(2, 256);
+            else named_arrive(1, 256);
+        }
+    };
+
+    float o[Cta::OR];
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.f, 0.f};
+    float alpha[2];
+    float s[Cta::SR];
+    uint32_t p[BKV / 16][4];
+#pragma unroll
+    for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+
+    if (count > 0) {
+        // this warpgroup's 64 rows of Q, while the producer loads K(0); named barrier 3 + cw: all its copies landed
+        load_rows<typename Cta::QTile, 64, D, 128>(c.sQ + cw * 64 * 64, Qh, c.q0 + cw * 64, Sq, ct & 127);
+        cp_async_commit();
+        cp_async_wait<0>();
+        fence_proxy_async();
+        named_sync(3 + cw, 128);
+        if (PINGPONG && cw == 1) named_arrive(1, 256);  // warpgroup 0 goes first
+        mbar_wait(fullK, 0);
+        fence_proxy_async();
+        takeTurn();
+        wgmma_fence();
+        c.issueScores(s, 0);
+        wgmma_commit();
+        passTurn();
+        wgmma_wait<0>();
+        fence_regs(s);
+        release(emptyK);
+        c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
+        Cta::pack(p, s);
+
+        int st = 0;  // stage of tile it, and the parity of its barriers' current phase
+        uint32_t phase = 0;
+        for (int it = 0; it + 1 < count; ++it) {
+            const int st1 = st + 1 == ST ? 0 : st + 1;
+            const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
+            mbar_wait(fullK + st1, phase1);
+            mbar_wait(fullV + st, phase);
+            fence_proxy_async();
+            takeTurn();
+            fence_regs(o);
+            wgmma_fence();
+            c.issueScores(s, st1);
+            wgmma_commit();
+            c.issueOutput(o, p, st);
+            wgmma_commit();
+            passTurn();
+            wgmma_wait<1>();
+            fence_regs(s);
+            release(emptyK + st1);
+            c.softmax(s, it + 1, m, l, alpha);
+            wgmma_wait<0>();
+            fence_regs(o);
+            release(emptyV + st);
+            Cta::rescale(o, alpha);
+            Cta::pack(p, s);
+            st = st1;
+            phase = phase1;
+        }
+        // the last tile: P V only (peeled, as in fwd_wgmmaov)
+        mbar_wait(fullV + st, phase);
+        fence_proxy_async();
+        takeTurn();
+        fence_regs(o);
+        wgmma_fence();
+        c.issueOutput(o, p, st);
+        wgmma_commit();
+        passTurn();
+        wgmma_wait<0>();
+        fence_regs(o);
+        if (PINGPONG && cw == 0) named_sync(1, 256);  // takes warpgroup 1's last pass: the counts balance
+    }
+    // each warpgroup stages its own rows of O over its own rows of Q (its Q K^T is done) and stores them
+    c.stageOutput(o, m, l, LSE, Sq);
+    named_sync(3 + cw, 128);
+    c.template storeOutput<64, 128>(O, Sq, cw * 64, ct & 127);
+#else
+    __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
+#endif
+}
+
 }  // namespace saw
 
 #define SAW_FWD_WGMMA_D256(NAME, T, CONSUMERS)                                                                   \
@@ -301,3 +483,17 @@ SAW_FWD_WGMMA_D256(fwd_wgmmaws_bf16_d256_q64_kv64, __nv_bfloat16, 1)
 SAW_FWD_WGMMA_D256(fwd_wgmmaws_fp16_d256_q64_kv64, __half, 1)
 SAW_FWD_WGMMA_D256(fwd_wgmmapp_bf16_d256_q64_kv64, __nv_bfloat16, 2)
 SAW_FWD_WGMMA_D256(fwd_wgmmapp_fp16_d256_q64_kv64, __half, 2)
+
+#define SAW_FWD_WGMMA_D256_Q128(NAME, T, PINGPONG)                                                               \
+    extern "C" __global__ void __launch_bounds__(384, 1) NAME(                                                  \
+        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,          \
+        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,   \
+        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                  \
+        saw::attention_fwd_wgmma_d256_q128<T, PINGPONG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial,   \
+                                                         kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap); \
+    }
+
+SAW_FWD_WGMMA_D256_Q128(fwd_wgmmaws_bf16_d256_q128_kv64, __nv_bfloat16, false)
+SAW_FWD_WGMMA_D256_Q128(fwd_wgmmaws_fp16_d256_q128_kv64, __half, false)
+SAW_FWD_WGMMA_D256_Q128(fwd_wgmmapp_bf16_d256_q128_kv64, __nv_bfloat16, true)
+SAW_FWD_WGMMA_D256_Q128(fwd_wgmmapp_fp16_d256_q128_kv64, __half, true)

@@ -376,7 +376,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
             throw new IllegalArgumentException("the backward pass needs inputs with dO");
         }
         AttentionProblem p = in.problem();
-        Plan plan = plan(p, layout);
+        Plan plan = plan(p, layout, false);
         cuda.makeCurrent();
         SizeGuard.gpuRun(p, layout, Pass.BWD, 1, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
@@ -423,13 +423,16 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         final AttentionProblem p;
         final TileLayout layout;
         final TileLists lists;
+        /** The forward's lists: {@link #lists}, or the mask's at 128x64 for the head dim 256 forward with 128-row CTAs. */
+        final TileLists fwdLists;
         final LaunchShape fwd;
         final LaunchShape bwd;
 
-        Plan(AttentionProblem p, TileLayout layout, TileLists lists, LaunchShape fwd, LaunchShape bwd) {
+        Plan(AttentionProblem p, TileLayout layout, TileLists lists, TileLists fwdLists, LaunchShape fwd, LaunchShape bwd) {
             this.p = p;
             this.layout = layout;
             this.lists = lists;
+            this.fwdLists = fwdLists;
             this.fwd = fwd;
             this.bwd = bwd;
         }
@@ -459,6 +462,11 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     }
 
     private Plan plan(AttentionProblem p, TileLayout layout) {
+        return plan(p, layout, true);
+    }
+
+    /** With {@code runsForward} false (no forward will be launched) the forward's own lists are not built. */
+    private Plan plan(AttentionProblem p, TileLayout layout, boolean runsForward) {
         KernelTiles tiles = new KernelTiles(layout.blockQ(), layout.blockKv());
         String why = KernelCatalog.unsupported(p, tiles);
         if (why != null) {
@@ -472,11 +480,28 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         SizeGuard.tileTables(p, layout).orThrow();
         long start = System.nanoTime();
         TileLists lists = TileLists.of(p, layout);
+        boolean q128 = runsForward && KernelCatalog.wideQ128Fits(p, tiles, forwardKernel, major);
+        TileLists fwdLists = q128 ? forwardLists(p, layout) : lists;
         lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0,
                 lists.colSplitItems(), lists.colPartCount());
-        return new Plan(p, layout, lists, KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
+        LaunchShape fwd = q128 ? KernelCatalog.forwardWideQ128(p, fwdLists.numQBlocks(), forwardKernel)
+                : KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major);
+        return new Plan(p, layout, lists, fwdLists, fwd,
                 KernelCatalog.backwardLaunch(KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major),
                         p, lists));
+    }
+
+    /**
+     * The lists of the head dim 256 forward with 128-row CTAs: the layout's mask compiled again at
+     * {@link KernelCatalog#WIDE_Q128_TILES}. The mask is the specification, so its tiles, bit tiles and work order
+     * at 128 rows come from the same code as every layout's, exact by construction (docs/kernel-notes.md says why
+     * this and not pairs of the 64x64 lists).
+     */
+    static TileLists forwardLists(AttentionProblem p, TileLayout layout) {
+        KernelTiles t = KernelCatalog.WIDE_Q128_TILES;
+        TileLayout rows = layout.mask().compile(t.blockQ(), t.blockKv());
+        SizeGuard.tileTables(p, rows).orThrow();
+        return TileLists.of(p, rows);
     }
 
     /** Tiles the kernels' lists hold: the non-empty tiles of every distinct head (identical heads share one list). */
@@ -491,7 +516,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** The plan's tables on the device, timed into {@link #lastTables()}. */
     private Tables uploadTables(Plan plan) {
         long start = System.nanoTime();
-        Tables t = new Tables(cuda, plan.lists, plan.p.headDim());
+        Tables t = new Tables(cuda, plan.lists, plan.fwdLists, plan.p.headDim());
         double seconds = (System.nanoTime() - start) / 1e9;
         long bytes = t.made.bytes();
         TableCost built = lastTables;
@@ -519,11 +544,24 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         final DeviceBuffer colMask;
         final DeviceBuffer bits;
         final DeviceBuffer bitsT;
+        /** The forward's row tables: those above, or its own lists' (Plan#fwdLists). */
+        final DeviceBuffer fwdOrder;
+        final DeviceBuffer fwdRowPtr;
+        final DeviceBuffer fwdRowPartial;
+        final DeviceBuffer fwdRowKv;
+        final DeviceBuffer fwdRowMask;
+        final DeviceBuffer fwdBits;
 
         /** Every table made so far, so that a failed upload frees the ones before it. */
         private final BufferList made = new BufferList();
 
+        /** The tables of {@code t}, whose rows the forward reads too. */
         Tables(CudaDevice cuda, TileLists t, int headDim) {
+            this(cuda, t, t, headDim);
+        }
+
+        /** The tables of {@code t}, and {@code fwd}'s row tables for the forward when it is another list. */
+        Tables(CudaDevice cuda, TileLists t, TileLists fwd, int headDim) {
             try {
                 rowOrder = add(cuda.upload("row order", t.rowOrder()));
                 colLaunch = add(cuda.upload("column launch order", t.colLaunch()));
@@ -541,6 +579,13 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
                 colMask = add(cuda.upload("column bit tiles", t.colMask()));
                 bits = add(cuda.upload("bit tiles", t.bits()));
                 bitsT = add(cuda.upload("transposed bit tiles", t.bitsT()));
+                boolean own = fwd != t;
+                fwdOrder = own ? add(cuda.upload("forward row order", fwd.rowOrder())) : rowOrder;
+                fwdRowPtr = own ? add(cuda.upload("forward row pointers", fwd.rowPtr())) : rowPtr;
+                fwdRowPartial = own ? add(cuda.upload("forward row partial counts", fwd.rowPartial())) : rowPartial;
+                fwdRowKv = own ? add(cuda.upload("forward row kv-blocks", fwd.rowKv())) : rowKv;
+                fwdRowMask = own ? add(cuda.upload("forward row bit tiles", fwd.rowMask())) : rowMask;
+                fwdBits = own ? add(cuda.upload("forward bit tiles", fwd.bits())) : bits;
             } catch (RuntimeException e) {
                 close();
                 throw e;
@@ -560,8 +605,9 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     private void launchForward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
                                DeviceBuffer lse) {
         AttentionProblem p = plan.p;
-        cuda.launch(plan.fwd, q, k, v, o, lse, t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits,
-                p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.lists.numQBlocks(), (float) p.scale(), (float) p.softcap());
+        cuda.launch(plan.fwd, q, k, v, o, lse, t.fwdOrder, t.variantOf, t.fwdRowPtr, t.fwdRowPartial, t.fwdRowKv,
+                t.fwdRowMask, t.fwdBits, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.fwdLists.numQBlocks(),
+                (float) p.scale(), (float) p.softcap());
     }
 
     private void launchBackward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,

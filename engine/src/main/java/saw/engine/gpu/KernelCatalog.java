@@ -128,13 +128,25 @@ final class KernelCatalog {
     static boolean wideWgmmaFits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
         return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(WIDE_WGMMA_TILES)
                 && (kernel == ForwardKernel.WGMMA_WS || kernel == ForwardKernel.WGMMA_PINGPONG)
-                && WIDE_FORWARD.configured() == WideFamily.WGMMA;
+                && WIDE_FORWARD.configured() != WideFamily.MMA;
+    }
+
+    /**
+     * Whether the head dim 256 Hopper forward with 128-row CTAs runs this problem: where {@link #wideWgmmaFits} holds
+     * and the switch says {@code wgmma-q128}. It reads its own lists, the layout's mask compiled at
+     * {@link #WIDE_Q128_TILES} (GpuBackend builds them); callers that hold only the 64x64 lists (a ring's parts) run
+     * the 64-row kernel through {@link #forwardFor}.
+     */
+    static boolean wideQ128Fits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
+        return wideWgmmaFits(p, tiles, kernel, major) && WIDE_FORWARD.configured() == WideFamily.WGMMA_Q128;
     }
 
     /** Which kernel family head dim 256 runs on Hopper, as one of {@link WideSwitch}'s settings picks it. */
     enum WideFamily {
         MMA("mma"),
-        WGMMA("wgmma");
+        WGMMA("wgmma"),
+        /** The forward only: 128-row CTAs over the mask compiled at 128x64 (attention_fwd_wgmma_d256_q128). */
+        WGMMA_Q128("wgmma-q128");
 
         private final String label;
 
@@ -147,27 +159,38 @@ final class KernelCatalog {
         }
     }
 
-    /** A system property or environment variable (the property wins) that picks a {@link WideFamily}, wgmma by default. */
-    record WideSwitch(String property, String env, String what) {
-        /** @throws IllegalArgumentException naming the setting when its value is neither label */
+    /**
+     * A system property or environment variable (the property wins) that picks one of {@code families}, wgmma by
+     * default.
+     */
+    record WideSwitch(String property, String env, String what, List<WideFamily> families) {
+        WideSwitch {
+            families = List.copyOf(families);
+        }
+
+        /** @throws IllegalArgumentException naming the setting when its value is none of the families' labels */
         WideFamily configured() {
-            return KernelSetting.configured(WideFamily.values(), WideFamily::label, property, env, WideFamily.WGMMA, what);
+            return KernelSetting.configured(families.toArray(new WideFamily[0]), WideFamily::label, property, env,
+                    WideFamily.WGMMA, what);
         }
     }
 
     /**
      * Whether head dim 256 runs the Hopper forward on Hopper (the default, wgmma: verified on the H200 and 472 against
-     * the mma.sync family's best 217 TFLOP/s on causal 8K, bench/gpu/d256-wgmma.sh) or the mma.sync one:
-     * {@code -Dsaw.kernel.fwd256=wgmma|mma} or {@code SAW_KERNEL_FWD256}.
+     * the mma.sync family's best 217 TFLOP/s on causal 8K, bench/gpu/d256-wgmma.sh), its 128-row CTAs (wgmma-q128, off
+     * until the H200 verifies it: bench/gpu/d256-fwd128.sh) or the mma.sync one:
+     * {@code -Dsaw.kernel.fwd256=wgmma|wgmma-q128|mma} or {@code SAW_KERNEL_FWD256}.
      */
-    static final WideSwitch WIDE_FORWARD = new WideSwitch("saw.kernel.fwd256", "SAW_KERNEL_FWD256", "head dim 256 forward");
+    static final WideSwitch WIDE_FORWARD = new WideSwitch("saw.kernel.fwd256", "SAW_KERNEL_FWD256", "head dim 256 forward",
+            List.of(WideFamily.MMA, WideFamily.WGMMA, WideFamily.WGMMA_Q128));
 
     /**
      * Whether head dim 256 runs the Hopper backward on Hopper (the default, wgmma: verified on the H200 and 275 against
      * the mma.sync family's 103 TFLOP/s on causal 8K, bench/gpu/d256-bwd-wgmma.sh) or the mma.sync one:
      * {@code -Dsaw.kernel.bwd256=wgmma|mma} or {@code SAW_KERNEL_BWD256}.
      */
-    static final WideSwitch WIDE_BACKWARD = new WideSwitch("saw.kernel.bwd256", "SAW_KERNEL_BWD256", "head dim 256 backward");
+    static final WideSwitch WIDE_BACKWARD = new WideSwitch("saw.kernel.bwd256", "SAW_KERNEL_BWD256", "head dim 256 backward",
+            List.of(WideFamily.MMA, WideFamily.WGMMA));
 
     static String forwardWideWgmmaName(DType t, ForwardKernel family) {
         return family.kernelPrefix() + t.label() + "_d" + WIDE_HEAD_DIM + "_q64_kv64";
@@ -185,6 +208,27 @@ final class KernelCatalog {
         int smem = (side * d + 2 * WIDE_WGMMA_STAGES * side * d) * 2 + 1024 + (1 + 4 * WIDE_WGMMA_STAGES) * 8;
         return new LaunchShape(forwardWideWgmmaName(p.dtype(), family), (long) p.batch() * p.heads() * numQBlocks,
                 wideWgmmaThreads(family), smem);
+    }
+
+    /** The tile of the head dim 256 Hopper forward with 128-row CTAs: two consumer warpgroups of 64 rows, 64-row kv tiles. */
+    static final KernelTiles WIDE_Q128_TILES = new KernelTiles(128, 64);
+    /** K/V stages of that forward (W256_WIDE_STAGES): Q is twice as large, a third stage does not fit. */
+    static final int WIDE_Q128_STAGES = 2;
+
+    static String forwardWideQ128Name(DType t, ForwardKernel family) {
+        return family.kernelPrefix() + t.label() + "_d" + WIDE_HEAD_DIM + "_q128_kv64";
+    }
+
+    /**
+     * One CTA per 128-row q tile, head and batch entry ({@code numQBlocks} of the 128x64 lists); a producer and two
+     * consumer warpgroups for both families ({@link ForwardKernel#WGMMA_PINGPONG} adds the consumers' turns). Q (128 x
+     * 256) and two stages of K and V (64 x 256) in the 128-byte swizzle, 1024 bytes to align them, four barriers per stage.
+     */
+    static LaunchShape forwardWideQ128(AttentionProblem p, int numQBlocks, ForwardKernel family) {
+        int d = WIDE_HEAD_DIM;
+        int smem = (WIDE_Q128_TILES.blockQ() * d + 2 * WIDE_Q128_STAGES * WIDE_Q128_TILES.blockKv() * d) * 2 + 1024
+                + 4 * WIDE_Q128_STAGES * 8;
+        return new LaunchShape(forwardWideQ128Name(p.dtype(), family), (long) p.batch() * p.heads() * numQBlocks, 384, smem);
     }
 
     /** CTAs per kv tile of the mma.sync backward: 2 at head dim 256 (one per half of the output columns), else 1. */
@@ -356,6 +400,8 @@ final class KernelCatalog {
             }
             names.add(forwardWideWgmmaName(t, ForwardKernel.WGMMA_WS));
             names.add(forwardWideWgmmaName(t, ForwardKernel.WGMMA_PINGPONG));
+            names.add(forwardWideQ128Name(t, ForwardKernel.WGMMA_WS));
+            names.add(forwardWideQ128Name(t, ForwardKernel.WGMMA_PINGPONG));
             names.add(backwardWideWgmmaName(t, false));
             names.add(backwardWideWgmmaName(t, true));
             names.add("bwd_pre_" + t.label() + "_d" + WIDE_HEAD_DIM);
@@ -377,7 +423,8 @@ final class KernelCatalog {
         return "compute capability " + WGMMA_MAJOR + ".0 with " + WGMMA_TILES + " tiles and head dim 64 or 128: forward "
                 + ForwardKernel.configured().label() + ", backward " + BackwardKernel.configured().label()
                 + "; with " + WIDE_WGMMA_TILES + " tiles and head dim 256: forward " + WIDE_FORWARD.configured().label()
-                + " (-D" + WIDE_FORWARD.property() + " or " + WIDE_FORWARD.env() + "; wgmma runs wgmma-ws or wgmma-pp, the others mma.sync)"
+                + " (-D" + WIDE_FORWARD.property() + " or " + WIDE_FORWARD.env() + "; wgmma runs wgmma-ws or wgmma-pp, wgmma-q128 them with "
+                + WIDE_Q128_TILES + " CTAs, the others mma.sync)"
                 + ", backward " + WIDE_BACKWARD.configured().label() + " (-D" + WIDE_BACKWARD.property() + " or " + WIDE_BACKWARD.env()
                 + "; wgmma runs for every Hopper backward family)"
                 + "; elsewhere mma.sync (-D" + ForwardKernel.PROPERTY + " or " + ForwardKernel.ENV + ", -D" + BackwardKernel.PROPERTY

@@ -1,6 +1,7 @@
 package saw.engine.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -121,7 +122,45 @@ class KernelCatalogTest {
         withWideForward("on", () -> {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9));
-            assertEquals("-Dsaw.kernel.fwd256=on is not a head dim 256 forward kernel family (mma or wgmma)", e.getMessage());
+            assertEquals("-Dsaw.kernel.fwd256=on is not a head dim 256 forward kernel family (mma, wgmma or wgmma-q128)",
+                    e.getMessage());
+        });
+    }
+
+    @Test
+    void headDim256Q128ForwardShapeAndNamesAndTheBackwardSwitchRefusesIt() {
+        AttentionProblem p = new AttentionProblem(2, 8, 2, 1000, 1500, 256, DType.FP16, 0.0625, 30);
+        KernelTiles t = new KernelTiles(64, 64);
+        withWideForward("wgmma-q128", () -> {
+            assertTrue(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9));
+            assertTrue(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_WS, 9));
+            assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 8), "sm_90a code: cc 9.0 only");
+            assertFalse(KernelCatalog.wideQ128Fits(p, new KernelTiles(64, 32), ForwardKernel.WGMMA_PINGPONG, 9));
+            assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_OVERLAP, 9));
+            assertEquals("fwd_wgmmapp_fp16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9).kernel(),
+                    "callers holding only the 64x64 lists (ring parts) keep the 64-row kernel");
+        });
+        withWideForward("wgmma", () -> assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9), "off by default"));
+        withWideForward(null, () -> assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9), "off by default"));
+        LaunchShape pp = KernelCatalog.forwardWideQ128(p, 8, ForwardKernel.WGMMA_PINGPONG);
+        assertEquals("fwd_wgmmapp_fp16_d256_q128_kv64", pp.kernel());
+        assertEquals(2L * 8 * 8, pp.grid(), "one CTA per 128-row q tile, head and batch entry");
+        assertEquals(384, pp.block(), "a producer and two consumer warpgroups");
+        // Q (128 x 256), two stages of K and V (64 x 256), alignment, four barriers per stage
+        assertEquals((128 * 256 + 4 * 64 * 256) * 2 + 1024 + 8 * 8, pp.sharedBytes());
+        assertTrue(pp.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
+        LaunchShape ws = KernelCatalog.forwardWideQ128(p, 8, ForwardKernel.WGMMA_WS);
+        assertEquals("fwd_wgmmaws_fp16_d256_q128_kv64", ws.kernel());
+        assertEquals(384, ws.block(), "two consumers own 64 rows each, without turns");
+        for (DType dt : DType.values()) {
+            for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.WGMMA_WS, ForwardKernel.WGMMA_PINGPONG}) {
+                String name = KernelCatalog.forwardWideQ128Name(dt, family);
+                assertTrue(KernelCatalog.allNames().contains(name), name + " is in the catalog");
+            }
+        }
+        withProperty(KernelCatalog.WIDE_BACKWARD.property(), "wgmma-q128", () -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, KernelCatalog.WIDE_BACKWARD::configured);
+            assertEquals("-Dsaw.kernel.bwd256=wgmma-q128 is not a head dim 256 backward kernel family (mma or wgmma)", e.getMessage());
         });
     }
 
@@ -215,7 +254,8 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype
+        assertTrue(names.contains("fwd_wgmmapp_bf16_d256_q128_kv64"), "the D = 256 Hopper forward with 128-row CTAs");
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
         assertTrue(names.contains("bwd_wgmma_fp16_d256_q64_kv64_softcap"), "the D = 256 Hopper backward");

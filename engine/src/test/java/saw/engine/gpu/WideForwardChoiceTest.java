@@ -12,6 +12,7 @@ import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.Pass;
+import saw.engine.attention.TileLists;
 import saw.engine.mask.TileLayout;
 import saw.engine.tune.Candidate;
 import saw.engine.tune.GpuCandidates;
@@ -54,6 +55,37 @@ class WideForwardChoiceTest {
         assertEquals("fwd_wgmmapp_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)));
         AttentionProblem capped = new AttentionProblem(1, 2, 1, 200, 300, 256, DType.FP16, 0.0625, 30);
         assertEquals("fwd_wgmmaws_fp16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA_WS, capped, causal(capped, 64, 64)));
+    }
+
+    @Test
+    void switchedToQ128HopperAt64x64RunsThe128RowCtasOverTheMaskCompiledAt128x64() {
+        KernelCatalogTest.withWideForward("wgmma-q128", () -> {
+            AttentionProblem p = AttentionProblem.of(2, 4, 1, 400, 400, 256, DType.BF16);
+            TileLayout layout = causal(p, 64, 64);
+            assertEquals("fwd_wgmmapp_bf16_d256_q128_kv64", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, layout));
+            AttentionProblem capped = new AttentionProblem(1, 2, 2, 200, 300, 256, DType.FP16, 0.0625, 30);
+            assertEquals("fwd_wgmmaws_fp16_d256_q128_kv64", launchedForward(9, ForwardKernel.WGMMA_WS, capped, causal(capped, 64, 64)));
+            assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(8, ForwardKernel.WGMMA_PINGPONG, p, layout), "sm_80");
+            assertEquals("fwd_bf16_d256_q64_kv32", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 32)), "64x32");
+            assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA, p, layout), "wgmma family");
+
+            FakeDriver driver = new FakeDriver(8L << 30);
+            try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", 9)) {
+                gpu.forwardKernel(ForwardKernel.WGMMA_PINGPONG);
+                gpu.backwardKernel(BackwardKernel.WGMMA_WS);
+                gpu.forwardBackward(AttentionInputs.random(p, 3, true), layout);
+                assertEquals(2 * 4 * 4, driver.lastGrid.get("fwd_wgmmapp_bf16_d256_q128_kv64"),
+                        "one CTA per 128-row q tile (ceil(400 / 128) = 4), head and batch entry");
+                assertTrue(driver.launched.contains("bwd_wgmma_bf16_d256_q64_kv64"), "the backward is unchanged: " + driver.launched);
+                long q128Tables = gpu.lastTables().deviceBytes();
+                TileLists own = GpuBackend.forwardLists(p, layout);
+                long ownBytes = 4L * (own.rowOrder().length + own.rowPtr().length + own.rowPartial().length
+                        + own.rowKv().length + own.rowMask().length + own.bits().length);
+                KernelCatalogTest.withWideForward("wgmma", () -> gpu.forward(AttentionInputs.random(p, 3, false), layout));
+                assertEquals(ownBytes, q128Tables - gpu.lastTables().deviceBytes(),
+                        "the forward's own row tables, built at 128x64, are uploaded beside the layout's");
+            }
+        });
     }
 
     @Test
