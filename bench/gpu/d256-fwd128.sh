@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 13 on the H200, the head dim 256 Hopper forward with 128-row CTAs (attention_fwd_wgmma_d256.cu,
-# fwd_wgmma{pp,ws}_*_d256_q128_kv64, selected by -Dsaw.kernel.fwd256=wgmma-q128; off by default). Under 120 s; run
+# fwd_wgmma{pp,ws}_*_d256_q128_kv64, selected by -Dsaw.kernel.fwd256=wgmma-q128, the default since this script's first H200 run). Under 120 s; run
 # from the pack folder's parent, e.g. OUT=out .gpupack/d256-fwd128.sh:
 # (0) SASS of the new kernels (HGMMA / HMMA / local-memory instruction counts, sm_90a image; expected 40 HGMMA,
 #     0 HMMA, 0 local memory, as the 64-row kernels);

@@ -9,8 +9,9 @@ package saw.engine.gpu;
  * {@link #WGMMA_PINGPONG} (that, with the two consumer warpgroups taking turns on the tensor cores).
  * Chosen with {@code -Dsaw.kernel.fwd=mma|wgmma|wgmma-overlap|wgmma-ws|wgmma-pp} or the environment variable {@code SAW_KERNEL_FWD}
  * (the property wins). At head dim 256 (64x64 tiles, compute capability 9.0, unless {@code -Dsaw.kernel.fwd256=mma})
- * {@link #WGMMA_WS} and {@link #WGMMA_PINGPONG} run the D = 256 Hopper forward with one or two consumer warpgroups
- * (attention_fwd_wgmma_d256.cu) and the other families the mma.sync one. The default is {@link #WGMMA_PINGPONG}: verified on the H200 and 1.4-1.9x {@link #MMA}'s best
+ * {@link #WGMMA_WS} and {@link #WGMMA_PINGPONG} run the D = 256 Hopper forward, by default with 128-row CTAs over
+ * the mask compiled at 128x64 (attention_fwd_wgmma_d256.cu; {@code -Dsaw.kernel.fwd256=wgmma}: 64-row CTAs), and the
+ * other families the mma.sync one. The default is {@link #WGMMA_PINGPONG}: verified on the H200 and 1.4-1.9x {@link #MMA}'s best
  * tile there, 550-560 TFLOP/s on causal S=8192 D=128 (docs/kernel-notes.md, issue 6).
  */
 public enum ForwardKernel {

@@ -160,10 +160,10 @@ final class KernelCatalog {
     }
 
     /**
-     * A system property or environment variable (the property wins) that picks one of {@code families}, wgmma by
-     * default.
+     * A system property or environment variable (the property wins) that picks one of {@code families},
+     * {@code fallback} when neither is set.
      */
-    record WideSwitch(String property, String env, String what, List<WideFamily> families) {
+    record WideSwitch(String property, String env, String what, List<WideFamily> families, WideFamily fallback) {
         WideSwitch {
             families = List.copyOf(families);
         }
@@ -171,18 +171,19 @@ final class KernelCatalog {
         /** @throws IllegalArgumentException naming the setting when its value is none of the families' labels */
         WideFamily configured() {
             return KernelSetting.configured(families.toArray(new WideFamily[0]), WideFamily::label, property, env,
-                    WideFamily.WGMMA, what);
+                    fallback, what);
         }
     }
 
     /**
-     * Whether head dim 256 runs the Hopper forward on Hopper (the default, wgmma: verified on the H200 and 472 against
-     * the mma.sync family's best 217 TFLOP/s on causal 8K, bench/gpu/d256-wgmma.sh), its 128-row CTAs (wgmma-q128, off
-     * until the H200 verifies it: bench/gpu/d256-fwd128.sh) or the mma.sync one:
-     * {@code -Dsaw.kernel.fwd256=wgmma|wgmma-q128|mma} or {@code SAW_KERNEL_FWD256}.
+     * Which forward head dim 256 runs on Hopper: the Hopper forward with 128-row CTAs (the default, wgmma-q128: verified
+     * on the H200, 650 against the 64-row CTAs' 474 TFLOP/s on causal 8K, bench/gpu/d256-fwd128.sh), with 64-row
+     * CTAs (wgmma: 474 against the mma.sync family's best 217, bench/gpu/d256-wgmma.sh; a ring's parts run it too, having
+     * only the 64x64 lists) or the mma.sync one: {@code -Dsaw.kernel.fwd256=wgmma-q128|wgmma|mma} or
+     * {@code SAW_KERNEL_FWD256}.
      */
     static final WideSwitch WIDE_FORWARD = new WideSwitch("saw.kernel.fwd256", "SAW_KERNEL_FWD256", "head dim 256 forward",
-            List.of(WideFamily.MMA, WideFamily.WGMMA, WideFamily.WGMMA_Q128));
+            List.of(WideFamily.MMA, WideFamily.WGMMA, WideFamily.WGMMA_Q128), WideFamily.WGMMA_Q128);
 
     /**
      * Whether head dim 256 runs the Hopper backward on Hopper (the default, wgmma: verified on the H200 and 275 against
@@ -190,7 +191,7 @@ final class KernelCatalog {
      * {@code -Dsaw.kernel.bwd256=wgmma|mma} or {@code SAW_KERNEL_BWD256}.
      */
     static final WideSwitch WIDE_BACKWARD = new WideSwitch("saw.kernel.bwd256", "SAW_KERNEL_BWD256", "head dim 256 backward",
-            List.of(WideFamily.MMA, WideFamily.WGMMA));
+            List.of(WideFamily.MMA, WideFamily.WGMMA), WideFamily.WGMMA);
 
     static String forwardWideWgmmaName(DType t, ForwardKernel family) {
         return family.kernelPrefix() + t.label() + "_d" + WIDE_HEAD_DIM + "_q64_kv64";

@@ -140,8 +140,9 @@ class KernelCatalogTest {
             assertEquals("fwd_wgmmapp_fp16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9).kernel(),
                     "callers holding only the 64x64 lists (ring parts) keep the 64-row kernel");
         });
-        withWideForward("wgmma", () -> assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9), "off by default"));
-        withWideForward(null, () -> assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9), "off by default"));
+        withWideForward("wgmma", () -> assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9),
+                "wgmma keeps the 64-row CTAs"));
+        withWideForward(null, () -> assertTrue(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9), "on by default"));
         LaunchShape pp = KernelCatalog.forwardWideQ128(p, 8, ForwardKernel.WGMMA_PINGPONG);
         assertEquals("fwd_wgmmapp_fp16_d256_q128_kv64", pp.kernel());
         assertEquals(2L * 8 * 8, pp.grid(), "one CTA per 128-row q tile, head and batch entry");

@@ -40,7 +40,15 @@ class WideForwardChoiceTest {
 
     @Test
     void hopperAt64x64RunsTheWarpSpecialisedD256Forwards() {
-        KernelCatalogTest.withWideForward(null, WideForwardChoiceTest::hopperAt64x64);
+        KernelCatalogTest.withWideForward("wgmma", WideForwardChoiceTest::hopperAt64x64);
+    }
+
+    @Test
+    void hopperAt64x64RunsThe128RowCtasByDefault() {
+        KernelCatalogTest.withWideForward(null, () -> {
+            AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
+            assertEquals("fwd_wgmmapp_bf16_d256_q128_kv64", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)));
+        });
     }
 
     @Test
