@@ -403,6 +403,72 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 #endif
 }
 
+// The consumer warpgroups' walk in the warp-specialised forwards (attention_fwd_wgmma_ws and the head dim 256 forward
+// with 128-row CTAs), once the row has tiles: K(i) and V(i) arrive in stage i % ST on their full barriers and are
+// released on their empty ones; S of tile i + 1 and P V of tile i are in flight during tile i + 1's softmax, the last
+// tile peeled; with PINGPONG the warpgroups take turns issuing (takeTurn / passTurn). Leaves O, m and l for the output.
+template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class RELEASE>
+__device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* fullK, uint64_t* fullV,
+                                           uint64_t* emptyK, uint64_t* emptyV, float (&o)[OR], float (&m)[2],
+                                           float (&l)[2], float (&s)[SR], uint32_t (&p)[PK][4], TAKE takeTurn,
+                                           PASS passTurn, RELEASE release) {
+    float alpha[2];
+    if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
+    mbar_wait(fullK, 0);
+    fence_proxy_async();
+    takeTurn();
+    wgmma_fence();
+    c.issueScores(s, 0);
+    wgmma_commit();
+    passTurn();
+    wgmma_wait<0>();
+    fence_regs(s);
+    release(emptyK);
+    c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
+    CTA::pack(p, s);
+
+    int st = 0;  // stage of tile it, and the parity of its barriers' current phase
+    uint32_t phase = 0;
+    for (int it = 0; it + 1 < count; ++it) {
+        const int st1 = st + 1 == ST ? 0 : st + 1;
+        const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
+        mbar_wait(fullK + st1, phase1);
+        mbar_wait(fullV + st, phase);
+        fence_proxy_async();
+        takeTurn();
+        fence_regs(o);
+        wgmma_fence();
+        c.issueScores(s, st1);
+        wgmma_commit();
+        c.issueOutput(o, p, st);
+        wgmma_commit();
+        passTurn();
+        wgmma_wait<1>();
+        fence_regs(s);
+        release(emptyK + st1);
+        c.softmax(s, it + 1, m, l, alpha);
+        wgmma_wait<0>();
+        fence_regs(o);
+        release(emptyV + st);
+        CTA::rescale(o, alpha);
+        CTA::pack(p, s);
+        st = st1;
+        phase = phase1;
+    }
+    // the last tile: P V only (peeled, as in fwd_wgmmaov)
+    mbar_wait(fullV + st, phase);
+    fence_proxy_async();
+    takeTurn();
+    fence_regs(o);
+    wgmma_fence();
+    c.issueOutput(o, p, st);
+    wgmma_commit();
+    passTurn();
+    wgmma_wait<0>();
+    fence_regs(o);
+    if (PINGPONG && cw == 0) named_sync(1, WG_THREADS);  // takes warpgroup 1's last pass: the counts balance
+}
+
 // Warp-specialised (FlashAttention-3's structure): warpgroup 0 only loads (cp.async into the stages, each thread's
 // copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes before
 // their wgmma reads with a proxy fence after the wait), warpgroups 1 and 2 only compute, each 64 q
@@ -486,67 +552,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
     float o[Cta::OR];
     float m[2] = {-INFINITY, -INFINITY};
     float l[2] = {0.f, 0.f};
-    float alpha[2];
     float s[Cta::SR];
     uint32_t p[BKV / 16][4];
 #pragma unroll
     for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
 
     if (count > 0) {
-        if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
-        mbar_wait(fullK, 0);
-        fence_proxy_async();
-        takeTurn();
-        wgmma_fence();
-        c.issueScores(s, 0);
-        wgmma_commit();
-        passTurn();
-        wgmma_wait<0>();
-        fence_regs(s);
-        release(emptyK);
-        c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
-        Cta::pack(p, s);
-
-        int st = 0;  // stage of tile it, and the parity of its barriers' current phase
-        uint32_t phase = 0;
-        for (int it = 0; it + 1 < count; ++it) {
-            const int st1 = nextStage(st);
-            const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
-            mbar_wait(fullK + st1, phase1);
-            mbar_wait(fullV + st, phase);
-            fence_proxy_async();
-            takeTurn();
-            fence_regs(o);
-            wgmma_fence();
-            c.issueScores(s, st1);
-            wgmma_commit();
-            c.issueOutput(o, p, st);
-            wgmma_commit();
-            passTurn();
-            wgmma_wait<1>();
-            fence_regs(s);
-            release(emptyK + st1);
-            c.softmax(s, it + 1, m, l, alpha);
-            wgmma_wait<0>();
-            fence_regs(o);
-            release(emptyV + st);
-            Cta::rescale(o, alpha);
-            Cta::pack(p, s);
-            st = st1;
-            phase = phase1;
-        }
-        // the last tile: P V only (peeled, as in fwd_wgmmaov)
-        mbar_wait(fullV + st, phase);
-        fence_proxy_async();
-        takeTurn();
-        fence_regs(o);
-        wgmma_fence();
-        c.issueOutput(o, p, st);
-        wgmma_commit();
-        passTurn();
-        wgmma_wait<0>();
-        fence_regs(o);
-        if (PINGPONG && cw == 0) named_sync(1, WG_THREADS);  // takes warpgroup 1's last pass: the counts balance
+        ws_consume<PINGPONG, ST>(c, count, cw, fullK, fullV, emptyK, emptyV, o, m, l, s, p, takeTurn, passTurn, release);
     }
     c.stageOutput(o, m, l, LSE, Sq);
     named_sync(3 + cw, WG_THREADS / 2);

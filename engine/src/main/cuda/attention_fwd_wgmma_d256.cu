@@ -114,6 +114,33 @@ struct W256Cta : WgRows<T, W256_D, BQ_, W256_BKV, ST_> {
     }
 };
 
+// The producer's K(i) and V(i) of a row's count tiles into stage i % ST of the ring, each once tile i - ST has been
+// released (its empty barriers), each thread's copies arriving on the stage's full barrier as they land
+template <class CTA>
+__device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, uint64_t* fullK, uint64_t* fullV,
+                                                uint64_t* emptyK, uint64_t* emptyV, int pt) {
+    constexpr int D = CTA::D;
+    constexpr int BKV = CTA::BKV;
+    constexpr int ST = CTA::ST;
+    constexpr int KV = CTA::KV_ELEMS;
+    int st = 0;
+    uint32_t round = 0;
+    for (int i = 0; i < count; ++i) {
+        const int kv0 = c.kvIdx[c.begin + i] * BKV;
+        if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
+        produce_tile_sw128<BKV, D, 128>(c.sK + st * KV, c.Kh, kv0, c.Skv, pt);
+        mbar_arrive_cp_async(fullK + st);
+        if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
+        produce_tile_sw128<BKV, D, 128>(c.sV + st * KV, c.Vh, kv0, c.Skv, pt);
+        mbar_arrive_cp_async(fullV + st);
+        if (++st == ST) {
+            st = 0;
+            ++round;
+        }
+    }
+    cp_async_wait<0>();
+}
+
 #endif
 
 template <typename T, int CONSUMERS>
@@ -130,7 +157,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
     constexpr int BQ = Cta::BQ;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = Cta::ST;
-    constexpr int KV = Cta::KV_ELEMS;
 
     extern __shared__ unsigned char smemRaw[];
     Cta c;
@@ -163,22 +189,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             produce_tile_sw128<BQ, D, 128>(c.sQ, Qh, c.q0, Sq, pt);
             mbar_arrive_cp_async(fullQ);
         }
-        int st = 0;
-        uint32_t round = 0;
-        for (int i = 0; i < count; ++i) {
-            const int kv0 = c.kvIdx[c.begin + i] * BKV;
-            if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
-            produce_tile_sw128<BKV, D, 128>(c.sK + st * KV, c.Kh, kv0, c.Skv, pt);
-            mbar_arrive_cp_async(fullK + st);
-            if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
-            produce_tile_sw128<BKV, D, 128>(c.sV + st * KV, c.Vh, kv0, c.Skv, pt);
-            mbar_arrive_cp_async(fullV + st);
-            if (++st == ST) {
-                st = 0;
-                ++round;
-            }
-        }
-        cp_async_wait<0>();
+        produce_kv_ring(c, count, fullK, fullV, emptyK, emptyV, pt);
         return;
     }
     if (CONSUMERS == 2) regs_alloc<W256_CONSUMER_REGS>();
@@ -318,7 +329,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
     constexpr int D = Cta::D;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = Cta::ST;
-    constexpr int KV = Cta::KV_ELEMS;
     constexpr int CONSUMER_WARPS = 8;
 
     extern __shared__ unsigned char smemRaw[];
@@ -346,22 +356,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
         // loads its own rows of Q: the producer's 24 registers cannot hold the addresses of 32 more copies)
         regs_dealloc<W256_WIDE_PRODUCER_REGS>();
         const int pt = threadIdx.x;
-        int st = 0;
-        uint32_t round = 0;
-        for (int i = 0; i < count; ++i) {
-            const int kv0 = c.kvIdx[c.begin + i] * BKV;
-            if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
-            produce_tile_sw128<BKV, D, 128>(c.sK + st * KV, c.Kh, kv0, c.Skv, pt);
-            mbar_arrive_cp_async(fullK + st);
-            if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
-            produce_tile_sw128<BKV, D, 128>(c.sV + st * KV, c.Vh, kv0, c.Skv, pt);
-            mbar_arrive_cp_async(fullV + st);
-            if (++st == ST) {
-                st = 0;
-                ++round;
-            }
-        }
-        cp_async_wait<0>();
+        produce_kv_ring(c, count, fullK, fullV, emptyK, emptyV, pt);
         return;
     }
     regs_alloc<W256_WIDE_CONSUMER_REGS>();
@@ -391,7 +386,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
     float o[Cta::OR];
     float m[2] = {-INFINITY, -INFINITY};
     float l[2] = {0.f, 0.f};
-    float alpha[2];
     float s[Cta::SR];
     uint32_t p[BKV / 16][4];
 #pragma unroll
@@ -404,60 +398,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
         cp_async_wait<0>();
         fence_proxy_async();
         named_sync(3 + cw, 128);
-        if (PINGPONG && cw == 1) named_arrive(1, 256);  // warpgroup 0 goes first
-        mbar_wait(fullK, 0);
-        fence_proxy_async();
-        takeTurn();
-        wgmma_fence();
-        c.issueScores(s, 0);
-        wgmma_commit();
-        passTurn();
-        wgmma_wait<0>();
-        fence_regs(s);
-        release(emptyK);
-        c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
-        Cta::pack(p, s);
-
-        int st = 0;  // stage of tile it, and the parity of its barriers' current phase
-        uint32_t phase = 0;
-        for (int it = 0; it + 1 < count; ++it) {
-            const int st1 = st + 1 == ST ? 0 : st + 1;
-            const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
-            mbar_wait(fullK + st1, phase1);
-            mbar_wait(fullV + st, phase);
-            fence_proxy_async();
-            takeTurn();
-            fence_regs(o);
-            wgmma_fence();
-            c.issueScores(s, st1);
-            wgmma_commit();
-            c.issueOutput(o, p, st);
-            wgmma_commit();
-            passTurn();
-            wgmma_wait<1>();
-            fence_regs(s);
-            release(emptyK + st1);
-            c.softmax(s, it + 1, m, l, alpha);
-            wgmma_wait<0>();
-            fence_regs(o);
-            release(emptyV + st);
-            Cta::rescale(o, alpha);
-            Cta::pack(p, s);
-            st = st1;
-            phase = phase1;
-        }
-        // the last tile: P V only (peeled, as in fwd_wgmmaov)
-        mbar_wait(fullV + st, phase);
-        fence_proxy_async();
-        takeTurn();
-        fence_regs(o);
-        wgmma_fence();
-        c.issueOutput(o, p, st);
-        wgmma_commit();
-        passTurn();
-        wgmma_wait<0>();
-        fence_regs(o);
-        if (PINGPONG && cw == 0) named_sync(1, 256);  // takes warpgroup 1's last pass: the counts balance
+        ws_consume<PINGPONG, ST>(c, count, cw, fullK, fullV, emptyK, emptyV, o, m, l, s, p, takeTurn, passTurn, release);
     }
     // each warpgroup stages its own rows of O over its own rows of Q (its Q K^T is done) and stores them
     c.stageOutput(o, m, l, LSE, Sq);
