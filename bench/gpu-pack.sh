@@ -35,6 +35,11 @@ libs='picocli|jackson-[a-z]+|jcuda|jcuda-natives|jsch|jna'${charts:+'|jfreechart
 tr ':' '\n' <"$cp_file" | grep -E "/($libs)-[^/]*\.jar\$" \
   | grep -v -- '-natives-[0-9.]*-(windows|apple|linux-(arm|ppc))' | while read -r jar; do cp "$jar" "$target/lib/"; done
 rm "$cp_file"
+# saw loads its prebuilt kernels through the driver and never uses JCuda's NVPTX compiler binding, whose native library
+# is 24 MB of the natives jar (the copy in the pack, not the one in the Maven repository); the H200 runs of
+# 2026-12-01 (fourth session) ran with it removed
+natives=$(ls "$target"/lib/jcuda-natives-*-linux-x86_64.jar 2>/dev/null || true)
+if [[ -n $natives ]] && command -v zip >/dev/null; then zip -q -d "$natives" 'lib/libJNvPTXCompiler-*' >/dev/null || true; fi
 cat >"$target/saw" <<'LAUNCH'
 #!/usr/bin/env bash
 here=$(cd "$(dirname "$0")" && pwd)
