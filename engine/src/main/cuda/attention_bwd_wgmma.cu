@@ -70,6 +70,24 @@ struct WarpRowStats {
     __device__ __forceinline__ float2 dsum2(int n, int t) const { return pair(ds, n, t); }
 };
 
+// Two staged TILE tiles (dK and dV, 128-byte swizzle) to the rows of kv tile kv0 that exist (kvHead: the kv head's
+// offset), 16 bytes per copy, by THREADS threads; shared by the Hopper backwards' epilogues
+template <class TILE, int THREADS, typename T>
+__device__ __forceinline__ void store_staged_dkdv(const T* eK, const T* eV, T* dK, T* dV, size_t kvHead, int kv0, int Skv,
+                                                  int thread) {
+    constexpr int D = TILE::COLS;
+    constexpr int CHUNKS = D / 8;
+    for (int i = thread; i < TILE::ROWS * CHUNKS; i += THREADS) {
+        const int r = i / CHUNKS;
+        const int c = i % CHUNKS;
+        if (kv0 + r < Skv) {
+            const size_t at = kvHead + (size_t)(kv0 + r) * D + c * 8;
+            *reinterpret_cast<uint4*>(dK + at) = *reinterpret_cast<const uint4*>(eK + TILE::chunk(r, c));
+            *reinterpret_cast<uint4*>(dV + at) = *reinterpret_cast<const uint4*>(eV + TILE::chunk(r, c));
+        }
+    }
+}
+
 // One compute warpgroup's share of the backward: the constants, this thread's place, and one q step (shared by the
 // plain kernel and the warp-specialised one, which differ only in how the step's inputs arrive and are released).
 template <typename T, int D, bool CAPPED>
@@ -363,16 +381,7 @@ struct BwdWg {
     // the staged tiles' rows of kv-tile kv0 to dK and dV (kvHead: the kv head's offset), by 256 threads
     static __device__ __forceinline__ void storeDkDv(const T* eK, const T* eV, T* dK, T* dV, size_t kvHead, int kv0,
                                                      int Skv, int thread) {
-        constexpr int CHUNKS = D / 8;
-        for (int i = thread; i < BKV * CHUNKS; i += WB_THREADS) {
-            const int r = i / CHUNKS;
-            const int c = i % CHUNKS;
-            if (kv0 + r < Skv) {
-                const size_t at = kvHead + (size_t)(kv0 + r) * D + c * 8;
-                *reinterpret_cast<uint4*>(dK + at) = *reinterpret_cast<const uint4*>(eK + KvTile::chunk(r, c));
-                *reinterpret_cast<uint4*>(dV + at) = *reinterpret_cast<const uint4*>(eV + KvTile::chunk(r, c));
-            }
-        }
+        store_staged_dkdv<KvTile, WB_THREADS>(eK, eV, dK, dV, kvHead, kv0, Skv, thread);
     }
 };
 

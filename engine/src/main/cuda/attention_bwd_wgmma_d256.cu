@@ -302,16 +302,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256_body(
         }
     }
     __syncthreads();
-    constexpr int CHUNKS = D / 8;
-    for (int i = tid; i < BKV * CHUNKS; i += WB256_THREADS) {
-        const int r = i / CHUNKS;
-        const int c = i % CHUNKS;
-        if (kv0 + r < Skv) {
-            const size_t at = kvHead + (size_t)(kv0 + r) * D + c * 8;
-            *reinterpret_cast<uint4*>(dK + at) = *reinterpret_cast<const uint4*>(sQ + Tile::chunk(r, c));
-            *reinterpret_cast<uint4*>(dV + at) = *reinterpret_cast<const uint4*>(sdO + Tile::chunk(r, c));
-        }
-    }
+    store_staged_dkdv<Tile, WB256_THREADS>(sQ, sdO, dK, dV, kvHead, kv0, Skv, tid);
 }
 
 #endif

@@ -50,6 +50,17 @@ struct WgRows {
     bool capped;
     float sl2, capIn, softcap;
 
+    // S = Q K^T over D/16 k16 steps (q: this warpgroup's first Q row in the tile, k: the stage's K): inside a 64-column
+    // panel a step moves 32 bytes, a new panel BQ (Q) or BKV (K) rows further
+    static __device__ __forceinline__ void issueQkT(float (&s)[SR], uint32_t q, uint32_t k) {
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            const uint32_t inPanel = (kc & 3) * 32;
+            Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024),
+                              sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024), kc > 0 ? 1 : 0);
+        }
+    }
+
     // softcap and the token mask of tile i (PARTIAL tiles only) on the scores; then the online softmax: s becomes
     // P (unnormalised, fp32), m and l move on, alpha[r] is what row r's O must be multiplied by
     __device__ __forceinline__ void softmax(float (&s)[SR], int i, float (&m)[2], float (&l)[2], float (&alpha)[2]) const {
@@ -222,16 +233,8 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
     }
     __device__ __forceinline__ uint32_t qAddr() const { return smem_u32(sQ) + wg * 64 * 128; }
 
-    // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel 128 rows further
     __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage) const {
-        const uint32_t k = smem_u32(sK) + kStage * KV_BYTES;
-        const uint32_t q = qAddr();
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t inPanel = (kc & 3) * 32;
-            Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024),
-                              sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024), kc > 0 ? 1 : 0);
-        }
+        Rows::issueQkT(s, qAddr(), smem_u32(sK) + kStage * KV_BYTES);
     }
 
     // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, 64-column panels BKV * 128 bytes apart

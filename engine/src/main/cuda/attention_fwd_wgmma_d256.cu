@@ -83,17 +83,9 @@ struct W256Cta : WgRows<T, W256_D, BQ_, W256_BKV, ST_> {
 
     int wg;  // the consumer warpgroup's 64 rows within the q tile (0 when BQ = 64)
 
-    // S = Q K^T over D/16 k16 steps: inside a 64-column panel a step moves 32 bytes, a new panel BQ (Q) or BKV (K)
-    // rows further; this warpgroup's Q rows start 64 wg rows into each panel
+    // S = Q K^T; this warpgroup's Q rows start 64 wg rows into each panel
     __device__ __forceinline__ void issueScores(float (&s)[SR], int stage) const {
-        const uint32_t k = smem_u32(sK + stage * KV_ELEMS);
-        const uint32_t q = smem_u32(sQ) + (BQ == 64 ? 0 : wg * 64 * 128);
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t inPanel = (kc & 3) * 32;
-            Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024),
-                              sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024), kc > 0 ? 1 : 0);
-        }
+        Rows::issueQkT(s, smem_u32(sQ) + (BQ == 64 ? 0 : wg * 64 * 128), smem_u32(sK + stage * KV_ELEMS));
     }
 
     // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, its four 64-column panels BKV * 128 bytes apart

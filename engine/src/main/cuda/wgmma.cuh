@@ -9,8 +9,10 @@ namespace saw {
 
 // A [ROWS][COLS] tile of 16-bit elements in wgmma's 128-byte swizzle: COLS/64 column panels of [ROWS][64]
 // (128-byte rows), each 16-byte chunk's index XORed with (row & 7). Panels must start 1024-byte aligned.
-template <int ROWS, int COLS>
+template <int ROWS_, int COLS_>
 struct Sw128 {
+    static constexpr int ROWS = ROWS_;
+    static constexpr int COLS = COLS_;
     static_assert(COLS % 64 == 0 && ROWS % 8 == 0, "128-byte swizzle needs 64-column panels of 8-row groups");
     static constexpr int PANEL = ROWS * 64;  // elements per column panel
     static __device__ __forceinline__ int chunk(int row, int ch) {
