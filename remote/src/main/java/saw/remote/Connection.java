@@ -154,10 +154,6 @@ final class Connection implements AutoCloseable {
         return name;
     }
 
-    boolean connected() {
-        return session.isConnected();
-    }
-
     /** Runs a command to its end, feeding it {@code stdin} (or nothing), and collects its output. */
     Result run(String command, InputStream stdin) throws RemoteException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

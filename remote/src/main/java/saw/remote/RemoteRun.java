@@ -72,7 +72,9 @@ public final class RemoteRun {
             Thread.currentThread().interrupt();
         }
         int status = running.waitFor();
-        boolean dropped = status < 0 && !saw.connected();
+        // No exit status means the end of the command never arrived: the connection went, even when the session has
+        // not noticed yet (JSch closes the channel before it marks the session down).
+        boolean dropped = status < 0 && !cancelled;
         if (!dropped) {
             saw.fetchOutputs(folder, command);
         }

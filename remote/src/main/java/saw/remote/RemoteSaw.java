@@ -209,10 +209,6 @@ public final class RemoteSaw implements AutoCloseable {
         return connection.name();
     }
 
-    boolean connected() {
-        return connection.connected();
-    }
-
     private RemoteException failure(String what, Connection.Result r) {
         String err = r.err();
         if (r.status() < 0) {
