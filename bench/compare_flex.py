@@ -5,7 +5,8 @@ Runs on a CUDA machine with torch (FlexAttention, cuDNN SDPA). Three subcommands
 
   run    For every row of saw.bench/1 results files (made by `saw bench ... --export-flex DIR`), load the exported
          flex layout through BlockMask.from_kv_blocks with sawmask.torch's closed-form mask_mod, check it against
-         torch's own create_block_mask for the same mask, time flex_attention forward and backward on the same
+         torch's own create_block_mask for the same mask (a row that names a bare config, where saw's flex file
+         would pass 2 GB, gets create_block_mask's block mask), time flex_attention forward and backward on the same
          shapes with random bf16/fp16 inputs, compiled by default and with mode="max-autotune-no-cudagraphs"
          (--modes, --autotune-filter), and for dense causal / full rows also cuDNN SDPA. Writes saw.bench/1 rows
          (backend "flexattention", "flexattention-max-autotune" or "sdpa-cudnn", each with the mask_mod's source
@@ -257,6 +258,30 @@ def block_mask_from_export(flex_mod, flex, t, mask_mod):
         BLOCK_SIZE=(bq, bkv), mask_mod=mask_mod, seq_lengths=tuple(flex["seq_lengths"]))
 
 
+def block_mask_for(torch, flex_mod, layout_path, tile, device, checks, no_export_check=False):
+    """(BlockMask, export check, plain causal) for a row's layout file. A saw.flex/1 export loads through
+    from_kv_blocks with the closed-form mask_mod (checked once per config and tile against create_block_mask, see
+    check_export); a bare config (saw bench names one where the flex file would pass 2 GB) is built the way a
+    FlexAttention user builds it, create_block_mask over that mask_mod (compiled on a GPU, so that no dense mask is
+    held)."""
+    config_path = layout_path if layout_path.endswith(".config.json") else layout_path.replace(".flex.json", ".config.json")
+    with open(config_path, encoding="utf-8") as f:
+        config_text = f.read()
+    config = json.loads(config_text)
+    mask_mod = mask_mod_for(torch, config, device)
+    if layout_path == config_path:
+        bm = sawmask_torch().block_mask(config, None, device, mod=mask_mod, compile=device != "cpu")
+        return bm, "none: no saw export (past 2 GB); create_block_mask built the block mask", is_plain_causal(config)
+    flex, t = load_layout(torch, layout_path, device, KV_KEYS)
+    bm = block_mask_from_export(flex_mod, flex, t, mask_mod)
+    check_key = (config_text, tile)
+    if no_export_check:
+        checks[check_key] = "skipped"
+    elif check_key not in checks:
+        checks[check_key] = check_export(torch, flex_mod, flex, t, bm, mask_mod, device, layout_path)
+    return bm, checks[check_key], is_plain_causal(config)
+
+
 def listed(num, idx):
     """Per line, the set of listed block indices: the first num[...] entries of each index row."""
     num = num.cpu().tolist()
@@ -428,20 +453,9 @@ def cmd_run(args):
             layout_path = os.path.join(base_dir, row["layout"])
             try:
                 if layout_path not in cache:
-                    with open(layout_path.replace(".flex.json", ".config.json"), encoding="utf-8") as f:
-                        config_text = f.read()
-                    config = json.loads(config_text)
-                    flex, t = load_layout(torch, layout_path, device, KV_KEYS)
-                    mask_mod = mask_mod_for(torch, config, device)
-                    bm = block_mask_from_export(flex_mod, flex, t, mask_mod)
-                    check_key = (config_text, row["tile"])
-                    if args.no_export_check:
-                        checks[check_key] = "skipped"
-                    elif check_key not in checks:
-                        checks[check_key] = check_export(torch, flex_mod, flex, t, bm, mask_mod, device, layout_path)
-                    check = checks[check_key]
                     cache.clear()  # one layout at a time keeps GPU memory flat
-                    cache[layout_path] = (bm, check, is_plain_causal(config))
+                    cache[layout_path] = block_mask_for(torch, flex_mod, layout_path, row["tile"], device, checks,
+                                                        args.no_export_check)
                 bm, check, causal = cache[layout_path]
             except Exception as e:  # a layout we cannot load is a failed row, never the end of the run
                 emit(result_row(row, "flexattention", "flex_attention (compiled)", [], args.warmup,

@@ -17,8 +17,9 @@
 #                                     from those layouts, enable_gqa, one compile per mask and size; writes
 #                                     flex/flex-bench-MASK-N.json and flex.log, and prints flex-table.txt (saw vs Flex
 #                                     fwd and fwd+bwd, ratios, saw vs 256K, Flex's error per row) last.
-#   SAW_LONG_FLEX_SIZES="1048576"     sizes Flex runs at (default 1M; largest first; 2M and past are refused by saw's
-#                                     2 GB export limit and recorded so)
+#   SAW_LONG_FLEX_SIZES="1048576"     sizes Flex runs at (default 1M; largest first; past 1M saw's flex file would
+#                                     pass 2 GB, so saw bench names the mask config and Flex builds its block mask
+#                                     with create_block_mask, compiled, as its users would)
 #   SAW_LONG_FLEX_BUDGET=150          seconds after which compare_flex.py starts no more rows (recorded as skipped)
 #   SAW_LONG_BACKEND=cpu SAW_LONG_HEADS=2 SAW_LONG_KV_HEADS=1  a dry run of the script without a GPU, at small sizes
 # A 4-5 minute call: SAW_LONG_SIZES="262144 1048576" SAW_LONG_MASKS="chunked docs64k window sinks" SAW_LONG_VERIFY=0

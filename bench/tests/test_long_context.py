@@ -108,3 +108,36 @@ def test_table_has_ratios_base_columns_and_flex_errors_worst_ratio_first(tmp_pat
     text = lct.render(lines)
     assert "worst 1.10 (docs64k 1048576), target 1.2; 1 of 2 rows at or above it" in text
     assert text.splitlines()[2].startswith("docs64k")
+
+
+def test_a_row_naming_a_bare_config_gets_create_block_masks_block_mask(tmp_path):
+    """saw bench names a config instead of a flex file where the file would pass 2 GB (2M tokens at 128x128); the
+    block mask compare_flex builds from it must be the one it builds from saw's export of the same layout."""
+    torch = pytest.importorskip("torch")
+    jar = os.environ.get("SAW_JAR")
+    if not jar:
+        pytest.skip("SAW_JAR is not set: this test runs saw bench (SAW_JAR=app/target/saw.jar after mvn package)")
+    import subprocess
+    from torch.nn.attention import flex_attention as flex_mod
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"schema": "saw.mask/1", "name": "docs", "seq_len_q": 1000, "seq_len_kv": 1000,
+                                "batch": 1, "heads": 2, "block": {"q": 128, "kv": 128},
+                                "mask": {"and": [{"causal": {"offset": 0}}, {"documents": {"lengths": [300, 500, 200]}},
+                                                 {"or": [{"sinks": {"count": 4}}, {"sliding_window": {"left": 200, "right": 0}}]}]}}))
+    results = tmp_path / "r.json"
+    subprocess.run(["java", "-jar", jar, "bench", str(spec), "--heads", "2", "--kv-heads", "1", "--head-dim", "16",
+                    "--pass", "fwd", "--backend", "cpu", "--reps", "1", "--warmup", "0", "--out", str(results),
+                    "--export-flex", str(tmp_path / "layouts")], check=True, capture_output=True)
+    row = compare_flex.read_results(str(results))[1][0]
+    flex_path = str(tmp_path / row["layout"])
+    assert flex_path.endswith(".flex.json")
+    st = compare_flex.sawmask_torch()
+    checks = {}
+    exported, check, causal = compare_flex.block_mask_for(torch, flex_mod, flex_path, row["tile"], "cpu", checks)
+    built, note, _ = compare_flex.block_mask_for(torch, flex_mod, flex_path.replace(".flex.json", ".config.json"),
+                                                 row["tile"], "cpu", checks)
+    assert check == "ok", check
+    assert causal is None and note.startswith("none: no saw export")
+    config = json.load(open(flex_path.replace(".flex.json", ".config.json")))
+    assert st.compare_tiles(st.tile_classes(built), st.tile_classes(exported), config) == "ok"
+    assert built.BLOCK_SIZE == exported.BLOCK_SIZE and tuple(built.seq_lengths) == (1000, 1000)

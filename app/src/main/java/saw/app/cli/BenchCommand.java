@@ -108,7 +108,7 @@ final class BenchCommand implements Callable<Integer> {
     String csv;
 
     @Option(names = "--export-flex", paramLabel = "DIR",
-            description = "also write each timed layout in the flex format (FlexAttention's BlockMask.from_kv_blocks) to DIR; rows name their file")
+            description = "also write each timed layout in the flex format (FlexAttention's BlockMask.from_kv_blocks) to DIR, with its mask config; rows name the flex file, or the config where the flex file would pass 2 GB")
     String exportFlex;
 
     @Option(names = "--reps", paramLabel = "N", description = "timed repetitions per point (default: 20)")
@@ -292,23 +292,26 @@ final class BenchCommand implements Callable<Integer> {
     /**
      * Writes each layout as DIR/layout-ROW.flex.json, with the config it was compiled from (mask, sizes, tile size;
      * swept values applied) beside it as DIR/layout-ROW.config.json; rows name the flex file relative to the results
-     * file's folder.
+     * file's folder. A layout whose flex file would be too large (past 2M tokens at 128x128) gets only its config,
+     * and its row names that: FlexAttention's side then builds the block mask from the mask itself.
      */
     private static SweepRunner.LayoutSink flexExport(Path dir, Path results, PrintWriter err) {
         LayoutFormat flex = LayoutFormats.byName("flex");
         return (row, point, layout) -> {
             Path file = dir.resolve("layout-" + row + ".flex.json");
-            try {
-                AtomicFiles.write(file, out -> flex.write(layout, out));
-            } catch (IllegalArgumentException e) {
-                err.println("saw bench: note: row " + row + " has no flex layout file: " + e.getMessage());
-                return "";
-            }
+            Path configFile = dir.resolve("layout-" + row + ".config.json");
             MaskConfig config = new MaskConfig(point.config(), "", point.problem().seqQ(), point.problem().seqKv(),
                     point.problem().batch(), point.problem().heads(), new BlockSize(point.tiles().blockQ(), point.tiles().blockKv()),
                     point.mask());
-            ConfigWriter.write(config, dir.resolve("layout-" + row + ".config.json"));
+            ConfigWriter.write(config, configFile);
             Path base = results == null ? Path.of("").toAbsolutePath() : results.getParent();
+            try {
+                AtomicFiles.write(file, out -> flex.write(layout, out));
+            } catch (IllegalArgumentException e) {
+                err.println("saw bench: note: row " + row + " has no flex layout file (" + e.getMessage() + "); it names "
+                        + configFile.getFileName() + ", from which FlexAttention's create_block_mask builds the block mask");
+                return base.relativize(configFile).toString();
+            }
             return base.relativize(file).toString();
         };
     }

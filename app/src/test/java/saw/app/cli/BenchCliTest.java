@@ -31,6 +31,29 @@ class BenchCliTest {
     }
 
     @Test
+    void aLayoutTooLargeForTheFlexFileNamesItsConfigInstead() throws Exception {
+        // 12,288 x 12,288 tiles: the flex file would take 3.4 GB, past the 2 GB limit, while the window keeps the run small
+        Path spec = dir.resolve("long.json");
+        Files.writeString(spec, "{\"schema\": \"saw.mask/1\", \"name\": \"long\", \"seq_len_q\": 393216, \"seq_len_kv\": 393216,"
+                + " \"batch\": 1, \"heads\": 1, \"block\": {\"q\": 32, \"kv\": 32}, \"mask\": {\"sliding_window\": {\"left\": 32, \"right\": 0}}}");
+        Path results = dir.resolve("long-results.json");
+        CliTest.Run run = saw("bench", spec.toString(), "--heads", "1", "--kv-heads", "1", "--head-dim", "16", "--block", "32x32",
+                "--pass", "fwd", "--backend", "cpu", "--reps", "1", "--warmup", "0", "--out", results.toString(),
+                "--export-flex", dir.resolve("layouts").toString());
+        assertEquals(SawCli.OK, run.code(), run.err());
+        assertTrue(run.err().contains("row 0 has no flex layout file (") && run.err().contains("over the 2048 MB limit")
+                && run.err().contains("it names layout-0.config.json"), run.err());
+        BenchRow row = ResultsFile.read(results).rows().get(0);
+        assertEquals(BenchRow.OK, row.status());
+        assertEquals("layouts/layout-0.config.json", row.layout().replace('\\', '/'));
+        assertTrue(Files.notExists(dir.resolve("layouts/layout-0.flex.json")));
+        MaskConfig config = ConfigReader.read(dir.resolve(row.layout()));
+        assertEquals(new Mask.SlidingWindow(32, 0), config.mask());
+        assertEquals(393216, config.seqLenKv());
+        assertEquals(32, config.block().kv());
+    }
+
+    @Test
     void densitySweepWritesEveryRowAndChartsIt() throws Exception {
         Path results = dir.resolve("results.json");
         Path csv = dir.resolve("results.csv");
