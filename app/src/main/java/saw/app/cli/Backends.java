@@ -18,9 +18,19 @@ final class Backends {
     private Backends() {}
 
     /**
-     * @throws IllegalArgumentException saying why the backend cannot be used here
+     * The backend {@code --backend name} names.
+     *
+     * @throws BadInput naming the option and saying why the backend cannot be used here
      */
     static AttentionBackend open(String name) {
+        try {
+            return byName(name);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput("--backend " + name + ": " + e.getMessage());
+        }
+    }
+
+    private static AttentionBackend byName(String name) {
         switch (name.toLowerCase(Locale.ROOT)) {
             case "cpu":
                 return new CpuBackend();

@@ -20,7 +20,6 @@ import picocli.CommandLine.Spec;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
-import saw.engine.attention.Pass;
 import saw.engine.bench.BadSweep;
 import saw.engine.bench.BenchEnvironment;
 import saw.engine.bench.BenchRow;
@@ -144,8 +143,8 @@ final class BenchCommand implements Callable<Integer> {
             throw new BadInput("SPEC is required (a config or preset), unless --nsa names a selection");
         }
         MaskConfig config = SpecLoader.load(specName);
-        Sweep sweep = new Sweep(specName, tree(config), parseVary(), densities, seqs, tiles(config), parsePasses(), batch,
-                heads, kvHeads, headDims, parseDtype(), seed);
+        Sweep sweep = new Sweep(specName, tree(config), parseVary(), densities, seqs, tiles(config), OptionValues.passes("--pass", passes), batch,
+                heads, kvHeads, headDims, OptionValues.dtype(dtype), seed);
         List<SweepPoint> points;
         try {
             points = sweep.points();
@@ -174,7 +173,7 @@ final class BenchCommand implements Callable<Integer> {
             return new RemoteBench(spec, remote, points, first, resume, outFile, csvFile).run();
         }
         Path layoutDir = exportFlex == null ? null : layoutFolder();
-        try (AttentionBackend backend = openBackend()) {
+        try (AttentionBackend backend = Backends.open(backendName)) {
             if (sinks && !backend.timesSinks()) {
                 throw new BadInput(AttentionBackend.sinksRefusal(backend.name()));
             }
@@ -257,7 +256,7 @@ final class BenchCommand implements Callable<Integer> {
         List<NsaRuns.Setup> setups = new ArrayList<>();
         List<Integer> lengths = seqs.isEmpty() ? java.util.Collections.singletonList(null) : seqs;
         try {
-            DType type = parseDtype();
+            DType type = OptionValues.dtype(dtype);
             for (Integer n : lengths) {
                 for (int d : headDims) {
                     saw.engine.mask.TileLayout layout = null;
@@ -280,7 +279,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         PrintWriter err = spec.commandLine().getErr();
         try {
-            NsaRuns.bench(setups, backendName, parsePasses(), warmup, reps, seed, outputFile("--out", out),
+            NsaRuns.bench(setups, backendName, OptionValues.passes("--pass", passes), warmup, reps, seed, outputFile("--out", out),
                     String.join(" ", spec.commandLine().getParseResult().originalArgs()), spec.commandLine().getOut());
         } catch (saw.engine.gpu.GpuException e) {
             err.println("saw bench: " + e.getMessage());
@@ -327,14 +326,6 @@ final class BenchCommand implements Callable<Integer> {
         return dir;
     }
 
-    private AttentionBackend openBackend() {
-        try {
-            return Backends.open(backendName);
-        } catch (IllegalArgumentException e) {
-            throw new BadInput("--backend " + backendName + ": " + e.getMessage());
-        }
-    }
-
     private JsonNode tree(MaskConfig config) {
         if (specName.startsWith(SpecLoader.PRESET_PREFIX)) {
             return Sweep.tree(config);
@@ -372,26 +363,6 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         return out;
-    }
-
-    private List<Pass> parsePasses() {
-        List<Pass> out = new ArrayList<>();
-        for (String p : passes) {
-            try {
-                out.add(Pass.parse(p.trim()));
-            } catch (IllegalArgumentException e) {
-                throw new BadInput("--pass: " + e.getMessage());
-            }
-        }
-        return out;
-    }
-
-    private DType parseDtype() {
-        try {
-            return DType.parse(dtype);
-        } catch (IllegalArgumentException e) {
-            throw new BadInput("--dtype: " + e.getMessage());
-        }
     }
 
     /**

@@ -146,7 +146,7 @@ final class DumpCommand implements Callable<Integer> {
         }
         AttentionOutputs outputs;
         String device;
-        try (AttentionBackend backend = openBackend()) {
+        try (AttentionBackend backend = Backends.open(backendName)) {
             if (!(backend instanceof AttentionKernels kernels)) {
                 throw new BadInput("--backend " + backendName + " cannot hand back its outputs");
             }
@@ -203,7 +203,7 @@ final class DumpCommand implements Callable<Integer> {
     private String sampled(AttentionProblem problem, TileLayout layout, boolean backward, Path dir) throws IOException {
         List<SampledCheck.Row> qRows = SampledCheck.queryRows(problem, rows, seed);
         List<SampledCheck.Row> kvRows = SampledCheck.kvRows(problem, rows, seed);
-        try (AttentionBackend backend = openBackend()) {
+        try (AttentionBackend backend = Backends.open(backendName)) {
             Function<RunRows, Map<String, float[]>> read = r -> collect(problem, r, qRows, kvRows, backward);
             Map<String, float[]> files;
             try {
@@ -326,14 +326,6 @@ final class DumpCommand implements Callable<Integer> {
         float[] a = new float[values.remaining()];
         values.get(a);
         Npy.writeFloat32(dir.resolve(name + ".npy"), shape, a);
-    }
-
-    private AttentionBackend openBackend() {
-        try {
-            return Backends.open(backendName);
-        } catch (IllegalArgumentException e) {
-            throw new BadInput("--backend " + backendName + ": " + e.getMessage());
-        }
     }
 
     private Path folder() {

@@ -19,8 +19,27 @@ import saw.engine.mask.TileLayout;
  */
 record MaskSpec(Mask mask, String name, int seqQ, int seqKv, int batch, int heads, String tile) {
 
+    /**
+     * The mask and shape SPEC gives: a config's, with the given overrides over them, or a one-line mask at --seq
+     * tokens (query and key) with the given batch, heads and tile, else batch 1, 4 heads and {@code defaultTile}.
+     *
+     * @throws BadInput when a one-line mask comes without --seq
+     * @throws IllegalArgumentException when the one-line mask does not parse
+     */
+    static MaskSpec of(String spec, Integer seq, Integer batch, Integer heads, String block, String defaultTile)
+            throws ConfigException {
+        if (isConfig(spec)) {
+            return ofConfig(spec, seq, batch, heads, block);
+        }
+        if (seq == null) {
+            throw new BadInput("--seq is required with a one-line mask (a config file or preset gives its own)");
+        }
+        return new MaskSpec(MaskExpression.parse(spec), spec, seq, seq, batch == null ? 1 : batch, heads == null ? 4 : heads,
+                block == null ? defaultTile : block);
+    }
+
     /** A preset, or a path to an existing file or one ending in .json; anything else is a one-line mask. */
-    static boolean isConfig(String spec) {
+    private static boolean isConfig(String spec) {
         if (spec.startsWith(SpecLoader.PRESET_PREFIX) || spec.endsWith(".json")) {
             return true;
         }
@@ -32,7 +51,7 @@ record MaskSpec(Mask mask, String name, int seqQ, int seqKv, int batch, int head
     }
 
     /** The config {@code spec} names; a given --seq sets both lengths, the other overrides their own value. */
-    static MaskSpec ofConfig(String spec, Integer seq, Integer batch, Integer heads, String block) throws ConfigException {
+    private static MaskSpec ofConfig(String spec, Integer seq, Integer batch, Integer heads, String block) throws ConfigException {
         MaskConfig c = SpecLoader.load(spec);
         return new MaskSpec(c.mask(), c.name(), seq == null ? c.seqLenQ() : seq, seq == null ? c.seqLenKv() : seq,
                 batch == null ? c.batch() : batch, heads == null ? c.heads() : heads,

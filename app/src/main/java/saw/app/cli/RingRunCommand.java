@@ -181,35 +181,19 @@ final class RingRunCommand implements Callable<Integer> {
         if (repeat < 0 || repeat > MAX_REPEAT) {
             throw new BadInput("--repeat must be in 0.." + MAX_REPEAT + ", got " + repeat);
         }
-        Mask mask;
-        String name;
-        int sq;
-        int skv;
-        int b = batch == null ? 1 : batch;
-        int h = heads == null ? 4 : heads;
-        String tile = block == null ? "128x128" : block;
-        if (MaskSpec.isConfig(spec)) {
-            MaskSpec c = MaskSpec.ofConfig(spec, seq, batch, heads, block);
-            mask = c.mask();
-            name = c.name();
-            sq = c.seqQ();
-            skv = c.seqKv();
-            b = c.batch();
-            h = c.heads();
-            tile = c.tile();
-        } else {
-            if (seq == null) {
-                throw new BadInput("--seq is required with a one-line mask (a config file or preset gives its own)");
-            }
-            try {
-                mask = MaskExpression.parse(spec);
-            } catch (IllegalArgumentException e) {
-                throw new BadInput(spec + ": " + e.getMessage());
-            }
-            name = spec;
-            sq = seq;
-            skv = seq;
+        MaskSpec m;
+        try {
+            m = MaskSpec.of(spec, seq, batch, heads, block, "128x128");
+        } catch (IllegalArgumentException e) {
+            throw new BadInput(spec + ": " + e.getMessage());
         }
+        Mask mask = m.mask();
+        String name = m.name();
+        int sq = m.seqQ();
+        int skv = m.seqKv();
+        int b = m.batch();
+        int h = m.heads();
+        String tile = m.tile();
         int hkv = kvHeads == null ? h : kvHeads;
         AttentionProblem p;
         Dims dims;

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -105,7 +104,7 @@ final class TuneCommand implements Callable<Integer> {
         if (!problems.isEmpty()) {
             throw new BadInput(specName + ": " + problems.get(0));
         }
-        List<Pass> which = parsePasses();
+        List<Pass> which = OptionValues.passes("--passes", passes);
         BoundMask mask = BoundMask.bind(config.mask(), dims);
         try (GpuBackend gpu = GpuBackend.open()) {
             GpuCandidates runner = new GpuCandidates(gpu);
@@ -136,12 +135,7 @@ final class TuneCommand implements Callable<Integer> {
     }
 
     private AttentionProblem problem(MaskConfig c) {
-        DType type;
-        try {
-            type = DType.parse(dtype);
-        } catch (IllegalArgumentException e) {
-            throw new BadInput("--dtype: " + e.getMessage());
-        }
+        DType type = OptionValues.dtype(dtype);
         int s = seq == null ? c.seqLenQ() : seq;
         int skv = seq == null ? c.seqLenKv() : seq;
         int h = heads == null ? c.heads() : heads;
@@ -151,18 +145,6 @@ final class TuneCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }
-    }
-
-    private List<Pass> parsePasses() {
-        List<Pass> out = new ArrayList<>();
-        for (String s : passes) {
-            try {
-                out.add(Pass.parse(s.trim()));
-            } catch (IllegalArgumentException e) {
-                throw new BadInput("--passes: " + e.getMessage());
-            }
-        }
-        return out;
     }
 
     private void print(PrintWriter out, AttentionProblem p, Pass pass, TuneResult r) {

@@ -28,7 +28,6 @@ import saw.engine.cpu.ReferenceBackend;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
 import saw.engine.mask.Dims;
-import saw.engine.mask.Mask;
 import saw.engine.mask.MaskChecks;
 import saw.engine.mask.TileLayout;
 
@@ -202,10 +201,7 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     private int verifyNsaChecked() throws ConfigException {
-        boolean backward = false;
-        for (String p : passes) {
-            backward |= Pass.parse(p) == Pass.BWD;
-        }
+        boolean backward = backward();
         TileLayout layout = null;
         if (nsa.fromMask()) {
             if (spec == null) {
@@ -248,45 +244,30 @@ final class VerifyCommand implements Callable<Integer> {
 
     private Setup setup() throws ConfigException {
         Setup s = new Setup();
-        Mask mask;
-        int sq;
-        int b = batch == null ? 1 : batch;
-        int h = heads == null ? 4 : heads;
-        String tile = block == null ? "128x64" : block;
-        if (MaskSpec.isConfig(spec)) {
-            MaskSpec c = MaskSpec.ofConfig(spec, seq, batch, heads, block);
-            mask = c.mask();
-            sq = c.seqQ();
-            b = c.batch();
-            h = c.heads();
-            tile = c.tile();
-            if (seq == null && seqKv == null) {
-                seqKv = c.seqKv();
-            }
-        } else {
-            mask = MaskExpression.parse(spec);
-            if (seq == null) {
-                throw new BadInput("--seq is required with a one-line mask (a config file or preset gives its own)");
-            }
-            sq = seq;
-        }
+        MaskSpec m = MaskSpec.of(spec, seq, batch, heads, block, "128x64");
         DType type = DType.parse(dtype);
-        KernelTiles tiles = KernelTiles.parse(tile);
-        int skv = seqKv == null ? sq : seqKv;
-        int hkv = kvHeads == null ? h : kvHeads;
-        s.problem = new AttentionProblem(b, h, hkv, sq, skv, headDim, type,
+        KernelTiles tiles = KernelTiles.parse(m.tile());
+        int skv = seqKv == null ? m.seqKv() : seqKv;
+        int hkv = kvHeads == null ? m.heads() : kvHeads;
+        s.problem = new AttentionProblem(m.batch(), m.heads(), hkv, m.seqQ(), skv, headDim, type,
                 scale == null ? 1.0 / Math.sqrt(headDim) : scale, softcap);
-        Dims dims = new Dims(sq, skv, b, h);
-        List<MaskChecks.Problem> problems = MaskChecks.check(mask, dims);
+        Dims dims = new Dims(m.seqQ(), skv, m.batch(), m.heads());
+        List<MaskChecks.Problem> problems = MaskChecks.check(m.mask(), dims);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(problems.get(0).toString());
         }
-        s.backward = false;
-        for (String p : passes) {
-            s.backward |= Pass.parse(p) == Pass.BWD;
-        }
-        s.layout = MaskSpec.compile(spec, mask, dims, tiles);
+        s.backward = backward();
+        s.layout = MaskSpec.compile(spec, m.mask(), dims, tiles);
         return s;
+    }
+
+    /** Whether --pass asks for the backward pass. */
+    private boolean backward() {
+        boolean backward = false;
+        for (String p : passes) {
+            backward |= Pass.parse(p) == Pass.BWD;
+        }
+        return backward;
     }
 
     private static AttentionKernels open(String backend) {
