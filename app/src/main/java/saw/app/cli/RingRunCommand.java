@@ -15,7 +15,6 @@ import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
 import saw.engine.attention.AttentionProblem;
-import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.OutputComparison;
 import saw.engine.attention.PartialAttention;
@@ -77,26 +76,14 @@ final class RingRunCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "gpu", description = "gpu or cpu (default: ${DEFAULT-VALUE})")
     String backend;
 
-    @Option(names = "--pass", defaultValue = "fwd,bwd", split = ",", description = "fwd, bwd or both (bwd runs fwd first)")
-    List<String> passes;
-
     @Option(names = "--batch", description = "default: the config's")
     Integer batch;
 
     @Option(names = "--heads", description = "default: the config's")
     Integer heads;
 
-    @Option(names = "--kv-heads", description = "default: --heads")
-    Integer kvHeads;
-
-    @Option(names = "--head-dim", defaultValue = "128")
-    int headDim;
-
-    @Option(names = "--dtype", defaultValue = "bf16", description = "bf16 or fp16")
-    String dtype;
-
-    @Option(names = "--seed", defaultValue = "1")
-    long seed;
+    @Mixin
+    KernelRunOptions kernelRun;
 
     @Option(names = "--repeat", defaultValue = "5",
             description = "timed launches per part after one warm-up, median taken; 0 skips timing (default: ${DEFAULT-VALUE})")
@@ -163,7 +150,7 @@ final class RingRunCommand implements Callable<Integer> {
         List<Object> items = new ArrayList<>();
         s.plans.forEach(pl -> items.add(pl.plan != null ? pl.plan : pl.unavailable));
         String line = "ring-run " + String.join(" ", command.commandLine().getParseResult().originalArgs());
-        RingGpuRun.Settings settings = new RingGpuRun.Settings(gpus, t, repeat, seed, resultsFile, line);
+        RingGpuRun.Settings settings = new RingGpuRun.Settings(gpus, t, repeat, kernelRun.seed, resultsFile, line);
         try {
             return new RingGpuRun(s.name, s.problem, s.layout, s.backward, settings, out).run(items);
         } catch (IllegalArgumentException e) {
@@ -194,13 +181,13 @@ final class RingRunCommand implements Callable<Integer> {
         int b = m.batch();
         int h = m.heads();
         String tile = m.tile();
-        int hkv = kvHeads == null ? h : kvHeads;
+        int hkv = kernelRun.kvHeads(h);
         AttentionProblem p;
         Dims dims;
         KernelTiles tiles;
         try {
             tiles = KernelTiles.parse(tile);
-            p = AttentionProblem.of(b, h, hkv, sq, skv, headDim, DType.parse(dtype));
+            p = AttentionProblem.of(b, h, hkv, sq, skv, kernelRun.headDim, kernelRun.dtype());
             dims = new Dims(sq, skv, b, h);
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
@@ -209,13 +196,11 @@ final class RingRunCommand implements Callable<Integer> {
         if (!problems.isEmpty()) {
             throw new BadInput(spec + " at " + sq + " tokens, batch " + b + ", heads " + h + ": " + problems.get(0));
         }
-        boolean backward = false;
-        for (String pass : passes) {
-            try {
-                backward |= Pass.parse(pass) == Pass.BWD;
-            } catch (IllegalArgumentException e) {
-                throw new BadInput("--pass: " + e.getMessage());
-            }
+        boolean backward;
+        try {
+            backward = kernelRun.backward();
+        } catch (IllegalArgumentException e) {
+            throw new BadInput("--pass: " + e.getMessage());
         }
         List<RingScheme> chosen = new ArrayList<>();
         for (String label : schemes) {
@@ -283,16 +268,16 @@ final class RingRunCommand implements Callable<Integer> {
         double tol = p.dtype().tolerance();
         out.printf(Locale.ROOT, "saw ring-run %s  backend %s (%s)  B=%d H=%d Hkv=%d S=%d D=%d %s block %dx%d seed %d%n",
                 s.name, k.values().name(), k.timed().device(), p.batch(), p.heads(), p.kvHeads(), p.seqQ(), p.headDim(),
-                p.dtype().label(), s.layout.blockQ(), s.layout.blockKv(), seed);
-        AttentionInputs in = AttentionInputs.random(p, seed, s.backward);
+                p.dtype().label(), s.layout.blockQ(), s.layout.blockKv(), kernelRun.seed);
+        AttentionInputs in = AttentionInputs.random(p, kernelRun.seed, s.backward);
         AttentionOutputs single = s.backward ? k.values().forwardBackward(in, s.layout) : k.values().forward(in, s.layout);
         int[] groups = VerifyCommand.sampledGroups(p);
         AttentionOutputs ref = ReferenceAttention.compute(in, s.layout.mask(), s.backward, groups);
         int total = p.batch() * p.kvHeads();
         out.printf("fp64 reference: %s; tolerance %.0e; errors are ||out - ref|| / ||ref||%n",
                 groups.length == total ? "every head" : groups.length + " of " + total + " kv-head groups", tol);
-        double singleFwd = repeat > 0 ? RingRun.medianMs(k.timed(), p, s.layout, Pass.FWD, repeat, seed) : Double.NaN;
-        double singleBwd = repeat > 0 && s.backward ? RingRun.medianMs(k.timed(), p, s.layout, Pass.BWD, repeat, seed) : Double.NaN;
+        double singleFwd = repeat > 0 ? RingRun.medianMs(k.timed(), p, s.layout, Pass.FWD, repeat, kernelRun.seed) : Double.NaN;
+        double singleBwd = repeat > 0 && s.backward ? RingRun.medianMs(k.timed(), p, s.layout, Pass.BWD, repeat, kernelRun.seed) : Double.NaN;
         RingModel model = s.model;
 
         List<String> outputs = new ArrayList<>();
@@ -361,7 +346,7 @@ final class RingRunCommand implements Callable<Integer> {
         if (repeat == 0) {
             return String.format(" %9s %7s", "-", "-");
         }
-        double[][] ms = RingRun.time(k.timed(), plan, p, pass, repeat, seed, (d, st, done) -> { });
+        double[][] ms = RingRun.time(k.timed(), plan, p, pass, repeat, kernelRun.seed, (d, st, done) -> { });
         RingPlan.Prediction pr = plan.withMeasured(ms, singleMs);
         int n = plan.devices();
         for (int d = 0; d < n; d++) {

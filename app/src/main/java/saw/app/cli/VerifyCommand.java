@@ -59,26 +59,14 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--heads", description = "default: the config's, or 4")
     Integer heads;
 
-    @Option(names = "--kv-heads", description = "default: --heads")
-    Integer kvHeads;
-
-    @Option(names = "--head-dim", defaultValue = "128")
-    int headDim;
-
-    @Option(names = "--dtype", defaultValue = "bf16", description = "bf16 or fp16")
-    String dtype;
+    @Mixin
+    KernelRunOptions kernelRun;
 
     @Option(names = "--block", description = "tile QxKV, e.g. 128x64; default: the config's, or 128x64")
     String block;
 
-    @Option(names = "--pass", defaultValue = "fwd,bwd", split = ",", description = "fwd, bwd or both (bwd runs fwd first)")
-    List<String> passes;
-
     @Option(names = "--backend", defaultValue = "gpu", description = "gpu, cpu or cpu-reference (checks the checker)")
     String backend;
-
-    @Option(names = "--seed", defaultValue = "1")
-    long seed;
 
     @Option(names = "--softcap", defaultValue = "0", description = "logit softcap (0 = off)")
     double softcap;
@@ -139,9 +127,9 @@ final class VerifyCommand implements Callable<Integer> {
                     s.layout = tuned;
                 }
             }
-            AttentionInputs in = AttentionInputs.random(s.problem, seed, s.backward);
+            AttentionInputs in = AttentionInputs.random(s.problem, kernelRun.seed, s.backward);
             if (sinks) {
-                in = in.withSinks(AttentionInputs.randomSinks(s.problem.heads(), seed));
+                in = in.withSinks(AttentionInputs.randomSinks(s.problem.heads(), kernelRun.seed));
             }
             long t0 = System.nanoTime();
             AttentionOutputs got = s.backward ? kernels.forwardBackward(in, s.layout) : kernels.forward(in, s.layout);
@@ -165,12 +153,12 @@ final class VerifyCommand implements Callable<Integer> {
             SampledCheck.Result r;
             String tables = "";
             if (kernels instanceof GpuBackend gpu) {
-                r = gpu.checkSampled(s.problem, s.layout, s.backward, seed, rowsPerHead);
+                r = gpu.checkSampled(s.problem, s.layout, s.backward, kernelRun.seed, rowsPerHead);
                 tables = String.valueOf(gpu.lastTables());
             } else {
-                AttentionInputs in = AttentionInputs.random(s.problem, seed, s.backward);
+                AttentionInputs in = AttentionInputs.random(s.problem, kernelRun.seed, s.backward);
                 AttentionOutputs got = s.backward ? kernels.forwardBackward(in, s.layout) : kernels.forward(in, s.layout);
-                r = SampledCheck.check(s.problem, s.layout, s.backward, RunRows.of(in, got), rowsPerHead, seed);
+                r = SampledCheck.check(s.problem, s.layout, s.backward, RunRows.of(in, got), rowsPerHead, kernelRun.seed);
             }
             double secs = (System.nanoTime() - t0) / 1e9;
             printHeader(s, kernels.name());
@@ -178,7 +166,7 @@ final class VerifyCommand implements Callable<Integer> {
                     r.queryRows().size(), Math.min(rowsPerHead, s.problem.seqQ()),
                     s.backward ? " and " + r.kvRows().size() + " kv rows for dK, dV" + (r.kvRowsPassedOver() > 0
                             ? " (" + r.kvRowsPassedOver() + " drawn kv rows passed over: more than "
-                            + SampledCheck.MAX_KV_CONTRIBUTORS + " query rows attend each)" : "") : "", seed, secs);
+                            + SampledCheck.MAX_KV_CONTRIBUTORS + " query rows attend each)" : "") : "", kernelRun.seed, secs);
             if (!tables.isEmpty()) {
                 System.out.println(tables);
             }
@@ -201,7 +189,7 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     private int verifyNsaChecked() throws ConfigException {
-        boolean backward = backward();
+        boolean backward = kernelRun.backward();
         TileLayout layout = null;
         if (nsa.fromMask()) {
             if (spec == null) {
@@ -210,10 +198,10 @@ final class VerifyCommand implements Callable<Integer> {
             layout = setup().layout;
         }
         NsaRuns.Request r = new NsaRuns.Request(batch == null ? 0 : batch, heads == null ? 0 : heads,
-                kvHeads == null ? 0 : kvHeads, seq, headDim, DType.parse(dtype), scale, softcap, seed);
+                kernelRun.kvHeads(0), seq, kernelRun.headDim, kernelRun.dtype(), scale, softcap, kernelRun.seed);
         NsaRuns.Setup s = NsaRuns.setup(nsa, r, layout);
         try {
-            return NsaRuns.verify(s, backend, backward, seed, new java.io.PrintWriter(System.out, true));
+            return NsaRuns.verify(s, backend, backward, kernelRun.seed, new java.io.PrintWriter(System.out, true));
         } catch (GpuException e) {
             System.err.println("saw verify: " + e.getMessage());
             return SawCli.INTERNAL_ERROR;
@@ -245,29 +233,20 @@ final class VerifyCommand implements Callable<Integer> {
     private Setup setup() throws ConfigException {
         Setup s = new Setup();
         MaskSpec m = MaskSpec.of(spec, seq, batch, heads, block, "128x64");
-        DType type = DType.parse(dtype);
+        DType type = kernelRun.dtype();
         KernelTiles tiles = KernelTiles.parse(m.tile());
         int skv = seqKv == null ? m.seqKv() : seqKv;
-        int hkv = kvHeads == null ? m.heads() : kvHeads;
-        s.problem = new AttentionProblem(m.batch(), m.heads(), hkv, m.seqQ(), skv, headDim, type,
-                scale == null ? 1.0 / Math.sqrt(headDim) : scale, softcap);
+        int hkv = kernelRun.kvHeads(m.heads());
+        s.problem = new AttentionProblem(m.batch(), m.heads(), hkv, m.seqQ(), skv, kernelRun.headDim, type,
+                scale == null ? 1.0 / Math.sqrt(kernelRun.headDim) : scale, softcap);
         Dims dims = new Dims(m.seqQ(), skv, m.batch(), m.heads());
         List<MaskChecks.Problem> problems = MaskChecks.check(m.mask(), dims);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(problems.get(0).toString());
         }
-        s.backward = backward();
+        s.backward = kernelRun.backward();
         s.layout = MaskSpec.compile(spec, m.mask(), dims, tiles);
         return s;
-    }
-
-    /** Whether --pass asks for the backward pass. */
-    private boolean backward() {
-        boolean backward = false;
-        for (String p : passes) {
-            backward |= Pass.parse(p) == Pass.BWD;
-        }
-        return backward;
     }
 
     private static AttentionKernels open(String backend) {
@@ -308,7 +287,7 @@ final class VerifyCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "saw verify %s  backend %s  B=%d H=%d Hkv=%d Sq=%d Skv=%d D=%d %s block %dx%d softcap %s sinks %s seed %d%n",
                 spec, kernels, p.batch(), p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), p.headDim(), p.dtype().label(),
                 s.layout.blockQ(), s.layout.blockKv(), p.softcap() > 0 ? String.valueOf(p.softcap()) : "off",
-                sinks ? "random" : "off", seed);
+                sinks ? "random" : "off", kernelRun.seed);
     }
 
     private static int table(AttentionProblem p, List<OutputComparison.Error> errors) {
