@@ -3,7 +3,6 @@ package saw.engine.bench;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,14 +10,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
  * The rows of a results file as CSV (RFC 4180), for spreadsheets: the same columns as the JSON rows, in the same
  * order, with {@code varied} written as "pointer=value;pointer=value" and nulls as empty cells. Flushed per row.
  */
-public final class ResultsCsv implements Consumer<BenchRow>, AutoCloseable {
+public final class ResultsCsv implements RowFile, AutoCloseable {
     private final Writer out;
     private boolean headerWritten;
 
@@ -39,6 +37,7 @@ public final class ResultsCsv implements Consumer<BenchRow>, AutoCloseable {
         }
     }
 
+    @Override
     public void write(BenchRow row) throws IOException {
         Map<String, Object> fields = ResultsJson.flatten(row);
         if (!headerWritten) {
@@ -53,15 +52,6 @@ public final class ResultsCsv implements Consumer<BenchRow>, AutoCloseable {
         out.write(String.join(",", cells));
         out.write("\r\n");
         out.flush();
-    }
-
-    @Override
-    public void accept(BenchRow row) {
-        try {
-            write(row);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static String cell(Object v) {

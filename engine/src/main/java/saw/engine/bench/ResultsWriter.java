@@ -4,20 +4,18 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.function.Consumer;
 import saw.engine.io.AtomicFiles;
 
 /**
  * Writes a {@code saw.bench/1} file as JSON Lines: the environment header on line 1, then one row per line, each
  * line flushed as soon as it is written, so a sweep killed at any moment leaves every finished row readable.
  */
-public final class ResultsWriter implements Consumer<BenchRow>, AutoCloseable {
+public final class ResultsWriter implements RowFile, AutoCloseable {
     private final Writer out;
 
     private ResultsWriter(Writer out) {
@@ -62,6 +60,7 @@ public final class ResultsWriter implements Consumer<BenchRow>, AutoCloseable {
     }
 
     /** Appends one row and flushes it to the file. */
+    @Override
     public void write(BenchRow row) throws IOException {
         writeLine(line(row));
     }
@@ -79,16 +78,6 @@ public final class ResultsWriter implements Consumer<BenchRow>, AutoCloseable {
         }
         fields.putAll(extra);
         writeLine(ResultsJson.MAPPER.writeValueAsString(fields));
-    }
-
-    /** {@link #write} for use as a row listener; an I/O failure is rethrown unchecked. */
-    @Override
-    public void accept(BenchRow row) {
-        try {
-            write(row);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** One row as its JSON line (no newline). */
