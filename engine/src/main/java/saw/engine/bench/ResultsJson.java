@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
@@ -163,71 +164,59 @@ final class ResultsJson {
             this.where = where;
         }
 
-        private JsonNode required(String name) throws BadResultsFile {
+        /** Missing or null: an optional field's reader then gives its default. */
+        private boolean absent(String name) {
             JsonNode n = o.get(name);
-            if (n == null || n.isNull()) {
+            return n == null || n.isNull();
+        }
+
+        private JsonNode required(String name) throws BadResultsFile {
+            if (absent(name)) {
                 throw new BadResultsFile(where + ": field '" + name + "' is missing");
+            }
+            return o.get(name);
+        }
+
+        /** The field, present and of the kind {@code is} accepts ({@code kind} says it in the failure). */
+        private JsonNode typed(String name, Predicate<JsonNode> is, String kind) throws BadResultsFile {
+            JsonNode n = required(name);
+            if (!is.test(n)) {
+                throw new BadResultsFile(where + ": field '" + name + "' must be " + kind + ", got " + n);
             }
             return n;
         }
 
         String text(String name) throws BadResultsFile {
-            JsonNode n = required(name);
-            if (!n.isTextual()) {
-                throw new BadResultsFile(where + ": field '" + name + "' must be a string, got " + n);
-            }
-            return n.asText();
+            return typed(name, JsonNode::isTextual, "a string").asText();
         }
 
         String optionalText(String name) throws BadResultsFile {
-            JsonNode n = o.get(name);
-            return n == null || n.isNull() ? "" : text(name);
+            return absent(name) ? "" : text(name);
         }
 
         double number(String name) throws BadResultsFile {
-            JsonNode n = required(name);
-            if (!n.isNumber()) {
-                throw new BadResultsFile(where + ": field '" + name + "' must be a number, got " + n);
-            }
-            return n.asDouble();
+            return typed(name, JsonNode::isNumber, "a number").asDouble();
         }
 
         double optionalNumber(String name) throws BadResultsFile {
-            JsonNode n = o.get(name);
-            return n == null || n.isNull() ? Double.NaN : number(name);
+            return absent(name) ? Double.NaN : number(name);
         }
 
         long count(String name) throws BadResultsFile {
-            JsonNode n = required(name);
-            if (!n.canConvertToLong() || !n.isIntegralNumber()) {
-                throw new BadResultsFile(where + ": field '" + name + "' must be a whole number, got " + n);
-            }
-            return n.asLong();
+            return typed(name, n -> n.canConvertToLong() && n.isIntegralNumber(), "a whole number").asLong();
         }
 
         int integer(String name) throws BadResultsFile {
-            JsonNode n = required(name);
-            if (!n.isIntegralNumber() || !n.canConvertToInt()) {
-                throw new BadResultsFile(where + ": field '" + name + "' must be a 32-bit whole number, got " + n);
-            }
-            return n.asInt();
+            return typed(name, n -> n.isIntegralNumber() && n.canConvertToInt(), "a 32-bit whole number").asInt();
         }
 
         /** False when absent (files written before the field). */
         boolean optionalBoolean(String name) throws BadResultsFile {
-            JsonNode n = o.get(name);
-            if (n == null || n.isNull()) {
-                return false;
-            }
-            if (!n.isBoolean()) {
-                throw new BadResultsFile(where + ": field '" + name + "' must be true or false, got " + n);
-            }
-            return n.asBoolean();
+            return !absent(name) && typed(name, JsonNode::isBoolean, "true or false").asBoolean();
         }
 
         int optionalInteger(String name) throws BadResultsFile {
-            JsonNode n = o.get(name);
-            return n == null || n.isNull() ? 0 : integer(name);
+            return absent(name) ? 0 : integer(name);
         }
     }
 }

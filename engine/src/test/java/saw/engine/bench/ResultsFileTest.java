@@ -126,4 +126,29 @@ class ResultsFileTest {
         BadResultsFile missing = assertThrows(BadResultsFile.class, () -> ResultsFile.read(dir.resolve("nope.json")));
         assertTrue(missing.getMessage().endsWith("nope.json: no such file"), missing.getMessage());
     }
+
+    @Test
+    void everyKindOfFieldIsCheckedAndAWrongOneNamedWithFileAndLine() throws Exception {
+        Path file = dir.resolve("r.json");
+        sweep(file, dir.resolve("r.csv"));
+        String header = Files.readAllLines(file).get(0);
+        String row = Files.readAllLines(file).get(1);
+        String[][] cases = {
+            {"\"config\":\"[^\"]*\"", "\"config\":5", "field 'config' must be a string, got 5"},
+            {"\"median_ms\":[^,]*", "\"median_ms\":\"fast\"", "field 'median_ms' must be a number, got \"fast\""},
+            {"\"tiles_empty\":[^,]*", "\"tiles_empty\":1.5", "field 'tiles_empty' must be a whole number, got 1.5"},
+            {"\"backend\":\"[^\"]*\",", "", "field 'backend' is missing"},
+            {"\"status\":\"[^\"]*\"", "\"status\":null", "field 'status' is missing"},
+        };
+        for (String[] c : cases) {
+            String wrong = row.replaceFirst(c[0], c[1]);
+            assertTrue(!wrong.equals(row), c[0] + " is not in " + row);
+            BadResultsFile e = assertThrows(BadResultsFile.class, () -> ResultsFile.parse("k.json", header + "\n" + wrong + "\n"));
+            assertEquals("k.json line 2: " + c[2], e.getMessage());
+        }
+        String absent = row.replaceFirst("\"kernel\":\"[^\"]*\"", "\"kernel\":null").replaceFirst(",\"warmup\":[^,}]*", "");
+        BenchRow read = ResultsFile.parse("a.json", header + "\n" + absent + "\n").rows().get(0);
+        assertEquals("", read.kernel());
+        assertEquals(0, read.warmup());
+    }
 }
