@@ -113,6 +113,18 @@ public final class AttentionInputs {
         return dO != null;
     }
 
+    /**
+     * These inputs, for a backward pass.
+     *
+     * @throws IllegalArgumentException when they have no dO
+     */
+    public AttentionInputs requireGradient() {
+        if (dO == null) {
+            throw new IllegalArgumentException("the backward pass needs inputs with dO");
+        }
+        return this;
+    }
+
     /** Elements of Q, O, dO and dQ. */
     public static long qSize(AttentionProblem p) {
         return checkedSize((long) p.batch() * p.heads() * p.seqQ() * p.headDim());

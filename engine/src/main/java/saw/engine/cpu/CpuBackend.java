@@ -40,10 +40,7 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
 
     @Override
     public AttentionOutputs forwardBackward(AttentionInputs in, TileLayout layout) {
-        if (!in.hasGradient()) {
-            throw new IllegalArgumentException("the backward pass needs inputs with dO");
-        }
-        AttentionProblem p = in.problem();
+        AttentionProblem p = in.requireGradient().problem();
         SizeGuard.cpuRun(p, layout, Pass.BWD).orThrow();
         float[] sinks = sinksOf(in);
         BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout), sinks);
@@ -57,10 +54,7 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
 
     @Override
     public AttentionOutputs backward(AttentionInputs in, TileLayout layout, AttentionOutputs whole) {
-        if (!in.hasGradient()) {
-            throw new IllegalArgumentException("the backward pass needs inputs with dO");
-        }
-        AttentionProblem p = in.problem();
+        AttentionProblem p = in.requireGradient().problem();
         SizeGuard.cpuRun(p, layout, Pass.BWD).orThrow();
         BlockSparseCpu kernel = new BlockSparseCpu(p, TileLists.of(p, layout), null);
         Tensors x = new Tensors(in);

@@ -240,10 +240,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
 
     @Override
     public AttentionOutputs forwardBackward(AttentionInputs in, TileLayout layout) {
-        if (!in.hasGradient()) {
-            throw new IllegalArgumentException("the backward pass needs inputs with dO");
-        }
-        return run(in, layout, true);
+        return run(in.requireGradient(), layout, true);
     }
 
     private AttentionOutputs run(AttentionInputs in, TileLayout layout, boolean backward) {
@@ -372,10 +369,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     /** The backward of a part of a ring: O and LSE come from the merged forward, not from this layout. */
     @Override
     public AttentionOutputs backward(AttentionInputs in, TileLayout layout, AttentionOutputs whole) {
-        if (!in.hasGradient()) {
-            throw new IllegalArgumentException("the backward pass needs inputs with dO");
-        }
-        AttentionProblem p = in.problem();
+        AttentionProblem p = in.requireGradient().problem();
         Plan plan = plan(p, layout, false);
         cuda.makeCurrent();
         SizeGuard.gpuRun(p, layout, Pass.BWD, 1, cuda.freeBytes()).orThrow();

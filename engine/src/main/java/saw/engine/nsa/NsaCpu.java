@@ -24,10 +24,7 @@ public final class NsaCpu implements NsaKernels {
 
     @Override
     public AttentionOutputs forwardBackward(AttentionInputs in, NsaSelection sel) {
-        if (!in.hasGradient()) {
-            throw new IllegalArgumentException("the backward pass needs inputs with dO");
-        }
-        return run(in, sel, true);
+        return run(in.requireGradient(), sel, true);
     }
 
     @Override
