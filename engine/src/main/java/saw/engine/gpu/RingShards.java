@@ -223,28 +223,34 @@ public record RingShards(AttentionProblem global, TileLayout layout, int[][] qBl
     private float[] rows(java.nio.FloatBuffer src, int heads, int seq, int[] blocks, int block, int localSeq) {
         int dh = global.headDim();
         float[] out = new float[global.batch() * heads * localSeq * dh];
-        int bh = global.batch() * heads;
-        for (int i = 0; i < bh; i++) {
-            int at = 0;
-            for (int b : blocks) {
-                int t0 = b * block;
-                int t1 = Math.min(seq, t0 + block);
-                src.get(((i * seq) + t0) * dh, out, (i * localSeq + at) * dh, (t1 - t0) * dh);
-                at += t1 - t0;
-            }
-        }
+        forEachStretch(heads, seq, blocks, block, localSeq,
+                (wholeRow, localRow, n) -> src.get(wholeRow * dh, out, localRow * dh, n * dh));
         return out;
     }
 
     /** The inverse of {@link #rows}: local rows of width {@code width} into the whole tensor. */
     private void put(java.nio.FloatBuffer local, float[] dst, int heads, int seq, int[] blocks, int block, int localSeq, int width) {
+        forEachStretch(heads, seq, blocks, block, localSeq,
+                (wholeRow, localRow, n) -> local.get(localRow * width, dst, wholeRow * width, n * width));
+    }
+
+    /** A run of consecutive token rows: where it starts in the whole tensor and in the local one, and its length. */
+    private interface Stretch {
+        void copy(int wholeRow, int localRow, int n);
+    }
+
+    /**
+     * Each block's tokens of every (batch, head), in order: the whole tensor's rows of the blocks, packed one after
+     * the other into the local tensor's {@code localSeq} rows per (batch, head).
+     */
+    private void forEachStretch(int heads, int seq, int[] blocks, int block, int localSeq, Stretch stretch) {
         int bh = global.batch() * heads;
         for (int i = 0; i < bh; i++) {
             int at = 0;
             for (int b : blocks) {
                 int t0 = b * block;
                 int t1 = Math.min(seq, t0 + block);
-                local.get((i * localSeq + at) * width, dst, (i * seq + t0) * width, (t1 - t0) * width);
+                stretch.copy(i * seq + t0, i * localSeq + at, t1 - t0);
                 at += t1 - t0;
             }
         }
