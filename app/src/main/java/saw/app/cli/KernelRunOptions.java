@@ -7,11 +7,16 @@ import saw.engine.attention.Pass;
 
 /**
  * The options {@code saw verify} and {@code saw ring-run} share for a run of the kernels on seeded random inputs: the
- * K/V heads, head dim and dtype of the problem, the passes and the seed (a picocli mixin).
+ * K/V heads, head dim and dtype of the problem, the passes and the seed (a picocli mixin), each beside its reading.
  */
 final class KernelRunOptions {
     @Option(names = "--kv-heads", description = "default: --heads")
     Integer kvHeads;
+
+    /** --kv-heads, else {@code heads}. */
+    int kvHeads(int heads) {
+        return kvHeads == null ? heads : kvHeads;
+    }
 
     @Option(names = "--head-dim", defaultValue = "128")
     int headDim;
@@ -19,16 +24,17 @@ final class KernelRunOptions {
     @Option(names = "--dtype", defaultValue = "bf16", description = "bf16 or fp16")
     String dtype;
 
+    /**
+     * The value of --dtype.
+     *
+     * @throws IllegalArgumentException when it is not a dtype
+     */
+    DType dtype() {
+        return DType.parse(dtype);
+    }
+
     @Option(names = "--pass", defaultValue = "fwd,bwd", split = ",", description = "fwd, bwd or both (bwd runs fwd first)")
     List<String> passes;
-
-    @Option(names = "--seed", defaultValue = "1")
-    long seed;
-
-    /** --kv-heads, else {@code heads}. */
-    int kvHeads(int heads) {
-        return kvHeads == null ? heads : kvHeads;
-    }
 
     /**
      * Whether --pass asks for the backward pass.
@@ -43,12 +49,6 @@ final class KernelRunOptions {
         return backward;
     }
 
-    /**
-     * The value of --dtype.
-     *
-     * @throws IllegalArgumentException when it is not a dtype
-     */
-    DType dtype() {
-        return DType.parse(dtype);
-    }
+    @Option(names = "--seed", defaultValue = "1")
+    long seed;
 }
