@@ -127,9 +127,7 @@ final class RingRunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         } catch (GpuException e) {
-            command.commandLine().getErr().println("saw ring-run: " + e.getMessage());
-            command.commandLine().getErr().flush();
-            return SawCli.INTERNAL_ERROR;
+            return gpuFailed(e);
         }
     }
 
@@ -158,10 +156,15 @@ final class RingRunCommand implements Callable<Integer> {
         } catch (java.io.IOException e) {
             throw new BadInput("--out " + resultsFile + ": " + e.getMessage());
         } catch (GpuException e) {
-            command.commandLine().getErr().println("saw ring-run: " + e.getMessage());
-            command.commandLine().getErr().flush();
-            return SawCli.INTERNAL_ERROR;
+            return gpuFailed(e);
         }
+    }
+
+    /** A GPU failure: its message on stderr, exit 1. */
+    private int gpuFailed(GpuException e) {
+        command.commandLine().getErr().println("saw ring-run: " + e.getMessage());
+        command.commandLine().getErr().flush();
+        return SawCli.INTERNAL_ERROR;
     }
 
     private Setup setup() throws ConfigException {

@@ -3,8 +3,11 @@ package saw.engine.gpu;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Device buffers made one after another and freed together, so that a failed allocation frees the ones before it. */
-final class BufferList implements AutoCloseable {
+/**
+ * Device buffers made one after another and freed together, so that a failed allocation frees the ones before it;
+ * the sets of buffers a run keeps (its tables, its gradients) are such lists with names for their buffers.
+ */
+class BufferList implements AutoCloseable {
     private final List<DeviceBuffer> made = new ArrayList<>();
 
     /** Keeps {@code b} to be freed on close; returns it. */

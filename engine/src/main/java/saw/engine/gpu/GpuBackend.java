@@ -512,7 +512,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         long start = System.nanoTime();
         Tables t = new Tables(cuda, plan.lists, plan.fwdLists, plan.p.headDim());
         double seconds = (System.nanoTime() - start) / 1e9;
-        long bytes = t.made.bytes();
+        long bytes = t.bytes();
         TableCost built = lastTables;
         lastTables = new TableCost(bytes, built.lists(), built.heads(), built.buildSeconds(), seconds, built.splitColumns(),
                 built.columnParts());
@@ -520,7 +520,7 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
     }
 
     /** The layout tables on the device. */
-    static final class Tables implements AutoCloseable {
+    static final class Tables extends BufferList {
         final DeviceBuffer rowOrder;
         final DeviceBuffer colLaunch;
         final DeviceBuffer colParts;
@@ -545,9 +545,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
         final DeviceBuffer fwdRowKv;
         final DeviceBuffer fwdRowMask;
         final DeviceBuffer fwdBits;
-
-        /** Every table made so far, so that a failed upload frees the ones before it. */
-        private final BufferList made = new BufferList();
 
         /** The tables of {@code t}, whose rows the forward reads too. */
         Tables(CudaDevice cuda, TileLists t, int headDim) {
@@ -584,15 +581,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
                 close();
                 throw e;
             }
-        }
-
-        private DeviceBuffer add(DeviceBuffer b) {
-            return made.add(b);
-        }
-
-        @Override
-        public void close() {
-            made.close();
         }
     }
 

@@ -8,8 +8,7 @@ import saw.engine.attention.AttentionProblem;
  * A checked backward's device buffers besides dO: Dsum, the fp32 dQ accumulator, and dQ, dK, dV filled with NaN so
  * that an element the kernels never wrote shows.
  */
-final class GradientBuffers implements AutoCloseable {
-    private final BufferList made = new BufferList();
+final class GradientBuffers extends BufferList {
     private final AttentionProblem p;
     final DeviceBuffer dsum;
     final DeviceBuffer dqAcc;
@@ -23,11 +22,11 @@ final class GradientBuffers implements AutoCloseable {
         long kvn = AttentionInputs.kvSize(p);
         long rows = (long) p.batch() * p.heads() * p.seqQ();
         try {
-            dsum = made.add(cuda.buffer("Dsum", 4L * rows));
-            dqAcc = made.add(cuda.buffer("dQ accumulator", 4L * qn));
-            dq = made.add(cuda.buffer("dQ", 2L * qn));
-            dk = made.add(cuda.buffer("dK", 2L * kvn));
-            dv = made.add(cuda.buffer("dV", 2L * kvn));
+            dsum = add(cuda.buffer("Dsum", 4L * rows));
+            dqAcc = add(cuda.buffer("dQ accumulator", 4L * qn));
+            dq = add(cuda.buffer("dQ", 2L * qn));
+            dk = add(cuda.buffer("dK", 2L * kvn));
+            dv = add(cuda.buffer("dV", 2L * kvn));
             dq.fill16("dQ", DeviceBuffer.NAN16);
             dk.fill16("dK", DeviceBuffer.NAN16);
             dv.fill16("dV", DeviceBuffer.NAN16);
@@ -43,10 +42,5 @@ final class GradientBuffers implements AutoCloseable {
         int kvn = (int) AttentionInputs.kvSize(p);
         return AttentionOutputs.withGradients(o, lse, dq.readHalves("dQ", p.dtype(), qn),
                 dk.readHalves("dK", p.dtype(), kvn), dv.readHalves("dV", p.dtype(), kvn));
-    }
-
-    @Override
-    public void close() {
-        made.close();
     }
 }

@@ -300,8 +300,7 @@ public final class NsaGpu implements NsaKernels {
     }
 
     /** The tables on the device. */
-    private static final class DeviceTables implements AutoCloseable {
-        private final BufferList made = new BufferList();
+    private static final class DeviceTables extends BufferList {
         final DeviceBuffer indices;
         final DeviceBuffer counts;
         final DeviceBuffer colTok;
@@ -333,15 +332,6 @@ public final class NsaGpu implements NsaKernels {
                 close();
                 throw e;
             }
-        }
-
-        private DeviceBuffer add(DeviceBuffer b) {
-            return made.add(b);
-        }
-
-        @Override
-        public void close() {
-            made.close();
         }
     }
 
