@@ -52,6 +52,25 @@ public interface AttentionBackend extends AutoCloseable {
     @Override
     void close();
 
+    /**
+     * A backend that times learned sink logits: its {@link #prepare(AttentionProblem, TileLayout, Pass, long, boolean)}
+     * is its own, and the plain {@link #prepare(AttentionProblem, TileLayout, Pass, long)} is that without sinks.
+     */
+    interface SinkTiming extends AttentionBackend {
+        @Override
+        default PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
+            return prepare(problem, layout, pass, seed, false);
+        }
+
+        @Override
+        default boolean timesSinks() {
+            return true;
+        }
+
+        @Override
+        PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed, boolean sinks);
+    }
+
     /** A prepared pass, ready to run repeatedly. */
     interface PreparedRun extends AutoCloseable {
         /** The kernel or implementation that runs, e.g. "fwd_bf16_d128_q128_kv64". */

@@ -15,7 +15,7 @@ import saw.engine.mask.TileLayout;
  * The multithreaded fp32 block-sparse CPU implementation, so charts and tests work without a GPU. Timing uses the
  * wall clock around one pass on the common fork-join pool.
  */
-public final class CpuBackend implements AttentionBackend, PartialAttention {
+public final class CpuBackend implements AttentionBackend.SinkTiming, PartialAttention {
     @Override
     public String name() {
         return "cpu";
@@ -62,16 +62,6 @@ public final class CpuBackend implements AttentionBackend, PartialAttention {
         whole.get(AttentionOutputs.Output.LSE).get(x.lse);
         kernel.backward(x.q, x.k, x.v, x.dO, x.o, x.lse, x.dq, x.dk, x.dv, null);
         return AttentionOutputs.withGradients(x.o, x.lse, x.dq, x.dk, x.dv);
-    }
-
-    @Override
-    public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
-        return prepare(problem, layout, pass, seed, false);
-    }
-
-    @Override
-    public boolean timesSinks() {
-        return true;
     }
 
     /** With {@code sinks}, the forward folds them into each row's denominator and the backward adds dSink. */

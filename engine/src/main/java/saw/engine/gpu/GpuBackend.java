@@ -25,7 +25,7 @@ import saw.engine.mask.TileLayout;
  * for bf16/fp16, head dims 64 and 128, tiles q{64,128} x kv{32,64,128}; and at head dim 256 with tiles 64x32 and
  * 64x64, forward and backward. Not thread-safe; each call makes the context current on its thread.
  */
-public final class GpuBackend implements AttentionBackend, PartialAttention {
+public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAttention {
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
     static final int MIN_MAJOR = 8;
     private static final long ROTATION_BYTES = 256L << 20;
@@ -386,16 +386,6 @@ public final class GpuBackend implements AttentionBackend, PartialAttention {
             launchBackward(plan, t, q, k, v, o, lse, dO, g.dsum, g.dqAcc, g.dq, g.dk, g.dv);
             return g.read(FloatArrays.copyOf(whole.get(AttentionOutputs.Output.O)), FloatArrays.copyOf(lseIn));
         }
-    }
-
-    @Override
-    public PreparedRun prepare(AttentionProblem problem, TileLayout layout, Pass pass, long seed) {
-        return prepare(problem, layout, pass, seed, false);
-    }
-
-    @Override
-    public boolean timesSinks() {
-        return true;
     }
 
     /** With {@code sinks}, the sink kernels run after the forward, and dSink after the backward. */
