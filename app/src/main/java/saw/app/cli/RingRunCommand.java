@@ -26,7 +26,6 @@ import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
 import saw.engine.gpu.RingGpus;
 import saw.engine.mask.Dims;
-import saw.engine.mask.Mask;
 import saw.engine.mask.MaskChecks;
 import saw.engine.mask.TileLayout;
 import saw.engine.ring.RingModel;
@@ -177,25 +176,22 @@ final class RingRunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadInput(spec + ": " + e.getMessage());
         }
-        Mask mask = m.mask();
-        String name = m.name();
         int sq = m.seqQ();
         int skv = m.seqKv();
         int b = m.batch();
         int h = m.heads();
-        String tile = m.tile();
         int hkv = kernelRun.kvHeads(h);
         AttentionProblem p;
         Dims dims;
         KernelTiles tiles;
         try {
-            tiles = KernelTiles.parse(tile);
+            tiles = KernelTiles.parse(m.tile());
             p = AttentionProblem.of(b, h, hkv, sq, skv, kernelRun.headDim, kernelRun.dtype());
             dims = new Dims(sq, skv, b, h);
         } catch (IllegalArgumentException e) {
             throw new BadInput(e.getMessage());
         }
-        List<MaskChecks.Problem> problems = MaskChecks.check(mask, dims);
+        List<MaskChecks.Problem> problems = MaskChecks.check(m.mask(), dims);
         if (!problems.isEmpty()) {
             throw new BadInput(spec + " at " + sq + " tokens, batch " + b + ", heads " + h + ": " + problems.get(0));
         }
@@ -222,8 +218,8 @@ final class RingRunCommand implements Callable<Integer> {
                 throw new BadInput("--devices must be in " + RingPlanner.MIN_DEVICES + ".." + RingPlanner.MAX_DEVICES + ", got " + n);
             }
         }
-        TileLayout layout = MaskSpec.compile(spec, mask, dims, tiles);
-        RingModel model = options.model(p.headDim(), p.kvHeads(), 2, name);
+        TileLayout layout = MaskSpec.compile(spec, m.mask(), dims, tiles);
+        RingModel model = options.model(p.headDim(), p.kvHeads(), 2, m.name());
         List<Planned> plans = new ArrayList<>();
         String why = null;
         boolean any = false;
@@ -241,7 +237,7 @@ final class RingRunCommand implements Callable<Integer> {
         if (!any) {
             throw new BadInput("--devices: " + why);
         }
-        return new Setup(name, p, layout, backward, model, plans);
+        return new Setup(m.name(), p, layout, backward, model, plans);
     }
 
     /** A backend that both times launches and returns the outputs of given inputs. */
