@@ -88,6 +88,29 @@ __device__ __forceinline__ void store_staged_dkdv(const T* eK, const T* eV, T* d
     }
 }
 
+// A PARTIAL tile's token mask on P^T in the m64nNk16 accumulator layout of a 64-column q step: bit tile `tile` of
+// bitsT (BKV kv rows of WORDS words), this thread's kv rows row0 and row0 + 8, two words from word0 on; a clear bit
+// zeroes the probability. Shared by the Hopper backwards.
+template <int BKV, int WORDS>
+__device__ __forceinline__ void mask_pt(float (&s)[32], const uint32_t* bitsT, int tile, int row0, int word0, int t) {
+    const uint32_t* tileBits = bitsT + (size_t)tile * BKV * WORDS;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const uint32_t* rowBits = tileBits + (row0 + 8 * r) * WORDS + word0;
+        const uint32_t w0 = __ldg(rowBits);
+        const uint32_t w1 = __ldg(rowBits + 1);
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const int j = n * 8 + 2 * t + e;
+                const uint32_t w = j < 32 ? w0 : w1;
+                if (!((w >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = 0.f;
+            }
+        }
+    }
+}
+
 // One compute warpgroup's share of the backward: the constants, this thread's place, and one q step (shared by the
 // plain kernel and the warp-specialised one, which differ only in how the step's inputs arrive and are released).
 template <typename T, int D, bool CAPPED>
@@ -200,24 +223,7 @@ struct BwdWg {
                 dcap[2 * n + 1] = __floats2half2_rn(c[2], c[3]);
             }
         }
-        if (partial) {
-            const uint32_t* tileBits = bitsT + (size_t)maskIdx[cur.e] * BKV * WORDS;
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                const uint32_t* rowBits = tileBits + (row0 + 8 * r) * WORDS + cur.sub * (QS / 32);
-                const uint32_t w0 = __ldg(rowBits);
-                const uint32_t w1 = __ldg(rowBits + 1);
-#pragma unroll
-                for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        const int j = n * 8 + 2 * t + e;
-                        const uint32_t w = j < 32 ? w0 : w1;
-                        if (!((w >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = 0.f;
-                    }
-                }
-            }
-        }
+        if (partial) mask_pt<BKV, WORDS>(s, bitsT, maskIdx[cur.e], row0, cur.sub * (QS / 32), t);
 
         // dV += P^T dO: P^T in the accumulator layout is the A fragment of k16 step kc (n8 blocks 2kc, 2kc + 1);
         // dO read N-major, 16 q rows (2048 bytes) per step, 64-column panels STEP_PANEL bytes apart

@@ -37,17 +37,16 @@ namespace saw {
 
 constexpr int WB256_THREADS = 256;
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-template <typename T, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_d256_body(
+template <typename T, int D, bool CAPPED>
+__device__ __forceinline__ void attention_bwd_wgmma_d256(
     const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
     const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
     T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order, const int* __restrict__ parts,
     const int* __restrict__ variantOf, const int* __restrict__ colPtr, const int* __restrict__ colPartial,
     const int* __restrict__ qIdx, const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv,
     int Sq, int Skv, int nkv, float scale, float softcap) {
-    constexpr int D = 256;
+    static_assert(D == 256, "the head dim 256 Hopper backward");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BQ = 64;
     constexpr int BKV = 64;
     constexpr int QS = BQ;     // one step per q tile
@@ -168,24 +167,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256_body(
                     s[i] = exp2_approx(fmaf(z, sl2, bias[x & 1]));
                 }
             }
-            if (partial) {
-                const uint32_t* tileBits = bitsT + (size_t)maskIdx[cur.e] * BKV * WORDS;
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    const uint32_t* rowBits = tileBits + (row0 + 8 * r) * WORDS;
-                    const uint32_t w0 = __ldg(rowBits);
-                    const uint32_t w1 = __ldg(rowBits + 1);
-#pragma unroll
-                    for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-                        for (int e = 0; e < 2; ++e) {
-                            const int j = n * 8 + 2 * t + e;
-                            const uint32_t w = j < 32 ? w0 : w1;
-                            if (!((w >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = 0.f;
-                        }
-                    }
-                }
-            }
+            if (partial) mask_pt<BKV, WORDS>(s, bitsT, maskIdx[cur.e], row0, 0, t);
             // accumulator i: kv row row0 + 8 ((i / 2) % 2), q column 8 (i / 4) + 2t + i % 2
 #pragma unroll
             for (int n = 0; n < QS / 8; ++n) {
@@ -303,23 +285,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256_body(
     }
     __syncthreads();
     store_staged_dkdv<Tile, WB256_THREADS>(sQ, sdO, dK, dV, kvHead, kv0, Skv, tid);
-}
-
-#endif
-
-template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_d256(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order, const int* __restrict__ parts,
-    const int* __restrict__ variantOf, const int* __restrict__ colPtr, const int* __restrict__ colPartial,
-    const int* __restrict__ qIdx, const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv,
-    int Sq, int Skv, int nkv, float scale, float softcap) {
-    static_assert(D == 256, "the head dim 256 Hopper backward");
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    attention_bwd_wgmma_d256_body<T, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts, variantOf,
-                                             colPtr, colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,
-                                             softcap);
 #else
     __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
 #endif

@@ -22,6 +22,34 @@ constexpr int WS_THREADS = 384;
 constexpr int WS_PRODUCER_REGS = 48;
 constexpr int WS_CONSUMER_REGS = 224;
 
+// The mbarriers of the warp-specialised forwards' ring of ST K/V stages, K and V apart so that Q K^T of a tile starts
+// before its V has landed: the producer's copies arrive on the full ones, the consumer warps on the empty ones.
+template <int ST>
+struct KvRing {
+    uint64_t* fullK;
+    uint64_t* fullV;
+    uint64_t* emptyK;
+    uint64_t* emptyV;
+
+    // the four arrays of ST barriers from `at` on
+    __device__ __forceinline__ void place(uint64_t* at) {
+        fullK = at;
+        fullV = fullK + ST;
+        emptyK = fullV + ST;
+        emptyV = emptyK + ST;
+    }
+
+    // by one thread, before the CTA barrier: `producers` threads fill a stage, `consumerWarps` warps release it
+    __device__ __forceinline__ void init(uint32_t producers, uint32_t consumerWarps) const {
+        for (int st = 0; st < ST; ++st) {
+            mbar_init(fullK + st, producers);
+            mbar_init(fullV + st, producers);
+            mbar_init(emptyK + st, consumerWarps);
+            mbar_init(emptyV + st, consumerWarps);
+        }
+    }
+};
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 // What every forward CTA of the Hopper families keeps (this file's at D 64/128 and the D = 256 one's): its row of
@@ -411,13 +439,12 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 // released on their empty ones; S of tile i + 1 and P V of tile i are in flight during tile i + 1's softmax, the last
 // tile peeled; with PINGPONG the warpgroups take turns issuing (takeTurn / passTurn). Leaves O, m and l for the output.
 template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class RELEASE>
-__device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* fullK, uint64_t* fullV,
-                                           uint64_t* emptyK, uint64_t* emptyV, float (&o)[OR], float (&m)[2],
-                                           float (&l)[2], float (&s)[SR], uint32_t (&p)[PK][4], TAKE takeTurn,
-                                           PASS passTurn, RELEASE release) {
+__device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRing<ST>& ring, float (&o)[OR],
+                                           float (&m)[2], float (&l)[2], float (&s)[SR], uint32_t (&p)[PK][4],
+                                           TAKE takeTurn, PASS passTurn, RELEASE release) {
     float alpha[2];
     if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
-    mbar_wait(fullK, 0);
+    mbar_wait(ring.fullK, 0);
     fence_proxy_async();
     takeTurn();
     wgmma_fence();
@@ -426,7 +453,7 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* 
     passTurn();
     wgmma_wait<0>();
     fence_regs(s);
-    release(emptyK);
+    release(ring.emptyK);
     c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
     CTA::pack(p, s);
 
@@ -435,8 +462,8 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* 
     for (int it = 0; it + 1 < count; ++it) {
         const int st1 = st + 1 == ST ? 0 : st + 1;
         const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
-        mbar_wait(fullK + st1, phase1);
-        mbar_wait(fullV + st, phase);
+        mbar_wait(ring.fullK + st1, phase1);
+        mbar_wait(ring.fullV + st, phase);
         fence_proxy_async();
         takeTurn();
         fence_regs(o);
@@ -448,18 +475,18 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* 
         passTurn();
         wgmma_wait<1>();
         fence_regs(s);
-        release(emptyK + st1);
+        release(ring.emptyK + st1);
         c.softmax(s, it + 1, m, l, alpha);
         wgmma_wait<0>();
         fence_regs(o);
-        release(emptyV + st);
+        release(ring.emptyV + st);
         CTA::rescale(o, alpha);
         CTA::pack(p, s);
         st = st1;
         phase = phase1;
     }
     // the last tile: P V only (peeled, as in fwd_wgmmaov)
-    mbar_wait(fullV + st, phase);
+    mbar_wait(ring.fullV + st, phase);
     fence_proxy_async();
     takeTurn();
     fence_regs(o);
@@ -495,20 +522,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
 
     extern __shared__ unsigned char smemRaw[];
     Cta c;
-    uint64_t* fullK = reinterpret_cast<uint64_t*>(c.place(smemRaw));
-    uint64_t* fullV = fullK + ST;
-    uint64_t* emptyK = fullV + ST;
-    uint64_t* emptyV = emptyK + ST;
+    KvRing<ST> ring;
+    ring.place(reinterpret_cast<uint64_t*>(c.place(smemRaw)));
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
                          softcap);
     const int count = c.count;
     if (threadIdx.x == 0) {
-        for (int st = 0; st < ST; ++st) {
-            mbar_init(fullK + st, WG_THREADS / 2);
-            mbar_init(fullV + st, WG_THREADS / 2);
-            mbar_init(emptyK + st, CONSUMER_WARPS);
-            mbar_init(emptyV + st, CONSUMER_WARPS);
-        }
+        ring.init(WG_THREADS / 2, CONSUMER_WARPS);
         mbar_init_fence();
     }
     __syncthreads();
@@ -522,13 +542,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
         int st = 0;
         uint32_t round = 0;
         for (int i = 0; i < count; ++i) {
-            if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
+            if (i >= ST) mbar_wait(ring.emptyK + st, (round - 1) & 1);
             if (i == 0) produce_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
             c.produceKv(c.sK + st * BKV * D, c.Kh, i, pt);
-            mbar_arrive_cp_async(fullK + st);
-            if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
+            mbar_arrive_cp_async(ring.fullK + st);
+            if (i >= ST) mbar_wait(ring.emptyV + st, (round - 1) & 1);
             c.produceKv(c.sV + st * BKV * D, c.Vh, i, pt);
-            mbar_arrive_cp_async(fullV + st);
+            mbar_arrive_cp_async(ring.fullV + st);
             st = nextStage(st);
             if (st == 0) ++round;
         }
@@ -561,7 +581,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
     for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
 
     if (count > 0) {
-        ws_consume<PINGPONG, ST>(c, count, cw, fullK, fullV, emptyK, emptyV, o, m, l, s, p, takeTurn, passTurn, release);
+        ws_consume<PINGPONG, ST>(c, count, cw, ring, o, m, l, s, p, takeTurn, passTurn, release);
     }
     c.stageOutput(o, m, l, LSE, Sq);
     named_sync(3 + cw, WG_THREADS / 2);

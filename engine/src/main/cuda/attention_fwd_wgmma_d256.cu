@@ -109,8 +109,7 @@ struct W256Cta : WgRows<T, W256_D, BQ_, W256_BKV, ST_> {
 // The producer's K(i) and V(i) of a row's count tiles into stage i % ST of the ring, each once tile i - ST has been
 // released (its empty barriers), each thread's copies arriving on the stage's full barrier as they land
 template <class CTA>
-__device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, uint64_t* fullK, uint64_t* fullV,
-                                                uint64_t* emptyK, uint64_t* emptyV, int pt) {
+__device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, const KvRing<CTA::ST>& ring, int pt) {
     constexpr int D = CTA::D;
     constexpr int BKV = CTA::BKV;
     constexpr int ST = CTA::ST;
@@ -119,12 +118,12 @@ __device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, uint64_
     uint32_t round = 0;
     for (int i = 0; i < count; ++i) {
         const int kv0 = c.kvIdx[c.begin + i] * BKV;
-        if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
+        if (i >= ST) mbar_wait(ring.emptyK + st, (round - 1) & 1);
         produce_tile_sw128<BKV, D, 128>(c.sK + st * KV, c.Kh, kv0, c.Skv, pt);
-        mbar_arrive_cp_async(fullK + st);
-        if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
+        mbar_arrive_cp_async(ring.fullK + st);
+        if (i >= ST) mbar_wait(ring.emptyV + st, (round - 1) & 1);
         produce_tile_sw128<BKV, D, 128>(c.sV + st * KV, c.Vh, kv0, c.Skv, pt);
-        mbar_arrive_cp_async(fullV + st);
+        mbar_arrive_cp_async(ring.fullV + st);
         if (++st == ST) {
             st = 0;
             ++round;
@@ -153,21 +152,14 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
     extern __shared__ unsigned char smemRaw[];
     Cta c;
     uint64_t* fullQ = reinterpret_cast<uint64_t*>(c.place(smemRaw));
-    uint64_t* fullK = fullQ + 1;
-    uint64_t* fullV = fullK + ST;
-    uint64_t* emptyK = fullV + ST;
-    uint64_t* emptyV = emptyK + ST;
+    KvRing<ST> ring;
+    ring.place(fullQ + 1);
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
                          softcap);
     const int count = c.count;
     if (threadIdx.x == 0) {
         mbar_init(fullQ, 128);
-        for (int st = 0; st < ST; ++st) {
-            mbar_init(fullK + st, 128);
-            mbar_init(fullV + st, 128);
-            mbar_init(emptyK + st, 4);  // each tile is read by one consumer warpgroup: its four warps release it
-            mbar_init(emptyV + st, 4);
-        }
+        ring.init(128, 4);  // each tile is read by one consumer warpgroup: its four warps release it
         mbar_init_fence();
     }
     __syncthreads();
@@ -181,7 +173,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             produce_tile_sw128<BQ, D, 128>(c.sQ, Qh, c.q0, Sq, pt);
             mbar_arrive_cp_async(fullQ);
         }
-        produce_kv_ring(c, count, fullK, fullV, emptyK, emptyV, pt);
+        produce_kv_ring(c, count, ring, pt);
         return;
     }
     if (CONSUMERS == 2) regs_alloc<W256_CONSUMER_REGS>();
@@ -209,14 +201,14 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
         int st = j % ST;
         uint32_t phase = (j / ST) & 1;
         mbar_wait(fullQ, 0);
-        mbar_wait(fullK + st, phase);
+        mbar_wait(ring.fullK + st, phase);
         fence_proxy_async();
         wgmma_fence();
         c.issueScores(s, st);
         wgmma_commit();
         wgmma_wait<0>();
         fence_regs(s);
-        release(emptyK + st);
+        release(ring.emptyK + st);
         c.softmax(s, j, m, l, alpha);  // O is still 0: no rescale
         Cta::pack(p, s);
 
@@ -224,8 +216,8 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             const int j1 = j + CONSUMERS;
             const int st1 = j1 % ST;
             const uint32_t phase1 = (j1 / ST) & 1;
-            mbar_wait(fullK + st1, phase1);
-            mbar_wait(fullV + st, phase);
+            mbar_wait(ring.fullK + st1, phase1);
+            mbar_wait(ring.fullV + st, phase);
             fence_proxy_async();
             fence_regs(o);
             wgmma_fence();
@@ -235,11 +227,11 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             wgmma_commit();
             wgmma_wait<1>();
             fence_regs(s);
-            release(emptyK + st1);
+            release(ring.emptyK + st1);
             c.softmax(s, j1, m, l, alpha);
             wgmma_wait<0>();
             fence_regs(o);
-            release(emptyV + st);
+            release(ring.emptyV + st);
             Cta::rescale(o, alpha);
             Cta::pack(p, s);
             j = j1;
@@ -247,7 +239,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             phase = phase1;
         }
         // the last entry: P V only (peeled, as in fwd_wgmmaov)
-        mbar_wait(fullV + st, phase);
+        mbar_wait(ring.fullV + st, phase);
         fence_proxy_async();
         fence_regs(o);
         wgmma_fence();
@@ -325,20 +317,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
 
     extern __shared__ unsigned char smemRaw[];
     Cta c;
-    uint64_t* fullK = reinterpret_cast<uint64_t*>(c.place(smemRaw));
-    uint64_t* fullV = fullK + ST;
-    uint64_t* emptyK = fullV + ST;
-    uint64_t* emptyV = emptyK + ST;
+    KvRing<ST> ring;
+    ring.place(reinterpret_cast<uint64_t*>(c.place(smemRaw)));
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
                          softcap);
     const int count = c.count;
     if (threadIdx.x == 0) {
-        for (int st = 0; st < ST; ++st) {
-            mbar_init(fullK + st, 128);
-            mbar_init(fullV + st, 128);
-            mbar_init(emptyK + st, CONSUMER_WARPS);  // both warpgroups read every tile
-            mbar_init(emptyV + st, CONSUMER_WARPS);
-        }
+        ring.init(128, CONSUMER_WARPS);  // both warpgroups read every tile
         mbar_init_fence();
     }
     __syncthreads();
@@ -348,7 +333,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
         // loads its own rows of Q: the producer's 24 registers cannot hold the addresses of 32 more copies)
         regs_dealloc<W256_WIDE_PRODUCER_REGS>();
         const int pt = threadIdx.x;
-        produce_kv_ring(c, count, fullK, fullV, emptyK, emptyV, pt);
+        produce_kv_ring(c, count, ring, pt);
         return;
     }
     regs_alloc<W256_WIDE_CONSUMER_REGS>();
@@ -390,7 +375,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
         cp_async_wait<0>();
         fence_proxy_async();
         named_sync(3 + cw, 128);
-        ws_consume<PINGPONG, ST>(c, count, cw, fullK, fullV, emptyK, emptyV, o, m, l, s, p, takeTurn, passTurn, release);
+        ws_consume<PINGPONG, ST>(c, count, cw, ring, o, m, l, s, p, takeTurn, passTurn, release);
     }
     // each warpgroup stages its own rows of O over its own rows of Q (its Q K^T is done) and stores them
     c.stageOutput(o, m, l, LSE, Sq);

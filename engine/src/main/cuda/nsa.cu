@@ -17,7 +17,7 @@
 // (stats pass, LSE, P V with fp32 atomics), the tile-order forward (a CTA per 64 rows over the union of their tokens'
 // blocks) and the unchunked backward (one CTA per kv-block, heaviest first, dK and dV stored): each measured slower.
 //
-// This file is included after attention_bwd.cu (warp_abt, add4_pair) by saw_attention.cu.
+// This file is included after attention_bwd.cu (warp_abt, warp_ds_t, add4_pair) by saw_attention.cu.
 //
 // Host tables (saw.engine.gpu.NsaTables), per plane = b * Hkv + hkv:
 //   colTok[]   tokens that chose (plane, kvBlock), ascending, block after block (the reverse index)
@@ -165,17 +165,10 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
         }
         // dV += P^T dO
         warp_sb_add<T, D, QS, NQ>(dv, s, tdO, lane);
-        // dP^T = V dO^T; dS^T = P^T (dP^T - Dsum) (1 - tanh^2)
+        // dP^T = V dO^T; dS^T
         float dp[NQ][4];
         warp_abt<T, D, NQ>(dp, sV, tdO, r0, lane);
-#pragma unroll
-        for (int n = 0; n < NQ; ++n) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                s[n][e] *= dp[n][e] - tDs[n * 8 + 2 * t + (e & 1)];
-                if constexpr (CAPPED) s[n][e] *= dcap[n][e];
-            }
-        }
+        warp_ds_t<CAPPED>(s, dp, dcap, tDs, t);
         warp_store_dst<T, QS, NQ>(sdS, s, r0, g, t);
         // dK += dS^T Q
         warp_sb_add<T, D, QS, NQ>(dk, s, tQ, lane);
