@@ -21,6 +21,16 @@
 
 #include "tile.cuh"
 
+// The backward kernels' arguments (the column tables above, in the order the host passes them), as the device
+// functions behind the entry points of every backward family take them
+#define SAW_BWD_PARAMS(T)                                                                                           \
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,            \
+    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc,                       \
+    T* __restrict__ dK, T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,            \
+    const int* __restrict__ parts, const int* __restrict__ variantOf, const int* __restrict__ colPtr,               \
+    const int* __restrict__ colPartial, const int* __restrict__ qIdx, const int* __restrict__ maskIdx,              \
+    const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv, float scale, float softcap
+
 namespace saw {
 
 template <typename T, int D>
@@ -272,14 +282,7 @@ struct BwdSplit {
 };
 
 template <typename T, int D, int BQ, int BKV, bool CAPPED>
-__device__ __forceinline__ void attention_bwd(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
-    const int* __restrict__ parts, const int* __restrict__ variantOf,
-    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_bwd(SAW_BWD_PARAMS(T)) {
     constexpr int QS = BwdSplit<D>::QS;  // q rows per step
     constexpr int DO = BwdSplit<D>::DO;  // columns of dK, dV and dQ this CTA adds
     constexpr int DS_COLS = BwdSplit<D>::DS_COLS;

@@ -1,6 +1,6 @@
 // Block-sparse attention backward for Hopper (sm_90a): the same arguments, column tables, launch order and outputs
-// as attention_bwd.cu's bwd_* kernels (see its header; this file uses its add4_pair and BwdColumns, so it is
-// included after it), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (kv-tile of 128 rows, kv-head,
+// as attention_bwd.cu's bwd_* kernels (see its header; this file uses its SAW_BWD_PARAMS, add4_pair and
+// BwdColumns, so it is included after it), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (kv-tile of 128 rows, kv-head,
 // batch), two warpgroups of 64 kv rows each; dK and dV accumulate in registers. K and V sit in shared memory in
 // wgmma's 128-byte swizzle; Q, dO, LSE and Dsum come in double-buffered steps of 64 q rows (bwd_wgmmaws_*: LSE and
 // Dsum in registers, see WarpRowStats). Per step and
@@ -394,14 +394,7 @@ struct BwdWg {
 #endif
 
 template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
-    const int* __restrict__ parts, const int* __restrict__ variantOf,
-    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_bwd_wgmma(SAW_BWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Wg = BwdWg<T, D, CAPPED>;
     constexpr int BKV = Wg::BKV;
@@ -510,14 +503,7 @@ __device__ __forceinline__ void attention_bwd_wgmma(
 // warps instead of four spill at the producer's 40 registers, ptxas -v.) The tile is written only with st.shared, by
 // the same thread each step, and read only by the bulk copy, so racecheck has no ordinary load to pair with it.
 template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_ws(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
-    const int* __restrict__ parts, const int* __restrict__ variantOf,
-    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Wg = BwdWg<T, D, CAPPED>;
     constexpr int BKV = Wg::BKV;

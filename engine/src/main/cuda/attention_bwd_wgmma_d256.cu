@@ -1,7 +1,7 @@
 // Block-sparse attention backward at head dim 256 for Hopper (sm_90a): the same arguments, column tables, launch
 // order and outputs as attention_bwd.cu's bwd_* kernels (a launch entry may be a part of a split column: its fp32 dK
 // and dV go to its slot of dkvParts), on the 64x64 layout, with warpgroup MMA. Included after attention_bwd.cu
-// (BwdColumns, add4_pair, load_row_stats) and attention_bwd_wgmma.cu.
+// (SAW_BWD_PARAMS, BwdColumns, add4_pair, load_row_stats) and attention_bwd_wgmma.cu (mask_pt, SAW_BWD_HOPPER).
 //
 // A 64-row kv tile's dK and dV at D = 256 are 2 x 64 x 256 fp32: 256 registers per thread of one warpgroup, past
 // the 255 a thread has, and wgmma's M is 64, so the tile cannot shrink. So one CTA per (kv tile, kv head, batch)
@@ -38,13 +38,7 @@ namespace saw {
 constexpr int WB256_THREADS = 256;
 
 template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_d256(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order, const int* __restrict__ parts,
-    const int* __restrict__ variantOf, const int* __restrict__ colPtr, const int* __restrict__ colPartial,
-    const int* __restrict__ qIdx, const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv,
-    int Sq, int Skv, int nkv, float scale, float softcap) {
+__device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     static_assert(D == 256, "the head dim 256 Hopper backward");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BQ = 64;

@@ -1,8 +1,9 @@
 // Block-sparse attention forward for Hopper (sm_90a): the same layout tables, outputs and launch order as
-// attention_fwd.cu (see its header), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (q-tile, head,
-// batch), 128 q rows: two warpgroups of 64 rows each. K/V tiles of 128 rows are double-buffered with cp.async
-// into wgmma's 128-byte-swizzled layout. S = Q K^T reads Q and K from shared memory; P stays in registers and is
-// the A operand of O += P V, with V read N-major from shared memory (no transpose pass).
+// attention_fwd.cu (see its header; included after it: SAW_FWD_PARAMS), with warpgroup MMA (wgmma) instead of
+// mma.sync. One CTA per (q-tile, head, batch), 128 q rows: two warpgroups of 64 rows each. K/V tiles of 128 rows
+// are double-buffered with cp.async into wgmma's 128-byte-swizzled layout. S = Q K^T reads Q and K from shared
+// memory; P stays in registers and is the A operand of O += P V, with V read N-major from shared memory (no
+// transpose pass).
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and
 // the host launches these only on compute capability 9.0.
@@ -290,12 +291,7 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
 // next tile load meanwhile). OVERLAP = true (FlashAttention-3's intra-warpgroup overlap): S of tile i + 1 and
 // P V of tile i are in flight while the softmax of tile i + 1 runs; K runs one tile ahead of V in the loads.
 template <typename T, int D, bool OVERLAP>
-__device__ __forceinline__ void attention_fwd_wgmma(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_fwd_wgmma(SAW_FWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = WgCta<T, D>;
     constexpr int BQ = Cta::BQ;
@@ -438,10 +434,10 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 // with 128-row CTAs), once the row has tiles: K(i) and V(i) arrive in stage i % ST on their full barriers and are
 // released on their empty ones; S of tile i + 1 and P V of tile i are in flight during tile i + 1's softmax, the last
 // tile peeled; with PINGPONG the warpgroups take turns issuing (takeTurn / passTurn). Leaves O, m and l for the output.
-template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class RELEASE>
-__device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRing<ST>& ring, float (&o)[OR],
-                                           float (&m)[2], float (&l)[2], float (&s)[SR], uint32_t (&p)[PK][4],
-                                           TAKE takeTurn, PASS passTurn, RELEASE release) {
+template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS>
+__device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRing<ST>& ring, bool lane0,
+                                           float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
+                                           uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn) {
     float alpha[2];
     if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
     mbar_wait(ring.fullK, 0);
@@ -453,7 +449,7 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRi
     passTurn();
     wgmma_wait<0>();
     fence_regs(s);
-    release(ring.emptyK);
+    warp_arrive(ring.emptyK, lane0);
     c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
     CTA::pack(p, s);
 
@@ -475,11 +471,11 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRi
         passTurn();
         wgmma_wait<1>();
         fence_regs(s);
-        release(ring.emptyK + st1);
+        warp_arrive(ring.emptyK + st1, lane0);
         c.softmax(s, it + 1, m, l, alpha);
         wgmma_wait<0>();
         fence_regs(o);
-        release(ring.emptyV + st);
+        warp_arrive(ring.emptyV + st, lane0);
         CTA::rescale(o, alpha);
         CTA::pack(p, s);
         st = st1;
@@ -507,12 +503,7 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRi
 // PINGPONG: the two consumer warpgroups take turns issuing their matrix products (named barriers), so one
 // warpgroup's softmax runs while the other's products occupy the tensor cores.
 template <typename T, int D, bool PINGPONG>
-__device__ __forceinline__ void attention_fwd_wgmma_ws(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = WgCta<T, D>;
     constexpr int BQ = Cta::BQ;
@@ -560,10 +551,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
     const int cw = ct >> 7;
     c.seat(cw, ct);
     const bool lane0 = (ct & 31) == 0;
-    auto release = [&](uint64_t* bar) {
-        __syncwarp();
-        if (lane0) mbar_arrive(bar);
-    };
     // named barrier 1 + w: warpgroup w's turn to issue; 256 = its 128 waiting threads + the other's 128 arriving
     auto takeTurn = [&]() {
         if (PINGPONG) named_sync(1 + cw, WG_THREADS);
@@ -581,7 +568,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
     for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
 
     if (count > 0) {
-        ws_consume<PINGPONG, ST>(c, count, cw, ring, o, m, l, s, p, takeTurn, passTurn, release);
+        ws_consume<PINGPONG, ST>(c, count, cw, ring, lane0, o, m, l, s, p, takeTurn, passTurn);
     }
     c.stageOutput(o, m, l, LSE, Sq);
     named_sync(3 + cw, WG_THREADS / 2);
