@@ -107,6 +107,30 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         dv[i] = 0.f;
     }
 
+    // this thread's share of P^T or dS^T (accumulator i: kv row row0 + 8 ((i / 2) % 2), q column 8 (i / 4) + 2t +
+    // i % 2) as T into a 64 x 64 tile (sP, sdS)
+    auto stageKvQ = [&](T* tile, const float (&v)[SR]) {
+#pragma unroll
+        for (int n = 0; n < QS / 8; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                *reinterpret_cast<uint32_t*>(tile + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
+                    Elem<T>::pack(v[4 * n + 2 * r], v[4 * n + 2 * r + 1]);
+            }
+        }
+    };
+    // acc[:, own] += A B[:, own]: A (P^T or dS^T) K-major (16 q columns = 32 bytes per k16 step), B (a dO or Q step)
+    // N-major (16 q rows = 2048 bytes per step, this warpgroup's two 64-column panels PANEL bytes apart)
+    auto addKvQTimesStep = [&](float (&acc)[OR], uint32_t a, uint32_t step) {
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            WgmmaSs128<T>::template run<0, 1>(acc, sw128_desc(a + kc * 32, 16, 1024),
+                                              sw128_desc(step + 2 * wg * PANEL + kc * 2048, PANEL, 1024), 1);
+        }
+        wgmma_commit();
+    };
+
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
         const BwdCursor next = cols.next<1>(cur);
@@ -162,15 +186,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
                 }
             }
             if (partial) mask_pt<BKV, WORDS>(s, bitsT, maskIdx[cur.e], row0, 0, t);
-            // accumulator i: kv row row0 + 8 ((i / 2) % 2), q column 8 (i / 4) + 2t + i % 2
-#pragma unroll
-            for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    *reinterpret_cast<uint32_t*>(sP + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
-                        Elem<T>::pack(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]);
-                }
-            }
+            stageKvQ(sP, s);
             fence_proxy_async();  // sP's stores before the dV wgmmas read it
         } else {
 #pragma unroll
@@ -178,15 +194,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         }
         __syncthreads();  // barrier 1: P^T in sP, dP^T in sX
 
-        // dV[:, own] += P^T dO[:, own]: P^T K-major (16 q columns = 32 bytes per k16 step), dO N-major (16 q rows =
-        // 2048 bytes per step, this warpgroup's two 64-column panels PANEL bytes apart)
-        wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            WgmmaSs128<T>::template run<0, 1>(dv, sw128_desc(aP + kc * 32, 16, 1024),
-                                              sw128_desc(doStep + 2 * wg * PANEL + kc * 2048, PANEL, 1024), 1);
-        }
-        wgmma_commit();
+        // dV[:, own] += P^T dO[:, own]
+        addKvQTimesStep(dv, aP, doStep);
         if (wg == 0) {
             // dS^T = P^T (dP^T - Dsum) (1 - tanh^2), from the fp32 P^T still in registers
 #pragma unroll
@@ -200,28 +209,15 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
                     s[i] = v;
                 }
             }
-#pragma unroll
-            for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    *reinterpret_cast<uint32_t*>(sdS + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
-                        Elem<T>::pack(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]);
-                }
-            }
+            stageKvQ(sdS, s);
             fence_proxy_async();  // sdS's stores before the dK and dQ wgmmas read it
         }
         wgmma_wait<0>();  // dV has read sP (WG0 rewrites it only after the next barrier 0)
         fence_regs(dv);
         __syncthreads();  // barrier 2: dS^T in sdS; WG0 has read sX
 
-        // dK[:, own] += dS^T Q[:, own], as dV
-        wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            WgmmaSs128<T>::template run<0, 1>(dk, sw128_desc(adS + kc * 32, 16, 1024),
-                                              sw128_desc(qStep + 2 * wg * PANEL + kc * 2048, PANEL, 1024), 1);
-        }
-        wgmma_commit();
+        // dK[:, own] += dS^T Q[:, own]
+        addKvQTimesStep(dk, adS, qStep);
         // dQ[:, own] = dS K[:, own]: dS^T read MN-major (q contiguous; 16 kv rows = 2048 bytes per k16 step), K
         // N-major
         float dq[OR];
