@@ -21,6 +21,16 @@
 
 #include "tile.cuh"
 
+// The backward kernels' arguments (the column tables above, in the order the host passes them), as the device
+// functions behind the entry points of every backward family take them
+#define SAW_BWD_PARAMS(T)                                                                                           \
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,            \
+    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc,                       \
+    T* __restrict__ dK, T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,            \
+    const int* __restrict__ parts, const int* __restrict__ variantOf, const int* __restrict__ colPtr,               \
+    const int* __restrict__ colPartial, const int* __restrict__ qIdx, const int* __restrict__ maskIdx,              \
+    const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv, float scale, float softcap
+
 namespace saw {
 
 template <typename T, int D>
@@ -241,6 +251,21 @@ __device__ __forceinline__ void warp_sb_add(float (&acc)[DO / 8][4], const float
     }
 }
 
+// dS^T = P^T (dP^T - Dsum) (1 - tanh^2), in place of P^T in s: this warp's 16 kv rows by NQ n8 blocks of q
+// columns, with dsum the step's Dsum (one per q column) and dcap the softcap factors (unused unless CAPPED)
+template <bool CAPPED, int NQ>
+__device__ __forceinline__ void warp_ds_t(float (&s)[NQ][4], const float (&dp)[NQ][4],
+                                          const float (&dcap)[CAPPED ? NQ : 1][4], const float* dsum, int t) {
+#pragma unroll
+    for (int n = 0; n < NQ; ++n) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            s[n][e] *= dp[n][e] - dsum[n * 8 + 2 * t + (e & 1)];
+            if constexpr (CAPPED) s[n][e] *= dcap[n][e];
+        }
+    }
+}
+
 // How the backward covers head dim D (KernelCatalog mirrors it). Up to D = 128 one CTA per kv tile accumulates dK
 // and dV over all of D: D / 2 registers each per thread, 128 in all at D = 128. At D = 256 that would be 256, so
 // SPLIT = 2 CTAs share a kv tile, each recomputing S^T and dP^T over all of D (the reductions) and accumulating only
@@ -257,14 +282,7 @@ struct BwdSplit {
 };
 
 template <typename T, int D, int BQ, int BKV, bool CAPPED>
-__device__ __forceinline__ void attention_bwd(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
-    const int* __restrict__ parts, const int* __restrict__ variantOf,
-    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_bwd(SAW_BWD_PARAMS(T)) {
     constexpr int QS = BwdSplit<D>::QS;  // q rows per step
     constexpr int DO = BwdSplit<D>::DO;  // columns of dK, dV and dQ this CTA adds
     constexpr int DS_COLS = BwdSplit<D>::DS_COLS;
@@ -396,16 +414,8 @@ __device__ __forceinline__ void attention_bwd(
         // dP^T = V dO^T
         float dp[NQ][4];
         warp_abt<T, D, NQ, ABT_UNROLL>(dp, sV, tdO, r0, lane);
-        // dS^T = P^T (dP^T - Dsum) (1 - tanh^2); kept in s, also stored to shared memory for dQ
-#pragma unroll
-        for (int n = 0; n < NQ; ++n) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const float dsum = tDs[n * 8 + 2 * t + (e & 1)];
-                s[n][e] *= dp[n][e] - dsum;
-                if constexpr (CAPPED) s[n][e] *= dcap[n][e];
-            }
-        }
+        // dS^T, kept in s, also stored to shared memory for dQ
+        warp_ds_t<CAPPED>(s, dp, dcap, tDs, t);
         warp_store_dst<T, DS_COLS, NQ>(sdS, s, r0, g, t);
         // dK += dS^T Q
         warp_sb_add<T, D, QS, NQ, DO>(dk, s, tQ + c0, lane);

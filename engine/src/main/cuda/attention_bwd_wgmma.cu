@@ -1,6 +1,6 @@
 // Block-sparse attention backward for Hopper (sm_90a): the same arguments, column tables, launch order and outputs
-// as attention_bwd.cu's bwd_* kernels (see its header; this file uses its add4_pair and BwdColumns, so it is
-// included after it), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (kv-tile of 128 rows, kv-head,
+// as attention_bwd.cu's bwd_* kernels (see its header; this file uses its SAW_BWD_PARAMS, add4_pair and
+// BwdColumns, so it is included after it), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (kv-tile of 128 rows, kv-head,
 // batch), two warpgroups of 64 kv rows each; dK and dV accumulate in registers. K and V sit in shared memory in
 // wgmma's 128-byte swizzle; Q, dO, LSE and Dsum come in double-buffered steps of 64 q rows (bwd_wgmmaws_*: LSE and
 // Dsum in registers, see WarpRowStats). Per step and
@@ -84,6 +84,29 @@ __device__ __forceinline__ void store_staged_dkdv(const T* eK, const T* eV, T* d
             const size_t at = kvHead + (size_t)(kv0 + r) * D + c * 8;
             *reinterpret_cast<uint4*>(dK + at) = *reinterpret_cast<const uint4*>(eK + TILE::chunk(r, c));
             *reinterpret_cast<uint4*>(dV + at) = *reinterpret_cast<const uint4*>(eV + TILE::chunk(r, c));
+        }
+    }
+}
+
+// A PARTIAL tile's token mask on P^T in the m64nNk16 accumulator layout of a 64-column q step: bit tile `tile` of
+// bitsT (BKV kv rows of WORDS words), this thread's kv rows row0 and row0 + 8, two words from word0 on; a clear bit
+// zeroes the probability. Shared by the Hopper backwards.
+template <int BKV, int WORDS>
+__device__ __forceinline__ void mask_pt(float (&s)[32], const uint32_t* bitsT, int tile, int row0, int word0, int t) {
+    const uint32_t* tileBits = bitsT + (size_t)tile * BKV * WORDS;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const uint32_t* rowBits = tileBits + (row0 + 8 * r) * WORDS + word0;
+        const uint32_t w0 = __ldg(rowBits);
+        const uint32_t w1 = __ldg(rowBits + 1);
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const int j = n * 8 + 2 * t + e;
+                const uint32_t w = j < 32 ? w0 : w1;
+                if (!((w >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = 0.f;
+            }
         }
     }
 }
@@ -200,24 +223,7 @@ struct BwdWg {
                 dcap[2 * n + 1] = __floats2half2_rn(c[2], c[3]);
             }
         }
-        if (partial) {
-            const uint32_t* tileBits = bitsT + (size_t)maskIdx[cur.e] * BKV * WORDS;
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                const uint32_t* rowBits = tileBits + (row0 + 8 * r) * WORDS + cur.sub * (QS / 32);
-                const uint32_t w0 = __ldg(rowBits);
-                const uint32_t w1 = __ldg(rowBits + 1);
-#pragma unroll
-                for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        const int j = n * 8 + 2 * t + e;
-                        const uint32_t w = j < 32 ? w0 : w1;
-                        if (!((w >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = 0.f;
-                    }
-                }
-            }
-        }
+        if (partial) mask_pt<BKV, WORDS>(s, bitsT, maskIdx[cur.e], row0, cur.sub * (QS / 32), t);
 
         // dV += P^T dO: P^T in the accumulator layout is the A fragment of k16 step kc (n8 blocks 2kc, 2kc + 1);
         // dO read N-major, 16 q rows (2048 bytes) per step, 64-column panels STEP_PANEL bytes apart
@@ -388,14 +394,7 @@ struct BwdWg {
 #endif
 
 template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
-    const int* __restrict__ parts, const int* __restrict__ variantOf,
-    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_bwd_wgmma(SAW_BWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Wg = BwdWg<T, D, CAPPED>;
     constexpr int BKV = Wg::BKV;
@@ -504,14 +503,7 @@ __device__ __forceinline__ void attention_bwd_wgmma(
 // warps instead of four spill at the producer's 40 registers, ptxas -v.) The tile is written only with st.shared, by
 // the same thread each step, and read only by the bulk copy, so racecheck has no ordinary load to pair with it.
 template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_ws(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order,
-    const int* __restrict__ parts, const int* __restrict__ variantOf,
-    const int* __restrict__ colPtr, const int* __restrict__ colPartial, const int* __restrict__ qIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv, int Sq, int Skv, int nkv,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Wg = BwdWg<T, D, CAPPED>;
     constexpr int BKV = Wg::BKV;

@@ -1,7 +1,7 @@
 // Block-sparse attention backward at head dim 256 for Hopper (sm_90a): the same arguments, column tables, launch
 // order and outputs as attention_bwd.cu's bwd_* kernels (a launch entry may be a part of a split column: its fp32 dK
 // and dV go to its slot of dkvParts), on the 64x64 layout, with warpgroup MMA. Included after attention_bwd.cu
-// (BwdColumns, add4_pair, load_row_stats) and attention_bwd_wgmma.cu.
+// (SAW_BWD_PARAMS, BwdColumns, add4_pair, load_row_stats) and attention_bwd_wgmma.cu (mask_pt, SAW_BWD_HOPPER).
 //
 // A 64-row kv tile's dK and dV at D = 256 are 2 x 64 x 256 fp32: 256 registers per thread of one warpgroup, past
 // the 255 a thread has, and wgmma's M is 64, so the tile cannot shrink. So one CTA per (kv tile, kv head, batch)
@@ -37,17 +37,10 @@ namespace saw {
 
 constexpr int WB256_THREADS = 256;
 
+template <typename T, int D, bool CAPPED>
+__device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
+    static_assert(D == 256, "the head dim 256 Hopper backward");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-template <typename T, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_d256_body(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order, const int* __restrict__ parts,
-    const int* __restrict__ variantOf, const int* __restrict__ colPtr, const int* __restrict__ colPartial,
-    const int* __restrict__ qIdx, const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv,
-    int Sq, int Skv, int nkv, float scale, float softcap) {
-    constexpr int D = 256;
     constexpr int BQ = 64;
     constexpr int BKV = 64;
     constexpr int QS = BQ;     // one step per q tile
@@ -114,6 +107,30 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256_body(
         dv[i] = 0.f;
     }
 
+    // this thread's share of P^T or dS^T (accumulator i: kv row row0 + 8 ((i / 2) % 2), q column 8 (i / 4) + 2t +
+    // i % 2) as T into a 64 x 64 tile (sP, sdS)
+    auto stageKvQ = [&](T* tile, const float (&v)[SR]) {
+#pragma unroll
+        for (int n = 0; n < QS / 8; ++n) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                *reinterpret_cast<uint32_t*>(tile + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
+                    Elem<T>::pack(v[4 * n + 2 * r], v[4 * n + 2 * r + 1]);
+            }
+        }
+    };
+    // acc[:, own] += A B[:, own]: A (P^T or dS^T) K-major (16 q columns = 32 bytes per k16 step), B (a dO or Q step)
+    // N-major (16 q rows = 2048 bytes per step, this warpgroup's two 64-column panels PANEL bytes apart)
+    auto addKvQTimesStep = [&](float (&acc)[OR], uint32_t a, uint32_t step) {
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            WgmmaSs128<T>::template run<0, 1>(acc, sw128_desc(a + kc * 32, 16, 1024),
+                                              sw128_desc(step + 2 * wg * PANEL + kc * 2048, PANEL, 1024), 1);
+        }
+        wgmma_commit();
+    };
+
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
         const BwdCursor next = cols.next<1>(cur);
@@ -168,33 +185,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256_body(
                     s[i] = exp2_approx(fmaf(z, sl2, bias[x & 1]));
                 }
             }
-            if (partial) {
-                const uint32_t* tileBits = bitsT + (size_t)maskIdx[cur.e] * BKV * WORDS;
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    const uint32_t* rowBits = tileBits + (row0 + 8 * r) * WORDS;
-                    const uint32_t w0 = __ldg(rowBits);
-                    const uint32_t w1 = __ldg(rowBits + 1);
-#pragma unroll
-                    for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-                        for (int e = 0; e < 2; ++e) {
-                            const int j = n * 8 + 2 * t + e;
-                            const uint32_t w = j < 32 ? w0 : w1;
-                            if (!((w >> (j & 31)) & 1u)) s[4 * n + 2 * r + e] = 0.f;
-                        }
-                    }
-                }
-            }
-            // accumulator i: kv row row0 + 8 ((i / 2) % 2), q column 8 (i / 4) + 2t + i % 2
-#pragma unroll
-            for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    *reinterpret_cast<uint32_t*>(sP + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
-                        Elem<T>::pack(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]);
-                }
-            }
+            if (partial) mask_pt<BKV, WORDS>(s, bitsT, maskIdx[cur.e], row0, 0, t);
+            stageKvQ(sP, s);
             fence_proxy_async();  // sP's stores before the dV wgmmas read it
         } else {
 #pragma unroll
@@ -202,15 +194,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256_body(
         }
         __syncthreads();  // barrier 1: P^T in sP, dP^T in sX
 
-        // dV[:, own] += P^T dO[:, own]: P^T K-major (16 q columns = 32 bytes per k16 step), dO N-major (16 q rows =
-        // 2048 bytes per step, this warpgroup's two 64-column panels PANEL bytes apart)
-        wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            WgmmaSs128<T>::template run<0, 1>(dv, sw128_desc(aP + kc * 32, 16, 1024),
-                                              sw128_desc(doStep + 2 * wg * PANEL + kc * 2048, PANEL, 1024), 1);
-        }
-        wgmma_commit();
+        // dV[:, own] += P^T dO[:, own]
+        addKvQTimesStep(dv, aP, doStep);
         if (wg == 0) {
             // dS^T = P^T (dP^T - Dsum) (1 - tanh^2), from the fp32 P^T still in registers
 #pragma unroll
@@ -224,28 +209,15 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256_body(
                     s[i] = v;
                 }
             }
-#pragma unroll
-            for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    *reinterpret_cast<uint32_t*>(sdS + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
-                        Elem<T>::pack(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]);
-                }
-            }
+            stageKvQ(sdS, s);
             fence_proxy_async();  // sdS's stores before the dK and dQ wgmmas read it
         }
         wgmma_wait<0>();  // dV has read sP (WG0 rewrites it only after the next barrier 0)
         fence_regs(dv);
         __syncthreads();  // barrier 2: dS^T in sdS; WG0 has read sX
 
-        // dK[:, own] += dS^T Q[:, own], as dV
-        wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            WgmmaSs128<T>::template run<0, 1>(dk, sw128_desc(adS + kc * 32, 16, 1024),
-                                              sw128_desc(qStep + 2 * wg * PANEL + kc * 2048, PANEL, 1024), 1);
-        }
-        wgmma_commit();
+        // dK[:, own] += dS^T Q[:, own]
+        addKvQTimesStep(dk, adS, qStep);
         // dQ[:, own] = dS K[:, own]: dS^T read MN-major (q contiguous; 16 kv rows = 2048 bytes per k16 step), K
         // N-major
         float dq[OR];
@@ -303,23 +275,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256_body(
     }
     __syncthreads();
     store_staged_dkdv<Tile, WB256_THREADS>(sQ, sdO, dK, dV, kvHead, kv0, Skv, tid);
-}
-
-#endif
-
-template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_d256(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, const T* __restrict__ dO,
-    const float* __restrict__ LSE, const float* __restrict__ Dsum, float* __restrict__ dQacc, T* __restrict__ dK,
-    T* __restrict__ dV, float* __restrict__ dkvParts, const int* __restrict__ order, const int* __restrict__ parts,
-    const int* __restrict__ variantOf, const int* __restrict__ colPtr, const int* __restrict__ colPartial,
-    const int* __restrict__ qIdx, const int* __restrict__ maskIdx, const uint32_t* __restrict__ bitsT, int H, int Hkv,
-    int Sq, int Skv, int nkv, float scale, float softcap) {
-    static_assert(D == 256, "the head dim 256 Hopper backward");
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    attention_bwd_wgmma_d256_body<T, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts, variantOf,
-                                             colPtr, colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale,
-                                             softcap);
 #else
     __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
 #endif

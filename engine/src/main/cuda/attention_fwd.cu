@@ -12,15 +12,19 @@
 
 #include "tile.cuh"
 
+// The forward kernels' arguments (the layout tables above, in the order the host passes them), as the device
+// functions behind the entry points of every forward family take them
+#define SAW_FWD_PARAMS(T)                                                                                           \
+    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,                   \
+    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,                      \
+    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,              \
+    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,    \
+    float scale, float softcap
+
 namespace saw {
 
 template <typename T, int D, int BQ, int BKV, int WARPS>
-__device__ __forceinline__ void attention_fwd(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_fwd(SAW_FWD_PARAMS(T)) {
     constexpr int THREADS = WARPS * 32;
     constexpr int MB = BQ / (16 * WARPS);  // m16 blocks per warp
     constexpr int NB = BKV / 8;            // n8 blocks of a score row

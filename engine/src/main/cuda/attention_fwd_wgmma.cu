@@ -1,8 +1,9 @@
 // Block-sparse attention forward for Hopper (sm_90a): the same layout tables, outputs and launch order as
-// attention_fwd.cu (see its header), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (q-tile, head,
-// batch), 128 q rows: two warpgroups of 64 rows each. K/V tiles of 128 rows are double-buffered with cp.async
-// into wgmma's 128-byte-swizzled layout. S = Q K^T reads Q and K from shared memory; P stays in registers and is
-// the A operand of O += P V, with V read N-major from shared memory (no transpose pass).
+// attention_fwd.cu (see its header; included after it: SAW_FWD_PARAMS), with warpgroup MMA (wgmma) instead of
+// mma.sync. One CTA per (q-tile, head, batch), 128 q rows: two warpgroups of 64 rows each. K/V tiles of 128 rows
+// are double-buffered with cp.async into wgmma's 128-byte-swizzled layout. S = Q K^T reads Q and K from shared
+// memory; P stays in registers and is the A operand of O += P V, with V read N-major from shared memory (no
+// transpose pass).
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and
 // the host launches these only on compute capability 9.0.
@@ -21,6 +22,34 @@ constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128
 constexpr int WS_THREADS = 384;
 constexpr int WS_PRODUCER_REGS = 48;
 constexpr int WS_CONSUMER_REGS = 224;
+
+// The mbarriers of the warp-specialised forwards' ring of ST K/V stages, K and V apart so that Q K^T of a tile starts
+// before its V has landed: the producer's copies arrive on the full ones, the consumer warps on the empty ones.
+template <int ST>
+struct KvRing {
+    uint64_t* fullK;
+    uint64_t* fullV;
+    uint64_t* emptyK;
+    uint64_t* emptyV;
+
+    // the four arrays of ST barriers from `at` on
+    __device__ __forceinline__ void place(uint64_t* at) {
+        fullK = at;
+        fullV = fullK + ST;
+        emptyK = fullV + ST;
+        emptyV = emptyK + ST;
+    }
+
+    // by one thread, before the CTA barrier: `producers` threads fill a stage, `consumerWarps` warps release it
+    __device__ __forceinline__ void init(uint32_t producers, uint32_t consumerWarps) const {
+        for (int st = 0; st < ST; ++st) {
+            mbar_init(fullK + st, producers);
+            mbar_init(fullV + st, producers);
+            mbar_init(emptyK + st, consumerWarps);
+            mbar_init(emptyV + st, consumerWarps);
+        }
+    }
+};
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -262,12 +291,7 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
 // next tile load meanwhile). OVERLAP = true (FlashAttention-3's intra-warpgroup overlap): S of tile i + 1 and
 // P V of tile i are in flight while the softmax of tile i + 1 runs; K runs one tile ahead of V in the loads.
 template <typename T, int D, bool OVERLAP>
-__device__ __forceinline__ void attention_fwd_wgmma(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_fwd_wgmma(SAW_FWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = WgCta<T, D>;
     constexpr int BQ = Cta::BQ;
@@ -410,14 +434,13 @@ __device__ __forceinline__ void attention_fwd_wgmma(
 // with 128-row CTAs), once the row has tiles: K(i) and V(i) arrive in stage i % ST on their full barriers and are
 // released on their empty ones; S of tile i + 1 and P V of tile i are in flight during tile i + 1's softmax, the last
 // tile peeled; with PINGPONG the warpgroups take turns issuing (takeTurn / passTurn). Leaves O, m and l for the output.
-template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class RELEASE>
-__device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* fullK, uint64_t* fullV,
-                                           uint64_t* emptyK, uint64_t* emptyV, float (&o)[OR], float (&m)[2],
-                                           float (&l)[2], float (&s)[SR], uint32_t (&p)[PK][4], TAKE takeTurn,
-                                           PASS passTurn, RELEASE release) {
+template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS>
+__device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRing<ST>& ring, bool lane0,
+                                           float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
+                                           uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn) {
     float alpha[2];
     if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
-    mbar_wait(fullK, 0);
+    mbar_wait(ring.fullK, 0);
     fence_proxy_async();
     takeTurn();
     wgmma_fence();
@@ -426,7 +449,7 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* 
     passTurn();
     wgmma_wait<0>();
     fence_regs(s);
-    release(emptyK);
+    warp_arrive(ring.emptyK, lane0);
     c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
     CTA::pack(p, s);
 
@@ -435,8 +458,8 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* 
     for (int it = 0; it + 1 < count; ++it) {
         const int st1 = st + 1 == ST ? 0 : st + 1;
         const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
-        mbar_wait(fullK + st1, phase1);
-        mbar_wait(fullV + st, phase);
+        mbar_wait(ring.fullK + st1, phase1);
+        mbar_wait(ring.fullV + st, phase);
         fence_proxy_async();
         takeTurn();
         fence_regs(o);
@@ -448,18 +471,18 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* 
         passTurn();
         wgmma_wait<1>();
         fence_regs(s);
-        release(emptyK + st1);
+        warp_arrive(ring.emptyK + st1, lane0);
         c.softmax(s, it + 1, m, l, alpha);
         wgmma_wait<0>();
         fence_regs(o);
-        release(emptyV + st);
+        warp_arrive(ring.emptyV + st, lane0);
         CTA::rescale(o, alpha);
         CTA::pack(p, s);
         st = st1;
         phase = phase1;
     }
     // the last tile: P V only (peeled, as in fwd_wgmmaov)
-    mbar_wait(fullV + st, phase);
+    mbar_wait(ring.fullV + st, phase);
     fence_proxy_async();
     takeTurn();
     fence_regs(o);
@@ -480,12 +503,7 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, uint64_t* 
 // PINGPONG: the two consumer warpgroups take turns issuing their matrix products (named barriers), so one
 // warpgroup's softmax runs while the other's products occupy the tensor cores.
 template <typename T, int D, bool PINGPONG>
-__device__ __forceinline__ void attention_fwd_wgmma_ws(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap) {
+__device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = WgCta<T, D>;
     constexpr int BQ = Cta::BQ;
@@ -495,20 +513,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
 
     extern __shared__ unsigned char smemRaw[];
     Cta c;
-    uint64_t* fullK = reinterpret_cast<uint64_t*>(c.place(smemRaw));
-    uint64_t* fullV = fullK + ST;
-    uint64_t* emptyK = fullV + ST;
-    uint64_t* emptyV = emptyK + ST;
+    KvRing<ST> ring;
+    ring.place(reinterpret_cast<uint64_t*>(c.place(smemRaw)));
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
                          softcap);
     const int count = c.count;
     if (threadIdx.x == 0) {
-        for (int st = 0; st < ST; ++st) {
-            mbar_init(fullK + st, WG_THREADS / 2);
-            mbar_init(fullV + st, WG_THREADS / 2);
-            mbar_init(emptyK + st, CONSUMER_WARPS);
-            mbar_init(emptyV + st, CONSUMER_WARPS);
-        }
+        ring.init(WG_THREADS / 2, CONSUMER_WARPS);
         mbar_init_fence();
     }
     __syncthreads();
@@ -522,13 +533,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
         int st = 0;
         uint32_t round = 0;
         for (int i = 0; i < count; ++i) {
-            if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
+            if (i >= ST) mbar_wait(ring.emptyK + st, (round - 1) & 1);
             if (i == 0) produce_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
             c.produceKv(c.sK + st * BKV * D, c.Kh, i, pt);
-            mbar_arrive_cp_async(fullK + st);
-            if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
+            mbar_arrive_cp_async(ring.fullK + st);
+            if (i >= ST) mbar_wait(ring.emptyV + st, (round - 1) & 1);
             c.produceKv(c.sV + st * BKV * D, c.Vh, i, pt);
-            mbar_arrive_cp_async(fullV + st);
+            mbar_arrive_cp_async(ring.fullV + st);
             st = nextStage(st);
             if (st == 0) ++round;
         }
@@ -540,10 +551,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
     const int cw = ct >> 7;
     c.seat(cw, ct);
     const bool lane0 = (ct & 31) == 0;
-    auto release = [&](uint64_t* bar) {
-        __syncwarp();
-        if (lane0) mbar_arrive(bar);
-    };
     // named barrier 1 + w: warpgroup w's turn to issue; 256 = its 128 waiting threads + the other's 128 arriving
     auto takeTurn = [&]() {
         if (PINGPONG) named_sync(1 + cw, WG_THREADS);
@@ -561,7 +568,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(
     for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
 
     if (count > 0) {
-        ws_consume<PINGPONG, ST>(c, count, cw, fullK, fullV, emptyK, emptyV, o, m, l, s, p, takeTurn, passTurn, release);
+        ws_consume<PINGPONG, ST>(c, count, cw, ring, lane0, o, m, l, s, p, takeTurn, passTurn);
     }
     c.stageOutput(o, m, l, LSE, Sq);
     named_sync(3 + cw, WG_THREADS / 2);

@@ -14,6 +14,7 @@
 // warpgroups, FlashAttention-3's layout, would need a 128-row layout the mma.sync D = 256 kernels cannot run.)
 //
 // Built only in the sm_90a pass; the sm_80 image holds entry points that trap (the host never launches them there).
+// Included after attention_fwd_wgmma.cu (WgRows, KvRing, ws_consume, SAW_FWD_HOPPER).
 
 #include "pipeline.cuh"
 #include "wgmma.cuh"
@@ -109,8 +110,7 @@ struct W256Cta : WgRows<T, W256_D, BQ_, W256_BKV, ST_> {
 // The producer's K(i) and V(i) of a row's count tiles into stage i % ST of the ring, each once tile i - ST has been
 // released (its empty barriers), each thread's copies arriving on the stage's full barrier as they land
 template <class CTA>
-__device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, uint64_t* fullK, uint64_t* fullV,
-                                                uint64_t* emptyK, uint64_t* emptyV, int pt) {
+__device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, const KvRing<CTA::ST>& ring, int pt) {
     constexpr int D = CTA::D;
     constexpr int BKV = CTA::BKV;
     constexpr int ST = CTA::ST;
@@ -119,12 +119,12 @@ __device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, uint64_
     uint32_t round = 0;
     for (int i = 0; i < count; ++i) {
         const int kv0 = c.kvIdx[c.begin + i] * BKV;
-        if (i >= ST) mbar_wait(emptyK + st, (round - 1) & 1);
+        if (i >= ST) mbar_wait(ring.emptyK + st, (round - 1) & 1);
         produce_tile_sw128<BKV, D, 128>(c.sK + st * KV, c.Kh, kv0, c.Skv, pt);
-        mbar_arrive_cp_async(fullK + st);
-        if (i >= ST) mbar_wait(emptyV + st, (round - 1) & 1);
+        mbar_arrive_cp_async(ring.fullK + st);
+        if (i >= ST) mbar_wait(ring.emptyV + st, (round - 1) & 1);
         produce_tile_sw128<BKV, D, 128>(c.sV + st * KV, c.Vh, kv0, c.Skv, pt);
-        mbar_arrive_cp_async(fullV + st);
+        mbar_arrive_cp_async(ring.fullV + st);
         if (++st == ST) {
             st = 0;
             ++round;
@@ -135,17 +135,12 @@ __device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, uint64_
 
 #endif
 
-template <typename T, int CONSUMERS>
-__device__ __forceinline__ void attention_fwd_wgmma_d256(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap) {
+template <typename T, int D, int CONSUMERS>
+__device__ __forceinline__ void attention_fwd_wgmma_d256(SAW_FWD_PARAMS(T)) {
+    static_assert(D == W256_D, "the head dim 256 forward");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
     using Cta = W256Cta<T>;
-    constexpr int D = Cta::D;
     constexpr int BQ = Cta::BQ;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = Cta::ST;
@@ -153,21 +148,14 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
     extern __shared__ unsigned char smemRaw[];
     Cta c;
     uint64_t* fullQ = reinterpret_cast<uint64_t*>(c.place(smemRaw));
-    uint64_t* fullK = fullQ + 1;
-    uint64_t* fullV = fullK + ST;
-    uint64_t* emptyK = fullV + ST;
-    uint64_t* emptyV = emptyK + ST;
+    KvRing<ST> ring;
+    ring.place(fullQ + 1);
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
                          softcap);
     const int count = c.count;
     if (threadIdx.x == 0) {
         mbar_init(fullQ, 128);
-        for (int st = 0; st < ST; ++st) {
-            mbar_init(fullK + st, 128);
-            mbar_init(fullV + st, 128);
-            mbar_init(emptyK + st, 4);  // each tile is read by one consumer warpgroup: its four warps release it
-            mbar_init(emptyV + st, 4);
-        }
+        ring.init(128, 4);  // each tile is read by one consumer warpgroup: its four warps release it
         mbar_init_fence();
     }
     __syncthreads();
@@ -181,7 +169,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             produce_tile_sw128<BQ, D, 128>(c.sQ, Qh, c.q0, Sq, pt);
             mbar_arrive_cp_async(fullQ);
         }
-        produce_kv_ring(c, count, fullK, fullV, emptyK, emptyV, pt);
+        produce_kv_ring(c, count, ring, pt);
         return;
     }
     if (CONSUMERS == 2) regs_alloc<W256_CONSUMER_REGS>();
@@ -189,10 +177,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
     const int cw = ct >> 7;  // consumer warpgroup: list entries cw, cw + CONSUMERS, ...
     c.seat(0, ct & 127);
     const bool lane0 = (ct & 31) == 0;
-    auto release = [&](uint64_t* bar) {
-        __syncwarp();
-        if (lane0) mbar_arrive(bar);
-    };
 
     float o[Cta::OR];
     float m[2] = {-INFINITY, -INFINITY};
@@ -209,14 +193,14 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
         int st = j % ST;
         uint32_t phase = (j / ST) & 1;
         mbar_wait(fullQ, 0);
-        mbar_wait(fullK + st, phase);
+        mbar_wait(ring.fullK + st, phase);
         fence_proxy_async();
         wgmma_fence();
         c.issueScores(s, st);
         wgmma_commit();
         wgmma_wait<0>();
         fence_regs(s);
-        release(emptyK + st);
+        warp_arrive(ring.emptyK + st, lane0);
         c.softmax(s, j, m, l, alpha);  // O is still 0: no rescale
         Cta::pack(p, s);
 
@@ -224,8 +208,8 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             const int j1 = j + CONSUMERS;
             const int st1 = j1 % ST;
             const uint32_t phase1 = (j1 / ST) & 1;
-            mbar_wait(fullK + st1, phase1);
-            mbar_wait(fullV + st, phase);
+            mbar_wait(ring.fullK + st1, phase1);
+            mbar_wait(ring.fullV + st, phase);
             fence_proxy_async();
             fence_regs(o);
             wgmma_fence();
@@ -235,11 +219,11 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             wgmma_commit();
             wgmma_wait<1>();
             fence_regs(s);
-            release(emptyK + st1);
+            warp_arrive(ring.emptyK + st1, lane0);
             c.softmax(s, j1, m, l, alpha);
             wgmma_wait<0>();
             fence_regs(o);
-            release(emptyV + st);
+            warp_arrive(ring.emptyV + st, lane0);
             Cta::rescale(o, alpha);
             Cta::pack(p, s);
             j = j1;
@@ -247,7 +231,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
             phase = phase1;
         }
         // the last entry: P V only (peeled, as in fwd_wgmmaov)
-        mbar_wait(fullV + st, phase);
+        mbar_wait(ring.fullV + st, phase);
         fence_proxy_async();
         fence_regs(o);
         wgmma_fence();
@@ -309,36 +293,24 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(
 // tile i + 1); PINGPONG adds attention_fwd_wgmma_ws's turns (named barriers 1 and 2), so one warpgroup's softmax
 // runs while the other's products occupy the tensor cores. The host gives it the layout's mask compiled at
 // 128 x 64 (its own row lists, bit tiles of 128 rows and work order): GpuBackend.forwardLists.
-template <typename T, bool PINGPONG>
-__device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
-    const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V, T* __restrict__ O,
-    float* __restrict__ LSE, const int* __restrict__ order, const int* __restrict__ variantOf,
-    const int* __restrict__ rowPtr, const int* __restrict__ rowPartial, const int* __restrict__ kvIdx,
-    const int* __restrict__ maskIdx, const uint32_t* __restrict__ bits, int H, int Hkv, int Sq, int Skv, int nq,
-    float scale, float softcap) {
+template <typename T, int D, bool PINGPONG>
+__device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T)) {
+    static_assert(D == W256_D, "the head dim 256 forward");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = W256Cta<T, W256_WIDE_BQ, W256_WIDE_STAGES>;
-    constexpr int D = Cta::D;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = Cta::ST;
     constexpr int CONSUMER_WARPS = 8;
 
     extern __shared__ unsigned char smemRaw[];
     Cta c;
-    uint64_t* fullK = reinterpret_cast<uint64_t*>(c.place(smemRaw));
-    uint64_t* fullV = fullK + ST;
-    uint64_t* emptyK = fullV + ST;
-    uint64_t* emptyV = emptyK + ST;
+    KvRing<ST> ring;
+    ring.place(reinterpret_cast<uint64_t*>(c.place(smemRaw)));
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
                          softcap);
     const int count = c.count;
     if (threadIdx.x == 0) {
-        for (int st = 0; st < ST; ++st) {
-            mbar_init(fullK + st, 128);
-            mbar_init(fullV + st, 128);
-            mbar_init(emptyK + st, CONSUMER_WARPS);  // both warpgroups read every tile
-            mbar_init(emptyV + st, CONSUMER_WARPS);
-        }
+        ring.init(128, CONSUMER_WARPS);  // both warpgroups read every tile
         mbar_init_fence();
     }
     __syncthreads();
@@ -348,7 +320,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
         // loads its own rows of Q: the producer's 24 registers cannot hold the addresses of 32 more copies)
         regs_dealloc<W256_WIDE_PRODUCER_REGS>();
         const int pt = threadIdx.x;
-        produce_kv_ring(c, count, fullK, fullV, emptyK, emptyV, pt);
+        produce_kv_ring(c, count, ring, pt);
         return;
     }
     regs_alloc<W256_WIDE_CONSUMER_REGS>();
@@ -356,10 +328,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
     const int cw = ct >> 7;
     c.seat(cw, ct & 127);
     const bool lane0 = (ct & 31) == 0;
-    auto release = [&](uint64_t* bar) {
-        __syncwarp();
-        if (lane0) mbar_arrive(bar);
-    };
     // named barrier 1 + w: warpgroup w's turn to issue; 256 = its 128 waiting threads + the other's 128 arriving.
     // Constant ids: with 1 + cw in a register the consumers spilled 4 bytes at 232 registers.
     auto takeTurn = [&]() {
@@ -390,7 +358,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
         cp_async_wait<0>();
         fence_proxy_async();
         named_sync(3 + cw, 128);
-        ws_consume<PINGPONG, ST>(c, count, cw, fullK, fullV, emptyK, emptyV, o, m, l, s, p, takeTurn, passTurn, release);
+        ws_consume<PINGPONG, ST>(c, count, cw, ring, lane0, o, m, l, s, p, takeTurn, passTurn);
     }
     // each warpgroup stages its own rows of O over its own rows of Q (its Q K^T is done) and stores them
     c.stageOutput(o, m, l, LSE, Sq);
@@ -403,28 +371,16 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(
 
 }  // namespace saw
 
-#define SAW_FWD_WGMMA_D256(NAME, T, CONSUMERS)                                                                   \
-    extern "C" __global__ void __launch_bounds__(128 * (1 + CONSUMERS), 1) NAME(                                 \
-        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,          \
-        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,   \
-        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                  \
-        saw::attention_fwd_wgmma_d256<T, CONSUMERS>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, \
-                                                    maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap);        \
-    }
+#define SAW_FWD_WGMMA_D256(NAME, T, CONSUMERS) \
+    SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma_d256, 128 * (1 + CONSUMERS), T, 256, CONSUMERS)
 
 SAW_FWD_WGMMA_D256(fwd_wgmmaws_bf16_d256_q64_kv64, __nv_bfloat16, 1)
 SAW_FWD_WGMMA_D256(fwd_wgmmaws_fp16_d256_q64_kv64, __half, 1)
 SAW_FWD_WGMMA_D256(fwd_wgmmapp_bf16_d256_q64_kv64, __nv_bfloat16, 2)
 SAW_FWD_WGMMA_D256(fwd_wgmmapp_fp16_d256_q64_kv64, __half, 2)
 
-#define SAW_FWD_WGMMA_D256_Q128(NAME, T, PINGPONG)                                                               \
-    extern "C" __global__ void __launch_bounds__(384, 1) NAME(                                                  \
-        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,          \
-        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,   \
-        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                  \
-        saw::attention_fwd_wgmma_d256_q128<T, PINGPONG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial,   \
-                                                         kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap); \
-    }
+#define SAW_FWD_WGMMA_D256_Q128(NAME, T, PINGPONG) \
+    SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma_d256_q128, 384, T, 256, PINGPONG)
 
 SAW_FWD_WGMMA_D256_Q128(fwd_wgmmaws_bf16_d256_q128_kv64, __nv_bfloat16, false)
 SAW_FWD_WGMMA_D256_Q128(fwd_wgmmaws_fp16_d256_q128_kv64, __half, false)

@@ -17,7 +17,7 @@
 // (stats pass, LSE, P V with fp32 atomics), the tile-order forward (a CTA per 64 rows over the union of their tokens'
 // blocks) and the unchunked backward (one CTA per kv-block, heaviest first, dK and dV stored): each measured slower.
 //
-// This file is included after attention_bwd.cu (warp_abt, add4_pair) by saw_attention.cu.
+// This file is included after attention_bwd.cu (warp_abt, warp_ds_t, add4_pair) by saw_attention.cu.
 //
 // Host tables (saw.engine.gpu.NsaTables), per plane = b * Hkv + hkv:
 //   colTok[]   tokens that chose (plane, kvBlock), ascending, block after block (the reverse index)
@@ -26,6 +26,11 @@
 //              then token chunk, then kv-block (one list for the per-block forward, one for the backward)
 
 #include "tile.cuh"
+
+// What every NSA kernel family is built for: element type and head dim (X(TN, T, D)), and kv-block size
+// (X(TN, T, D, BKV)); each family's instantiation list goes through these two.
+#define SAW_NSA_HEADS(X) X(bf16, __nv_bfloat16, 64) X(bf16, __nv_bfloat16, 128) X(fp16, __half, 64) X(fp16, __half, 128)
+#define SAW_NSA_BLOCKS(X, TN, T, D) X(TN, T, D, 32) X(TN, T, D, 64) X(TN, T, D, 128)
 
 namespace saw {
 
@@ -165,17 +170,10 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
         }
         // dV += P^T dO
         warp_sb_add<T, D, QS, NQ>(dv, s, tdO, lane);
-        // dP^T = V dO^T; dS^T = P^T (dP^T - Dsum) (1 - tanh^2)
+        // dP^T = V dO^T; dS^T
         float dp[NQ][4];
         warp_abt<T, D, NQ>(dp, sV, tdO, r0, lane);
-#pragma unroll
-        for (int n = 0; n < NQ; ++n) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                s[n][e] *= dp[n][e] - tDs[n * 8 + 2 * t + (e & 1)];
-                if constexpr (CAPPED) s[n][e] *= dcap[n][e];
-            }
-        }
+        warp_ds_t<CAPPED>(s, dp, dcap, tDs, t);
         warp_store_dst<T, QS, NQ>(sdS, s, r0, g, t);
         // dK += dS^T Q
         warp_sb_add<T, D, QS, NQ>(dk, s, tQ, lane);
@@ -252,15 +250,9 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
     SAW_NSA_BWD(nsa_bwd_chunked_##TN##_d##D##_b##BKV, T, D, BKV, false) \
     SAW_NSA_BWD(nsa_bwd_chunked_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
 
-#define SAW_NSA_BWDS(TN, T, D)      \
-    SAW_NSA_BWD_BLOCK(TN, T, D, 32) \
-    SAW_NSA_BWD_BLOCK(TN, T, D, 64) \
-    SAW_NSA_BWD_BLOCK(TN, T, D, 128)
+#define SAW_NSA_BWDS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_BWD_BLOCK, TN, T, D)
 
-SAW_NSA_BWDS(bf16, __nv_bfloat16, 64)
-SAW_NSA_BWDS(bf16, __nv_bfloat16, 128)
-SAW_NSA_BWDS(fp16, __half, 64)
-SAW_NSA_BWDS(fp16, __half, 128)
+SAW_NSA_HEADS(SAW_NSA_BWDS)
 
 // ---- warp-order forward (the NSA paper's loop order), the default for G > 8 ----------------------------------------
 //   nsa_fwd_warp_*  one warp per (b, hkv, token, group of 16 heads): the token's heads are the MMA's M dimension
@@ -501,15 +493,9 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
         saw::nsa_fwd_warp<T, D, BKV>(Q, K, V, O, LSE, indices, counts, B, H, Hkv, Tn, S, scale, softcap);             \
     }
 
-#define SAW_NSA_WARP_BLOCKS(TN, T, D) \
-    SAW_NSA_WARP(TN, T, D, 32)        \
-    SAW_NSA_WARP(TN, T, D, 64)        \
-    SAW_NSA_WARP(TN, T, D, 128)
+#define SAW_NSA_WARP_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_WARP, TN, T, D)
 
-SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 64)
-SAW_NSA_WARP_BLOCKS(bf16, __nv_bfloat16, 128)
-SAW_NSA_WARP_BLOCKS(fp16, __half, 64)
-SAW_NSA_WARP_BLOCKS(fp16, __half, 128)
+SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
 
 // ---- per-block forward, the default for G <= 8: K and V once per kv-block, a partial O per choice, then a merge ----
 //   nsa_fwd_block_*  one CTA per work item (b, hkv, kv-block, a range of the tokens that chose it; host-built by
@@ -802,13 +788,6 @@ __device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const flo
         saw::nsa_merge<T, D>(Opart, ML, indices, counts, O, LSE, B, H, Hkv, Tn, S);                                  \
     }
 
-#define SAW_NSA_BLOCK_FWDS(TN, T, D) \
-    SAW_NSA_BLOCK_FWD(TN, T, D, 32)  \
-    SAW_NSA_BLOCK_FWD(TN, T, D, 64)  \
-    SAW_NSA_BLOCK_FWD(TN, T, D, 128) \
-    SAW_NSA_MERGE(TN, T, D)
+#define SAW_NSA_BLOCK_FWDS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_BLOCK_FWD, TN, T, D) SAW_NSA_MERGE(TN, T, D)
 
-SAW_NSA_BLOCK_FWDS(bf16, __nv_bfloat16, 64)
-SAW_NSA_BLOCK_FWDS(bf16, __nv_bfloat16, 128)
-SAW_NSA_BLOCK_FWDS(fp16, __half, 64)
-SAW_NSA_BLOCK_FWDS(fp16, __half, 128)
+SAW_NSA_HEADS(SAW_NSA_BLOCK_FWDS)

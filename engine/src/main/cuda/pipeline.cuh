@@ -21,6 +21,12 @@ __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
 
+// A warp's arrival on a barrier that counts warps: once every lane has got here (its reads are done), lane 0 arrives.
+__device__ __forceinline__ void warp_arrive(uint64_t* bar, bool lane0) {
+    __syncwarp();
+    if (lane0) mbar_arrive(bar);
+}
+
 // Arrives on the barrier once every cp.async this thread issued before has landed, without blocking the thread;
 // counts as one of the barrier's expected arrivals (.noinc).
 __device__ __forceinline__ void mbar_arrive_cp_async(uint64_t* bar) {
