@@ -170,7 +170,9 @@ class RemoteCliTest {
         List<String> rows = java.util.Collections.synchronizedList(new ArrayList<>());
         try (RemoteSaw saw = RemoteSaw.connect(Target.parse(server.address(), ""), RemoteOptions.setupOverride, HostKeyPrompt.REFUSE, null)) {
             saw.install(Optional.of(Pack.of(pack)));
-            RemoteRun run = saw.start(RemoteCommand.of(List.of("bench", "preset:causal", "--seq", "512", "--density",
+            // at 1024 tokens the nine points after the first take about 11 s on a 2-core machine, so a cancel that is
+            // slow to arrive on a loaded machine still lands mid-sweep (at 512 tokens they took 3 s, and CI once saw all 10)
+            RemoteRun run = saw.start(RemoteCommand.of(List.of("bench", "preset:causal", "--seq", "1024", "--density",
                     "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1", "--block", "64x64", "--heads", "2", "--head-dim", "32", "--backend", "cpu",
                     "--reps", "30", "--warmup", "1", "--out", "-"), java.util.Set.of("--out")), new RemoteRun.Output() {
                         @Override
