@@ -494,9 +494,9 @@ public final class TileLists {
         }
 
         /**
-         * Gives every listed PARTIAL tile its bit tile's index: the tiles' words are computed in parallel (one
-         * {@link BoundMask#attends} per pair, the costly part), then deduplicated in row-major order, so the indices
-         * are the same whatever the thread count.
+         * Gives every listed PARTIAL tile its bit tile's index: the tiles' words are computed in parallel
+         * ({@link BoundMask#attendingBits}, the costly part), then deduplicated in row-major order, so the indices are
+         * the same whatever the thread count.
          */
         private void indexBitTiles() {
             int wordsRow = bkv / 32;
@@ -527,15 +527,12 @@ public final class TileLists {
             }
         }
 
-        /** Rectangles of at most this many pairs are asked pair by pair. */
-        private static final int PAIRS_BY_ONE = 16;
-
         private void fillWords(int v, int r, int kb, int[] w, int at) {
             // the mask is asked at the layout's positions: a gathered block keeps its original tokens
             int q0 = (qMap == null ? r : qMap[r]) * bq;
             int k0 = (kvMap == null ? kb : kvMap[kb]) * bkv;
             Dims d = layout.dims();
-            fill(v, q0, Math.min(d.seqQ(), q0 + bq), k0, Math.min(d.seqKv(), k0 + bkv), q0, k0, w, at);
+            mask.attendingBits(v, q0, Math.min(d.seqQ(), q0 + bq), k0, Math.min(d.seqKv(), k0 + bkv), w, at, bkv / 32);
         }
 
         /** Listed (PARTIAL or FULL) tiles of a grid among the gathered rows and columns. */
@@ -553,53 +550,6 @@ public final class TileLists {
             return n;
         }
 
-        /**
-         * Sets the bits of the pairs of rows [i0, i1) x columns [j0, j1) that attend, in the tile whose first row and
-         * column are tq0 and tk0. The mask classifies the rectangle exactly: FULL and EMPTY ones are filled or left
-         * at once, PARTIAL ones are halved along their longer side, so the cost follows the mask's boundary inside
-         * the tile (a window's diagonal, a sink column) instead of its BQ x BKV pairs.
-         */
-        private void fill(int v, int i0, int i1, int j0, int j1, int tq0, int tk0, int[] w, int at) {
-            if ((i1 - i0) * (j1 - j0) <= PAIRS_BY_ONE) {
-                // small enough that asking pair by pair costs less than classifying (masks cut everywhere: dilated)
-                int wordsRow = bkv / 32;
-                for (int i = i0; i < i1; i++) {
-                    for (int j = j0; j < j1; j++) {
-                        if (mask.attends(v, i, j)) {
-                            w[at + (i - tq0) * wordsRow + ((j - tk0) >>> 5)] |= 1 << ((j - tk0) & 31);
-                        }
-                    }
-                }
-                return;
-            }
-            TileClass c = mask.classify(v, i0, i1, j0, j1);
-            if (c == TileClass.EMPTY) {
-                return;
-            }
-            if (c == TileClass.FULL) {
-                int wordsRow = bkv / 32;
-                int c0 = j0 - tk0;
-                int c1 = j1 - tk0;
-                for (int i = i0; i < i1; i++) {
-                    int base = at + (i - tq0) * wordsRow;
-                    for (int x = c0 >>> 5; x <= (c1 - 1) >>> 5; x++) {
-                        int lo = Math.max(c0, x * 32) - x * 32;
-                        int hi = Math.min(c1, x * 32 + 32) - x * 32;
-                        w[base + x] |= hi - lo == 32 ? -1 : ((1 << (hi - lo)) - 1) << lo;
-                    }
-                }
-                return;
-            }
-            if (i1 - i0 >= j1 - j0) {
-                int mid = (i0 + i1) >>> 1;
-                fill(v, i0, mid, j0, j1, tq0, tk0, w, at);
-                fill(v, mid, i1, j0, j1, tq0, tk0, w, at);
-            } else {
-                int mid = (j0 + j1) >>> 1;
-                fill(v, i0, i1, j0, mid, tq0, tk0, w, at);
-                fill(v, i0, i1, mid, j1, tq0, tk0, w, at);
-            }
-        }
 
         private int tileIndex(int[] w) {
             Key key = new Key(w);

@@ -133,6 +133,19 @@ public final class BoundMask {
         return TileClass.values()[Nodes.classify(variants[variant], q0, q1, k0, k1)];
     }
 
+    /**
+     * ORs into {@code words} the attending pairs of rows [q0, q1) x columns [k0, k1) for one variant, row by row, 32
+     * columns a word: pair (i, j) is bit (j - k0) & 31 of words[at + (i - q0) * wordsPerRow + ((j - k0) >>> 5)].
+     */
+    public void attendingBits(int variant, int q0, int q1, int k0, int k1, int[] words, int at, int wordsPerRow) {
+        checkRect(q0, q1, k0, k1);
+        if ((k1 - k0 + 31) / 32 > wordsPerRow || at < 0 || at + (long) (q1 - q0) * wordsPerRow > words.length) {
+            throw new IllegalArgumentException((q1 - q0) + " rows of " + (k1 - k0) + " columns do not fit " + wordsPerRow
+                    + " words a row from " + at + " of " + words.length);
+        }
+        Nodes.bits(variants[variant], q0, q1, k0, k1, q0, k0, words, at, wordsPerRow);
+    }
+
     /** The exact number of attending pairs in rows [q0, q1) x columns [k0, k1) for one variant. */
     public long countAttending(int variant, int q0, int q1, int k0, int k1) {
         checkRect(q0, q1, k0, k1);

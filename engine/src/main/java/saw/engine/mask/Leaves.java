@@ -23,6 +23,11 @@ final class Leaves {
         }
 
         @Override
+        int row(int i, int j0, int n) {
+            return span(j0, n, i + lo, i + hi + 1);
+        }
+
+        @Override
         int classify(int q0, int q1, int k0, int k1) {
             long dMin = (long) k0 - (q1 - 1);
             long dMax = (long) (k1 - 1) - q0;
@@ -51,6 +56,11 @@ final class Leaves {
         @Override
         boolean attends(int i, int j) {
             return j <= i && i / chunk == j / chunk;
+        }
+
+        @Override
+        int row(int i, int j0, int n) {
+            return span(j0, n, (long) (i / chunk) * chunk, i + 1L);
         }
 
         @Override
@@ -102,6 +112,11 @@ final class Leaves {
         }
 
         @Override
+        int row(int i, int j0, int n) {
+            return span(j0, n, 0, Math.max(prefix, i + 1L));
+        }
+
+        @Override
         int classify(int q0, int q1, int k0, int k1) {
             if (k1 <= prefix || k1 - 1 <= q0) {
                 return FULL;
@@ -133,6 +148,11 @@ final class Leaves {
         }
 
         @Override
+        int row(int i, int j0, int n) {
+            return span(j0, n, 0, count);
+        }
+
+        @Override
         int classify(int q0, int q1, int k0, int k1) {
             return k1 <= count ? FULL : k0 >= count ? EMPTY : PARTIAL;
         }
@@ -159,6 +179,15 @@ final class Leaves {
         @Override
         boolean attends(int i, int j) {
             return Math.floorMod((long) i - j, stride) == 0;
+        }
+
+        @Override
+        int row(int i, int j0, int n) {
+            int w = 0;
+            for (int b = Math.floorMod((long) i - j0, stride); b < n; b += stride) {
+                w |= 1 << b;
+            }
+            return w;
         }
 
         @Override
@@ -198,6 +227,18 @@ final class Leaves {
         @Override
         boolean attends(int i, int j) {
             return contains(i) || contains(j);
+        }
+
+        @Override
+        int row(int i, int j0, int n) {
+            if (contains(i)) {
+                return low(n);
+            }
+            int w = 0;
+            for (int x = lowerBound(sorted, j0); x < sorted.length && sorted[x] < j0 + n; x++) {
+                w |= 1 << (sorted[x] - j0);
+            }
+            return w;
         }
 
         @Override
@@ -242,6 +283,16 @@ final class Leaves {
         @Override
         boolean attends(int i, int j) {
             return Arrays.binarySearch(row(i / blockQ), j / blockKv) >= 0;
+        }
+
+        @Override
+        int row(int i, int j0, int n) {
+            int[] listed = row(i / blockQ);
+            int w = 0;
+            for (int x = lowerBound(listed, j0 / blockKv); x < listed.length && (long) listed[x] * blockKv < j0 + n; x++) {
+                w |= span(j0, n, (long) listed[x] * blockKv, (listed[x] + 1L) * blockKv);
+            }
+            return w;
         }
 
         @Override
@@ -319,6 +370,21 @@ final class Leaves {
         boolean attends(int i, int j) {
             int a = q.idAt(i);
             return a != -1 && a == kv.idAt(j);
+        }
+
+        @Override
+        int row(int i, int j0, int n) {
+            int a = q.idAt(i);
+            if (a == -1 || j0 >= kv.length) {
+                return 0;
+            }
+            int w = 0;
+            for (int y = kv.runOf(j0); y < kv.starts.length && kv.starts[y] < j0 + n; y++) {
+                if (kv.ids[y] == a) {
+                    w |= span(j0, n, kv.starts[y], kv.end(y));
+                }
+            }
+            return w;
         }
 
         @Override

@@ -13,6 +13,32 @@ abstract class Node {
     abstract boolean attends(int i, int j);
 
     /**
+     * Row i over the n columns from j0 (1 <= n <= 32) as bits: bit b is {@link #attends}(i, j0 + b), bits from n up
+     * are 0. Leaves override it with their row's closed form, composites combine their children's words.
+     */
+    int row(int i, int j0, int n) {
+        int w = 0;
+        for (int b = 0; b < n; b++) {
+            if (attends(i, j0 + b)) {
+                w |= 1 << b;
+            }
+        }
+        return w;
+    }
+
+    /** The low n bits set (0 <= n <= 32). */
+    static int low(int n) {
+        return n == 32 ? -1 : (1 << n) - 1;
+    }
+
+    /** Bits, among the n columns from j0, of the columns in [from, to). */
+    static int span(int j0, int n, long from, long to) {
+        long a = Math.max(from, j0);
+        long b = Math.min(to, (long) j0 + n);
+        return a >= b ? 0 : low((int) (b - a)) << (int) (a - j0);
+    }
+
+    /**
      * The node simplified for a rectangle: {@link Const#EMPTY_NODE} or {@link Const#FULL_NODE} when the whole
      * rectangle is decided, else a node that agrees with this one on every pair of the rectangle.
      */
@@ -45,6 +71,11 @@ abstract class Node {
         @Override
         boolean attends(int i, int j) {
             return value;
+        }
+
+        @Override
+        int row(int i, int j0, int n) {
+            return value ? low(n) : 0;
         }
 
         @Override
@@ -109,6 +140,11 @@ abstract class Node {
         }
 
         @Override
+        int row(int i, int j0, int n) {
+            return leaf.row(i, j0, n);
+        }
+
+        @Override
         Node restrict(int q0, int q1, int k0, int k1) {
             return leaf.restrict(q0, q1, k0, k1);
         }
@@ -134,6 +170,11 @@ abstract class Node {
         @Override
         boolean attends(int i, int j) {
             return !child.attends(i, j);
+        }
+
+        @Override
+        int row(int i, int j0, int n) {
+            return ~child.row(i, j0, n) & low(n);
         }
 
         @Override
@@ -177,6 +218,19 @@ abstract class Node {
                 }
             }
             return isAnd;
+        }
+
+        @Override
+        int row(int i, int j0, int n) {
+            int all = low(n);
+            int w = isAnd ? all : 0;
+            for (Node c : children) {
+                w = isAnd ? w & c.row(i, j0, n) : w | c.row(i, j0, n);
+                if (w == (isAnd ? 0 : all)) {
+                    break;
+                }
+            }
+            return w;
         }
 
         @Override

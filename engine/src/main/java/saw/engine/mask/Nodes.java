@@ -41,6 +41,43 @@ final class Nodes {
         return first == second ? first : Node.PARTIAL;
     }
 
+    /** Undecided rectangles of at most this many pairs are written row word by row word. */
+    private static final long WORD_AREA = 512;
+
+    /**
+     * ORs into {@code words} the attending pairs of rows [i0, i1) x columns [j0, j1): pair (i, j) is bit (j - k0) & 31
+     * of words[at + (i - q0) * wordsPerRow + ((j - k0) >>> 5)]. Decided rectangles are written whole and undecided
+     * ones halved, each half with the node simplified for it, so the cost follows the mask's boundary in the
+     * rectangle; masks cut everywhere (dilated) end in small rectangles written a row word at a time.
+     */
+    static void bits(Node node, int i0, int i1, int j0, int j1, int q0, int k0, int[] words, int at, int wordsPerRow) {
+        Node r = node.restrict(i0, i1, j0, j1);
+        if (r == Node.Const.EMPTY_NODE) {
+            return;
+        }
+        if (r == Node.Const.FULL_NODE || Node.area(i0, i1, j0, j1) <= WORD_AREA) {
+            for (int i = i0; i < i1; i++) {
+                int rowAt = at + (i - q0) * wordsPerRow;
+                for (int j = j0; j < j1; ) {
+                    int col = j - k0;
+                    int n = Math.min(j1 - j, 32 - (col & 31));
+                    words[rowAt + (col >>> 5)] |= r.row(i, j, n) << (col & 31);
+                    j += n;
+                }
+            }
+            return;
+        }
+        if (i1 - i0 >= j1 - j0) {
+            int mid = (i0 + i1) >>> 1;
+            bits(r, i0, mid, j0, j1, q0, k0, words, at, wordsPerRow);
+            bits(r, mid, i1, j0, j1, q0, k0, words, at, wordsPerRow);
+        } else {
+            int mid = (j0 + j1) >>> 1;
+            bits(r, i0, i1, j0, mid, q0, k0, words, at, wordsPerRow);
+            bits(r, i0, i1, mid, j1, q0, k0, words, at, wordsPerRow);
+        }
+    }
+
     static long count(Node node, int q0, int q1, int k0, int k1) {
         Node r = node.restrict(q0, q1, k0, k1);
         if (r.tight()) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.Arrays;
 import java.util.List;
@@ -171,15 +170,7 @@ class TileListsTest {
 
     @Test
     void listsAndBitTilesOfRandomMasksMatchBruteForce() {
-        long master = Long.getLong("saw.test.seed", 0x71E5L);
-        for (int n = 0; n < 300; n++) {
-            long seed = master * 1_000_003L + n;
-            try {
-                checkOne(seed);
-            } catch (AssertionError | RuntimeException e) {
-                fail("case " + n + " failed; replay with seed " + seed + ": " + e.getMessage(), e);
-            }
-        }
+        RandomMasks.forEachSeed(0x71E5L, 300, TileListsTest::checkOne);
     }
 
     private static void checkOne(long seed) {

@@ -3,6 +3,8 @@ package saw.engine.mask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
+import org.junit.jupiter.api.Assertions;
 
 /** Seeded random masks and sizes for tests that compare the engine with brute force. */
 public final class RandomMasks {
@@ -12,6 +14,32 @@ public final class RandomMasks {
     public RandomMasks(SplittableRandom rnd, Dims dims) {
         this.rnd = rnd;
         this.dims = dims;
+    }
+
+    /**
+     * Runs {@code check} on {@code count} seeds drawn from {@code -Dsaw.test.seed} (else {@code defaultMaster}); a
+     * failure names the case and the seed that replays it.
+     */
+    public static void forEachSeed(long defaultMaster, int count, LongConsumer check) {
+        long master = Long.getLong("saw.test.seed", defaultMaster);
+        for (int n = 0; n < count; n++) {
+            long seed = master * 1_000_003L + n;
+            try {
+                check.accept(seed);
+            } catch (AssertionError | RuntimeException e) {
+                Assertions.fail("case " + n + " failed; replay with seed " + seed + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * A random composition of at most {@code depth} levels bound to random sizes of at most {@code maxSeq} tokens, or
+     * null when {@link MaskChecks} refuses the draw (the caller skips the case).
+     */
+    public static BoundMask randomBound(SplittableRandom rnd, int maxSeq, int depth) {
+        Dims dims = randomDims(rnd, maxSeq);
+        Mask mask = new RandomMasks(rnd, dims).mask(depth);
+        return MaskChecks.check(mask, dims).isEmpty() ? BoundMask.bind(mask, dims) : null;
     }
 
     public static Dims randomDims(SplittableRandom rnd, int maxSeq) {

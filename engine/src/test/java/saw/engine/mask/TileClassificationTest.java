@@ -1,7 +1,6 @@
 package saw.engine.mask;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -11,25 +10,17 @@ class TileClassificationTest {
 
     @Test
     void tilesAndCountsOfRandomCompositionsMatchBruteForce() {
-        long master = Long.getLong("saw.test.seed", 0x5A17L);
-        for (int n = 0; n < SPECS; n++) {
-            long seed = master * 1_000_003L + n;
-            try {
-                checkOne(seed);
-            } catch (AssertionError | RuntimeException e) {
-                fail("spec " + n + " failed; replay with seed " + seed + ": " + e.getMessage(), e);
-            }
-        }
+        RandomMasks.forEachSeed(0x5A17L, SPECS, TileClassificationTest::checkOne);
     }
 
     static void checkOne(long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        Dims dims = RandomMasks.randomDims(rnd, 300);
-        Mask mask = new RandomMasks(rnd, dims).mask(3);
-        if (!MaskChecks.check(mask, dims).isEmpty()) {
+        BoundMask bound = RandomMasks.randomBound(rnd, 300, 3);
+        if (bound == null) {
             return;
         }
-        BoundMask bound = BoundMask.bind(mask, dims);
+        Dims dims = bound.dims();
+        Mask mask = bound.mask();
         int bq = RandomMasks.randomBlock(rnd);
         int bkv = RandomMasks.randomBlock(rnd);
         TileLayout layout = bound.compile(bq, bkv);
