@@ -3,7 +3,6 @@ package saw.engine.gpu;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -16,7 +15,6 @@ import saw.engine.mask.BoundMask;
 import saw.engine.mask.BruteForce;
 import saw.engine.mask.Dims;
 import saw.engine.mask.Mask;
-import saw.engine.mask.MaskChecks;
 import saw.engine.mask.RandomMasks;
 import saw.engine.mask.TileLayout;
 
@@ -27,32 +25,23 @@ import saw.engine.mask.TileLayout;
 class WideForwardListsTest {
     @Test
     void rowsOf128QueriesListExactlyTheAttendedKvTilesWithBruteForceBitTiles() {
-        long master = Long.getLong("saw.test.seed", 0x128D256L);
-        int checked = 0;
-        for (int n = 0; n < 120; n++) {
-            long seed = master * 1_000_003L + n;
-            try {
-                checked += checkOne(seed) ? 1 : 0;
-            } catch (AssertionError | RuntimeException e) {
-                fail("case " + n + " failed; replay with -Dsaw.test.seed=" + master + " (case seed " + seed + "): "
-                        + e.getMessage(), e);
-            }
-        }
+        int checked = RandomMasks.countPassing(0x128D256L, 120, WideForwardListsTest::checkOne);
         assertTrue(checked >= 60, "only " + checked + " of 120 random masks were valid");
     }
 
     /** False when the drawn mask is not a valid one (nothing checked). */
     private static boolean checkOne(long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
-        Dims dims = RandomMasks.randomDims(rnd, 320);
-        Mask mask = new RandomMasks(rnd, dims).mask(2);
-        if (!MaskChecks.check(mask, dims).isEmpty()) {
+        BoundMask bound = RandomMasks.randomBound(rnd, 320, 2);
+        if (bound == null) {
             return false;
         }
+        Dims dims = bound.dims();
+        Mask mask = bound.mask();
         int kvHeads = dims.heads() % 2 == 0 && rnd.nextBoolean() ? dims.heads() / 2 : dims.heads();
         AttentionProblem p = new AttentionProblem(dims.batch(), dims.heads(), kvHeads, dims.seqQ(), dims.seqKv(), 256,
                 DType.BF16, 0.0625, 0);
-        TileLayout layout64 = BoundMask.bind(mask, dims).compile(64, 64);
+        TileLayout layout64 = bound.compile(64, 64);
         TileLists pairs = TileLists.of(p, layout64);
         TileLists t = GpuBackend.forwardLists(p, layout64);
         assertEquals(128, t.blockQ());
