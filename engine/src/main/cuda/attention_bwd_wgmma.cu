@@ -26,13 +26,22 @@ constexpr int WBS_STAGES = 3;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// A step's LSE and Dsum as BwdWg::step reads them: for n8 block n, the pair of q columns (8n + 2t, 8n + 2t + 1).
+// The exponent bias of P = exp2(logit log2e - LSE log2e) for a row: -LSE log2e, or -inf for a row that attends
+// nothing (LSE = -inf), so that its probabilities are 0
+__device__ __forceinline__ float lse_bias(float lse) {
+    return lse == -INFINITY ? -INFINITY : -lse * LOG2E;
+}
+
+// A step's LSE and Dsum as BwdWg::step reads them: for n8 block n, the pair of q columns (8n + 2t, 8n + 2t + 1), LSE
+// as its exponent bias (lse_bias). step calls prepare() once its first products are issued.
 // SharedRowStats: from the stage in shared memory (bwd_wgmma: cp.async, then cp.async.wait_group and __syncthreads).
 struct SharedRowStats {
     const float* lse;
     const float* ds;
-    __device__ __forceinline__ float2 lse2(int n, int t) const {
-        return *reinterpret_cast<const float2*>(lse + n * 8 + 2 * t);
+    __device__ __forceinline__ void prepare() {}
+    __device__ __forceinline__ float2 bias2(int n, int t) const {
+        const float2 v = *reinterpret_cast<const float2*>(lse + n * 8 + 2 * t);
+        return make_float2(lse_bias(v.x), lse_bias(v.y));
     }
     __device__ __forceinline__ float2 dsum2(int n, int t) const {
         return *reinterpret_cast<const float2*>(ds + n * 8 + 2 * t);
@@ -44,9 +53,10 @@ struct SharedRowStats {
 // cp.async writes ordered before the consumers' shared loads only by cp.async.mbarrier.arrive, which
 // compute-sanitizer racecheck does not model; LSE and Dsum are read-only here (written by earlier launches), so the
 // consumers load them themselves, a step ahead, and no shared memory holds them. Rows past Sq read as 0, as in
-// load_row_stats.
+// load_row_stats. prepare() turns the two LSE values of a lane into biases, so that the threads that receive them by
+// shuffles use them as they are (the conversion per pair of columns was 3 instructions in the exp's chain).
 struct WarpRowStats {
-    float lse[2];
+    float lse[2];  // the biases after prepare()
     float ds[2];
     __device__ __forceinline__ void load(const float* LSE, const float* Dsum, size_t bh, int q0, int Sq, int lane) {
 #pragma unroll
@@ -66,7 +76,11 @@ struct WarpRowStats {
         const int from = (8 * n + 2 * t) & 31;
         return make_float2(__shfl_sync(0xffffffffu, x, from), __shfl_sync(0xffffffffu, x, from + 1));
     }
-    __device__ __forceinline__ float2 lse2(int n, int t) const { return pair(lse, n, t); }
+    __device__ __forceinline__ void prepare() {
+        lse[0] = lse_bias(lse[0]);
+        lse[1] = lse_bias(lse[1]);
+    }
+    __device__ __forceinline__ float2 bias2(int n, int t) const { return pair(lse, n, t); }
     __device__ __forceinline__ float2 dsum2(int n, int t) const { return pair(ds, n, t); }
 };
 
@@ -178,7 +192,7 @@ struct BwdWg {
     // Q, dO, LSE and Dsum is done.
     template <class STATS, class SHARE_DS, class RELEASE, class SINK_DQ>
     __device__ __forceinline__ void step(float (&dk)[OR], float (&dv)[OR], const BwdColumns& cols, const BwdCursor& cur,
-                                         uint32_t qStep, uint32_t doStep, const STATS& stats, T* sdS,
+                                         uint32_t qStep, uint32_t doStep, STATS stats, T* sdS,
                                          SHARE_DS shareDs, RELEASE release, SINK_DQ sinkDq) const {
         const int h = cols.hkv * cols.group + cur.hi;
         const int q0 = qIdx[cur.e] * BQ + cur.sub * QS;
@@ -195,6 +209,7 @@ struct BwdWg {
         wgmma_commit();
         issueAbt(dp, aVw, doStep);
         wgmma_commit();
+        stats.prepare();
         wgmma_wait<1>();
         fence_regs(s);
 
@@ -203,9 +218,7 @@ struct BwdWg {
         __half2 dcap[CAPPED ? SR / 2 : 1];
 #pragma unroll
         for (int n = 0; n < QS / 8; ++n) {
-            const float2 lse = stats.lse2(n, t);
-            const float bias[2] = {lse.x == -INFINITY ? -INFINITY : -lse.x * LOG2E,
-                                   lse.y == -INFINITY ? -INFINITY : -lse.y * LOG2E};
+            const float2 bias = stats.bias2(n, t);
             float c[4];
 #pragma unroll
             for (int x = 0; x < 4; ++x) {
@@ -216,7 +229,7 @@ struct BwdWg {
                     z = softcap * th;
                     c[x] = 1.f - th * th;
                 }
-                s[i] = exp2_approx(fmaf(z, sl2, bias[x & 1]));
+                s[i] = exp2_approx(fmaf(z, sl2, (x & 1) ? bias.y : bias.x));
             }
             if constexpr (CAPPED) {
                 dcap[2 * n] = __floats2half2_rn(c[0], c[1]);
@@ -477,7 +490,8 @@ __device__ __forceinline__ void attention_bwd_wgmma(SAW_BWD_PARAMS(T)) {
 
 // Warp-specialised: warpgroup 0 only loads, warpgroups 1 and 2 compute exactly as attention_bwd_wgmma's two.
 // The producer copies K and V once, then each q step's Q and dO into a ring of WBS_STAGES stages;
-// each producer thread's copies arrive on the stage's "full" mbarrier as they land (count 128), and each compute
+// each producer thread arrives on the stage's "full" mbarrier (count 128) once its copies have landed and it has
+// fenced them for the async proxy (while its next step's copies are in flight), and each compute
 // warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done. Stage of step i:
 // i % ST, phase i / ST (parity (i / ST) & 1) of both barriers. Producer and consumers walk the same `steps`
 // (BwdColumns::steps), so a column with no steps waits on nothing. The dS^T tile is double-buffered by step
@@ -489,19 +503,20 @@ __device__ __forceinline__ void attention_bwd_wgmma(SAW_BWD_PARAMS(T)) {
 // memory the consumers read with ordinary loads is then the epilogue's dK/dV staging, written with ordinary stores
 // before a named barrier: an order compute-sanitizer racecheck models.
 //
-// dQ (issue 12; 1.02-1.03x the atomics it replaced on the H200, docs/kernel-notes.md): the consumers do not add dQ with
-// atomics. Each step's dQ products go into one fp32 tile in shared memory (BwdWg::storeDq: 32 KB, QS rows of D, or two
-// QS x 64 tiles at D = 64), each thread fencing its stores for the async proxy, and one consumer thread (the issuer:
-// compute thread 0, or at D = 64 each warpgroup's first thread for its own tile) adds the tile to the accumulator with one bulk reduce-add per tile (a tile's rows are contiguous in
-// dQacc) right after the next step's dS^T barrier, which every thread passes only after storing its share of the tile:
-// the order CUTLASS's epilogues use for a TMA store (stores, fence.proxy.async, named barrier, one thread issues).
-// Before storing the next tile the issuer waits until the bulk group has read the old one and arrives on the "dQ empty"
-// mbarrier (count 1); the others wait for that phase (step i + 1 waits for phase i, parity i & 1). The last tile goes
-// after the epilogue's first barrier, for every column (a split part's too: only its dK and dV go to the part's slot),
-// and the issuer waits for the adds to land before the CTA exits. No warp waits for an atomic, and no new CTA-wide
-// barrier is added; the producer is unchanged. (A writer warp in the producer warpgroup was tried first: two loading
-// warps instead of four spill at the producer's 40 registers, ptxas -v.) The tile is written only with st.shared, by
-// the same thread each step, and read only by the bulk copy, so racecheck has no ordinary load to pair with it.
+// dQ (issue 12; docs/kernel-notes.md): the consumers do not add dQ with atomics. Each step's dQ products go into one
+// fp32 tile in shared memory (BwdWg::storeDq: 32 KB, QS rows of D, or two QS x 64 tiles at D = 64), each thread fencing
+// its stores for the async proxy, and one thread adds the tile to the accumulator with one bulk reduce-add (a tile's
+// rows are contiguous in dQacc): the order of CUTLASS's TMA-store epilogues (stores, fence.proxy.async, a CTA-scope
+// release/acquire, one thread issues). At D = 128 each warp counts itself in (warp_count_in, an acquire-release
+// atomic) and lane 0 of the tile's last warp issues the add at once, so the copy has a whole step to read the tile;
+// issued at the next step's dS^T barrier (as first built) it had only the dQ product's time, and the wait for it was
+// 10% of the warps' stall samples on causal 8K (Nsight Compute, sixth session). At D = 64 the warpgroup's first
+// thread still issues it after the next barrier (the other order lost 6-8% there). Before the next step stores its
+// tile, the issuing thread waits until the copy has read the old one and arrives on the "dQ empty" mbarrier (count 1);
+// the others wait for that phase (step i + 1 waits for phase i, parity i & 1). Every tile goes this way, a split part's
+// last one too (only its dK and dV go to the part's slot); every lane 0 waits for its adds to land before the CTA
+// exits. The tile is written only with st.shared and read only by the bulk copy, so racecheck has no ordinary load to
+// pair with it.
 template <typename T, int D, bool CAPPED>
 __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -535,6 +550,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     uint64_t* full = reinterpret_cast<uint64_t*>(sDq + QS * 128);
     uint64_t* empty = full + ST;
     uint64_t* dqEmpty = empty + ST;  // one per warpgroup (D = 64), or dqEmpty[0] for both (D = 128)
+    uint32_t* dqStored = reinterpret_cast<uint32_t*>(dqEmpty + 2);  // warps that stored their share, the same way
 
     const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
     const int kv0 = cols.kb * BKV;
@@ -547,6 +563,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
         }
         mbar_init(dqEmpty, 1);
         mbar_init(dqEmpty + 1, 1);
+        dqStored[0] = 0;
+        dqStored[1] = 0;
         mbar_init_fence();
     }
     __syncthreads();  // the last CTA-wide barrier: the producer leaves early
@@ -555,14 +573,19 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     if (threadIdx.x < PRODUCERS) {
         regs_dealloc<PRODUCER_REGS>();
         const int pt = threadIdx.x;
-        // K and V ride on step 0's arrivals (a thread's arrive waits for all its earlier copies); with no steps
-        // nothing is loaded, so the consumers' epilogue may reuse K and V at once
+        // K and V go in step 0's group of copies; with no steps nothing is loaded, so the consumers' epilogue may
+        // reuse K and V at once
         if (steps > 0) {
             produce_tile_sw128<BKV, D, PRODUCERS>(sK, K + kvHead, kv0, Skv, pt);
             produce_tile_sw128<BKV, D, PRODUCERS>(sV, V + kvHead, kv0, Skv, pt);
         }
+        // Each thread hands a stage over once its copies have landed, with a proxy fence before the release-arrive, so
+        // that the consumers' wgmma (the async proxy) may read what these cp.async wrote without a fence of their own
+        // (a consumer's fence.proxy.async also waits for the bulk dQ add it may have in flight). The copies of step i
+        // are in flight while those of step i - 1 are waited for.
         BwdCursor cur = cols.start();
         int st = 0;
+        int prev = 0;
         uint32_t round = 0;
         for (int i = 0; i < steps; ++i) {
             if (i >= ST) mbar_wait(empty + st, (round - 1) & 1);  // step i - ST has released the stage
@@ -570,12 +593,22 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
             const int q0 = qIdx[cur.e] * Wg::BQ + cur.sub * QS;
             produce_tile_sw128<QS, D, PRODUCERS>(sQ + st * QS * D, Q + bh * Sq * D, q0, Sq, pt);
             produce_tile_sw128<QS, D, PRODUCERS>(sdO + st * QS * D, dO + bh * Sq * D, q0, Sq, pt);
-            mbar_arrive_cp_async(full + st);
+            cp_async_commit();
+            if (i > 0) {
+                cp_async_wait<1>();
+                fence_proxy_async();
+                mbar_arrive(full + prev);
+            }
+            prev = st;
             cur = cols.next<Wg::SUBS>(cur);
             st = nextStage(st);
             if (st == 0) ++round;
         }
-        cp_async_wait<0>();
+        if (steps > 0) {
+            cp_async_wait<0>();
+            fence_proxy_async();
+            mbar_arrive(full + prev);
+        }
         return;
     }
     regs_alloc<CONSUMER_REGS>();
@@ -602,25 +635,32 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     };
     WarpRowStats stats;
     if (steps > 0) loadStats(stats, cur);
-    // the issuer's bulk reduce-add of the tile of the step before (q rows [tileQ0, tileQ0 + QS) of head
-    // tileH), once every compute thread has passed a barrier after storing it
-    const bool issuer = OWN_DQ ? (ct & 127) == 0 : ct == 0;
+    // a step's dQ tile goes to the accumulator by one bulk reduce-add. D = 128: lane 0 of the warp that stores its
+    // share last issues it at once; that thread then owns the tile until the bulk copy has read it, which it waits
+    // for before the next step's tile is stored (a whole step later). D = 64 (AT_BARRIER): the warpgroup's first
+    // thread issues it after the warpgroup's next dS^T barrier
+    constexpr uint32_t TILE_WARPS = OWN_DQ ? CONSUMER_WARPS / 2 : CONSUMER_WARPS;
     uint64_t* myDqEmpty = dqEmpty + (OWN_DQ ? wg.wg : 0);
-    int tileQ0 = 0;
+    uint32_t* myDqStored = dqStored + (OWN_DQ ? wg.wg : 0);
+    float* myDqTile = sDq + (OWN_DQ ? wg.wg * QS * D : 0);
+    bool issuedTile = false;  // this thread added the step before's tile
+    int tileQ0 = 0;             // the step's q rows [tileQ0, tileQ0 + QS) of head tileH
     int tileH = 0;
     auto addTile = [&] {
         const int rows = min(QS, Sq - tileQ0);
         if (rows > 0) {
-            float* dst = dQacc + (((size_t)cols.b * H + tileH) * Sq + tileQ0) * D;
-            bulk_reduce_add_f32(dst, sDq + (OWN_DQ ? wg.wg * QS * D : 0), (uint32_t)rows * D * 4);
+            bulk_reduce_add_f32(dQacc + (((size_t)cols.b * H + tileH) * Sq + tileQ0) * D, myDqTile, (uint32_t)rows * D * 4);
         }
         bulk_commit();
     };
+    // D = 64: each warpgroup's first thread adds the warpgroup's tile after its next dS^T barrier instead: the
+    // last-warp add lost 6-8% there (H200, sixth session), where a step is half as long and the add had less to hide
+    constexpr bool AT_BARRIER = OWN_DQ;
+    const bool firstOfWg = (ct & 127) == 0;
     int st = 0;
     uint32_t phase = 0;
     for (int it = 0; it < steps; ++it) {
-        mbar_wait(full + st, phase);
-        fence_proxy_async();  // the producer's cp.async writes before this thread's wgmma reads
+        mbar_wait(full + st, phase);  // the producer fenced its copies for wgmma before arriving
         uint64_t* emptySt = empty + st;
         wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, stats,
                 sdS + (it & 1) * BKV * QS,
@@ -630,7 +670,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
                     } else {
                         named_sync(DS_BAR, WB_THREADS);
                     }
-                    if (issuer && it > 0) addTile();
+                    if (AT_BARRIER && firstOfWg && it > 0) addTile();
                 },
                 [=] {
                     __syncwarp();
@@ -638,7 +678,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
                 },
                 [&](const float (&dq)[32], int q0, int h) {
                     if (it > 0) {
-                        if (issuer) {
+                        if (issuedTile) {
                             bulk_wait_read<0>();
                             mbar_arrive(myDqEmpty);
                         }
@@ -648,17 +688,22 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
                     fence_proxy_async();  // these stores before the bulk copy's reads
                     tileQ0 = q0;
                     tileH = h;
+                    if (!AT_BARRIER) {
+                        issuedTile = last_in(warp_count_in(myDqStored, lane0), TILE_WARPS, lane0);
+                        if (issuedTile) addTile();
+                    }
                 });
         cur = cols.next<Wg::SUBS>(cur);
         if (it + 1 < steps) loadStats(stats, cur);
+        if (AT_BARRIER) issuedTile = firstOfWg;
         st = nextStage(st);
         if (st == 0) phase ^= 1u;
     }
 
-    // epilogue: the last dQ tile (every column, a split part's too), then a part's dK and dV straight to its slot;
-    // else staged through K and V, once both warpgroups' last dQ (which reads all of K) is done
+    // epilogue: a part's dK and dV straight to its slot; else staged through K and V, once both warpgroups' last dQ
+    // (which reads all of K) is done
     named_sync(DS_BAR, WB_THREADS);
-    if (issuer && steps > 0) addTile();
+    if (AT_BARRIER && firstOfWg && steps > 0) addTile();
     if (cols.slot >= 0) {
         wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
     } else {
@@ -666,7 +711,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
         named_sync(DS_BAR, WB_THREADS);
         Wg::storeDkDv(sK, sV, dK, dV, kvHead, kv0, Skv, ct);
     }
-    if (issuer) bulk_wait<0>();  // the adds have landed before the CTA's shared memory goes
+    if (lane0) bulk_wait<0>();  // every tile this thread added has landed before the CTA's shared memory goes
 #else
     __trap();
 #endif

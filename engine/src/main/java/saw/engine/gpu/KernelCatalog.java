@@ -267,7 +267,8 @@ final class KernelCatalog {
      * 1024 (attention_bwd_wgmma.cu): {@link BackwardKernel#WGMMA} has two steps, one dS^T tile and LSE and Dsum per
      * step; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles, a full
      * and an empty mbarrier per step (its consumers keep LSE and Dsum in registers), a step's fp32 dQ tile (q step x
-     * 128 columns: one tile, or two of 64 at D = 64) and two "dQ empty" mbarriers (one per warpgroup at D = 64).
+     * 128 columns: one tile, or two of 64 at D = 64), two "dQ empty" mbarriers and two counters of the warps that
+     * stored their share of the tile (one each per warpgroup at D = 64).
      */
     static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks, BackwardKernel family) {
         int d = p.headDim();
@@ -275,7 +276,7 @@ final class KernelCatalog {
         boolean ws = family == BackwardKernel.WGMMA_WS;
         int steps = ws ? WGMMA_WS_BWD_STAGES : 2;
         int dsTiles = ws ? 2 : 1;
-        int barriers = ws ? (2 * steps + 2) * 8 : 0;
+        int barriers = ws ? (2 * steps + 2) * 8 + 2 * 4 : 0;  // and two counters of warps that stored dQ
         int rowStats = ws ? 0 : 2 * steps * BWD_Q_STEP * 4;
         int dq = ws ? BWD_Q_STEP * 128 * 4 : 0;  // one 128-column fp32 tile, or two of 64 at D = 64
         int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + rowStats + dq + barriers + 1024;
