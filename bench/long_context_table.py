@@ -72,7 +72,14 @@ def lines(cells):
     return out
 
 
-def render(rows, fwd_with_grad=False):
+def built_by_create_block_mask(cells):
+    """(mask, tokens) of the cells whose Flex rows built their BlockMask with create_block_mask: saw bench named the
+    mask config instead of exporting the layout (the file would pass 2 GB)."""
+    return sorted(key for key, cell in cells.items()
+                  if any(str(r.get("layout", "")).endswith(".config.json") for r in cell["flex"].values()))
+
+
+def render(rows, fwd_with_grad=False, created=()):
     f = lambda x, spec="8.1f": format(x, spec) if x is not None else format("-", ">" + spec.split(".")[0])
     text = [f"{'mask':<8} {'tokens':>8} {'saw fwd':>8} {'flex fwd':>8} {'ratio':>6} {'saw f+b':>8} {'flex f+b':>8} "
             f"{'ratio':>6} {'saw fwd':>8} {'saw f+b':>8}  flex status",
@@ -86,10 +93,12 @@ def render(rows, fwd_with_grad=False):
         worst = min(met, key=lambda r: r[7])
         text.append(f"saw/Flex fwd+bwd: worst {worst[7]:.2f} ({worst[0]} {worst[1]}), target {TARGET}; "
                     f"{sum(1 for r in met if r[7] >= TARGET)} of {len(met)} rows at or above it")
+    made = ("; at " + ", ".join(f"{m} {n}" for m, n in created) + " (no export past 2 GB) create_block_mask over the "
+            "closed-form mask_mod, compiled") if created else ""
     text.append("Flex = torch.compile(flex_attention) default mode, BlockMask from saw's export (from_kv_blocks, one for "
-                "all heads), enable_gqa; max-autotune not run at long context (its compile does not fit the device "
-                "budget)" + ("; Flex fwd is timed as the training forward (inputs require grad, so the backward reuses its "
-                             "compile)" if fwd_with_grad else ""))
+                "all heads)" + made + ", enable_gqa; max-autotune not run at long context (its compile does not fit the "
+                "device budget)" + ("; Flex fwd is timed as the training forward (inputs require grad, so the backward "
+                                     "reuses its compile)" if fwd_with_grad else ""))
     return "\n".join(text)
 
 
@@ -101,7 +110,7 @@ def main():
     print(f"saw {saw.get('saw_version', '?')} commit {saw.get('git_commit', '?')} on {saw.get('device', '?')}; "
           f"torch {flex.get('torch', '-')}; {flex.get('command', 'no compare_flex.py run')}")
     grad = any(r.get("fwd_with_grad") for c in cells.values() for r in c["flex"].values())
-    print(render(lines(cells), fwd_with_grad=grad))
+    print(render(lines(cells), fwd_with_grad=grad, created=built_by_create_block_mask(cells)))
 
 
 if __name__ == "__main__":

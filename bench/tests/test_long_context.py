@@ -108,6 +108,23 @@ def test_table_has_ratios_base_columns_and_flex_errors_worst_ratio_first(tmp_pat
     text = lct.render(lines)
     assert "worst 1.10 (docs64k 1048576), target 1.2; 1 of 2 rows at or above it" in text
     assert text.splitlines()[2].startswith("docs64k")
+    assert "create_block_mask" not in text
+
+
+def test_the_footer_names_the_rows_whose_block_mask_create_block_mask_built(tmp_path):
+    out = tmp_path / "long-context"
+    (out / "flex").mkdir(parents=True)
+    F = 1e15
+    bench_file(out / "bench-window-2097152.json", [row("fwd", 10.0, F), row("bwd", 30.0, F)])
+    flex = [row("fwd", 12.0, F, backend="flexattention"), row("bwd", 40.0, F, backend="flexattention")]
+    for r in flex:
+        r["layout"] = "layouts/window-2097152/layout-0.config.json"
+    bench_file(out / "flex" / "flex-bench-window-2097152.json", flex)
+    cells = lct.collect(str(out))[0]
+    created = lct.built_by_create_block_mask(cells)
+    assert created == [("window", 2097152)]
+    text = lct.render(lct.lines(cells), created=created)
+    assert "at window 2097152 (no export past 2 GB) create_block_mask over the closed-form mask_mod, compiled" in text
 
 
 def test_a_row_naming_a_bare_config_gets_create_block_masks_block_mask(tmp_path):
