@@ -7,6 +7,8 @@
 //               each recomputes S and dP over all of D and accumulates its half of the columns of dK, dV and dQ,
 //               in q steps of 32 rows (docs/kernel-notes.md, issue 13)
 //   bwd_dq_*    dQ = scale * dQacc, converted to the element type
+//   bwd_dq_perm_*  the same from the accumulator the warp-specialised Hopper backward writes, whose rows hold their
+//               columns in the order its dQ tile stores them (dq_perm_column)
 //
 // Column tables (transposed layout, built on the host by saw.engine.attention.TileLists):
 //   order[n]            launch entries (TileLists.colLaunch): e >= 0 is work item e = (b * Hkv + hkv) * nkv + kvBlock,
@@ -52,6 +54,28 @@ __device__ __forceinline__ void attention_bwd_pre(const T* __restrict__ O, const
 #pragma unroll
     for (int s = 16; s > 0; s >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, s);
     if (lane == 0) Dsum[r] = acc;
+}
+
+// Where the warp-specialised Hopper backward keeps column c of q row q in its dQ accumulator (attention_bwd_wgmma.cu,
+// BwdWg::storeDq): each 64-column half in groups of 16, c = 16 kp + 8 hi + 2 t + e stored at 16 (kp ^ (q & 1)) + 4 t +
+// 2 hi + e, so that a thread stores its four values of a group and row as one 16-byte vector and the two rows of a
+// quarter-warp land on opposite halves of the banks. Rows stay whole (the bulk reduce-add clips them at Sq).
+__device__ __forceinline__ int dq_perm_column(int c, long long q) {
+    const int kp = (c >> 4) & 3;
+    const int hi = (c >> 3) & 1;
+    const int t = (c >> 1) & 3;
+    return (c & ~63) + 16 * (kp ^ (int)(q & 1)) + 4 * t + 2 * hi + (c & 1);
+}
+
+template <typename T>
+__device__ __forceinline__ void attention_bwd_dq_perm(const float* __restrict__ acc, T* __restrict__ dQ, long long n,
+                                                      float scale, int Sq, int D) {
+    const long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    if (i >= n) return;
+    const long long row = i / D;
+    const int c = (int)(i - row * D);
+    const float2 v = *reinterpret_cast<const float2*>(acc + row * D + dq_perm_column(c, row % Sq));
+    *reinterpret_cast<uint32_t*>(dQ + i) = Elem<T>::pack(v.x * scale, v.y * scale);
 }
 
 template <typename T>
@@ -588,5 +612,13 @@ extern "C" __global__ void bwd_dq_bf16(const float* acc, __nv_bfloat16* dQ, long
 
 extern "C" __global__ void bwd_dq_fp16(const float* acc, __half* dQ, long long n, float scale) {
     saw::attention_bwd_dq<__half>(acc, dQ, n, scale);
+}
+
+extern "C" __global__ void bwd_dq_perm_bf16(const float* acc, __nv_bfloat16* dQ, long long n, float scale, int Sq, int D) {
+    saw::attention_bwd_dq_perm<__nv_bfloat16>(acc, dQ, n, scale, Sq, D);
+}
+
+extern "C" __global__ void bwd_dq_perm_fp16(const float* acc, __half* dQ, long long n, float scale, int Sq, int D) {
+    saw::attention_bwd_dq_perm<__half>(acc, dQ, n, scale, Sq, D);
 }
 

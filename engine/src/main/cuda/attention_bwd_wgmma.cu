@@ -337,33 +337,23 @@ struct BwdWg {
         }
     }
 
-    // The same product into the step's fp32 dQ tile in shared memory, in the accumulator's row-major order so that
-    // whole rows go to global memory in one bulk reduce-add: at D = 128 one QS x 128 tile (warpgroup wg's columns
-    // [64 wg, 64 wg + 64)), at D = 64 one QS x 64 tile per warpgroup (each covers its own 64 kv rows). Rows are 256 or
-    // 512 bytes apart, so every row starts on the same bank: stored as the accumulator holds them (8 bytes per
-    // thread, 4 rows per half-warp) each store would be a 4-way conflict. Lanes t and t ^ 1 swap halves as in
-    // add4_pair, so each thread stores 4 consecutive floats (16 columns per quad), and odd rows take the column
-    // blocks in the order 1, 0, 3, 2: the two quads of a quarter-warp then write the two halves of the 128 banks.
+    // The same product into the step's fp32 dQ tile in shared memory, rows in order so that whole rows go to global
+    // memory in one bulk reduce-add: at D = 128 one QS x 128 tile (warpgroup wg's columns [64 wg, 64 wg + 64)), at
+    // D = 64 one QS x 64 tile per warpgroup (each covers its own 64 kv rows). Inside a row the columns are in the
+    // order dq_perm_column gives (attention_bwd.cu; bwd_dq_perm_* restores them): a thread's four values of a row in
+    // each 16-column group (n8 blocks 2kp and 2kp + 1) are one 16-byte store, and odd rows swap the groups of each
+    // pair, so the two rows of a quarter-warp (rows are 256 or 512 bytes apart, the same banks) fill opposite halves
+    // of the 128 banks: 8 stores, no shuffles (row-major columns took 16 shuffles and the selects around them).
     __device__ __forceinline__ void storeDq(const float (&dq)[32], float* sDq) const {
-        float* base = sDq + (D == 128 ? wg * 64 : wg * QS * 64);
-        const bool swap = qRow0 & 1;
-        const bool odd = t & 1;
+        float* base = sDq + (D == 128 ? wg * 64 : wg * QS * 64) + 4 * t;
+        const int flip = qRow0 & 1;
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-            float* row = base + (qRow0 + 8 * r) * D + (odd ? 8 + 2 * (t - 1) : 2 * t);
+            float* row = base + (qRow0 + 8 * r) * D;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                // n8 blocks 2np and 2np + 1 (columns 16np .. 16np + 15), np = j or j ^ 1
-                const int i = 8 * j + 2 * r;
-                const int k = 8 * (j ^ 1) + 2 * r;
-                const float a0 = swap ? dq[k] : dq[i];
-                const float a1 = swap ? dq[k + 1] : dq[i + 1];
-                const float b0 = swap ? dq[k + 4] : dq[i + 4];
-                const float b1 = swap ? dq[k + 5] : dq[i + 5];
-                const float r0 = __shfl_xor_sync(0xffffffffu, odd ? a0 : b0, 1);
-                const float r1 = __shfl_xor_sync(0xffffffffu, odd ? a1 : b1, 1);
-                const int np = swap ? j ^ 1 : j;
-                *reinterpret_cast<float4*>(row + 16 * np) = odd ? make_float4(r0, r1, b0, b1) : make_float4(a0, a1, r0, r1);
+            for (int kp = 0; kp < 4; ++kp) {
+                const int i = 8 * kp + 2 * r;
+                *reinterpret_cast<float4*>(row + 16 * (kp ^ flip)) = make_float4(dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
             }
         }
     }

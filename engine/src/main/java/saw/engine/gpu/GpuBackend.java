@@ -597,7 +597,12 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
             cuda.launch(KernelCatalog.backwardParts(p, plan.lists.blockKv(), splitItems), t.dkvParts, t.colParts,
                     t.colPartStarts, dk, dv, p.seqKv(), plan.lists.numKvBlocks(), p.headDim(), plan.lists.blockKv());
         }
-        cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
+        LaunchShape convert = KernelCatalog.backwardDq(p, plan.bwd);
+        if (KernelCatalog.permutesDq(plan.bwd)) {
+            cuda.launch(convert, dqAcc, dq, rows * p.headDim(), (float) p.scale(), p.seqQ(), p.headDim());
+        } else {
+            cuda.launch(convert, dqAcc, dq, rows * p.headDim(), (float) p.scale());
+        }
     }
 
     /**

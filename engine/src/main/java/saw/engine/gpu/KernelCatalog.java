@@ -348,8 +348,25 @@ final class KernelCatalog {
 
     /** dQ from the fp32 accumulator: two elements per thread. */
     static LaunchShape backwardDq(AttentionProblem p) {
+        return dqConversion("bwd_dq_", p);
+    }
+
+    /**
+     * dQ from the accumulator that {@code backward} filled: the warp-specialised Hopper backward keeps each row's
+     * columns in its dQ tile's order ({@code bwd_dq_perm_*} restores them; it takes Sq and D after the scale).
+     */
+    static LaunchShape backwardDq(AttentionProblem p, LaunchShape backward) {
+        return permutesDq(backward) ? dqConversion("bwd_dq_perm_", p) : backwardDq(p);
+    }
+
+    /** Whether this backward launch writes dQ's accumulator with its rows' columns permuted (see backwardDq). */
+    static boolean permutesDq(LaunchShape backward) {
+        return backward.kernel().startsWith(BackwardKernel.WGMMA_WS.kernelPrefix());
+    }
+
+    private static LaunchShape dqConversion(String prefix, AttentionProblem p) {
         long pairs = (long) p.batch() * p.heads() * p.seqQ() * p.headDim() / 2;
-        return new LaunchShape("bwd_dq_" + p.dtype().label(), (pairs + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
+        return new LaunchShape(prefix + p.dtype().label(), (pairs + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
                 ELEMENTWISE_THREADS, 0);
     }
 
@@ -408,6 +425,7 @@ final class KernelCatalog {
             names.add(backwardWideWgmmaName(t, true));
             names.add("bwd_pre_" + t.label() + "_d" + WIDE_HEAD_DIM);
             names.add("bwd_dq_" + t.label());
+            names.add("bwd_dq_perm_" + t.label());
             names.add("bwd_parts_" + t.label());
             names.add("sink_apply_" + t.label());
             names.add("fill_normal_" + t.label());

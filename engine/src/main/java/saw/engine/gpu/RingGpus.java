@@ -611,7 +611,13 @@ public final class RingGpus implements AutoCloseable {
                 AttentionProblem p = shards.local(d);
                 long qn = qElems(d);
                 long kvn = kvElems(d);
-                dev.cuda.launchOn(dev.compute, convert(qn), buf[d].dqAcc, buf[d].dq, qn, (float) p.scale());
+                LaunchShape writer = dqWriter(d);
+                if (writer != null && KernelCatalog.permutesDq(writer)) {
+                    dev.cuda.launchOn(dev.compute, KernelCatalog.backwardDq(p, writer), buf[d].dqAcc, buf[d].dq, qn,
+                            (float) p.scale(), p.seqQ(), p.headDim());
+                } else {
+                    dev.cuda.launchOn(dev.compute, convert(qn), buf[d].dqAcc, buf[d].dq, qn, (float) p.scale());
+                }
                 dev.cuda.launchOn(dev.compute, convert(kvn), buf[d].dkAcc[RingProgram.HOME], buf[d].dk, kvn, 1f);
                 dev.cuda.launchOn(dev.compute, convert(kvn), buf[d].dvAcc[RingProgram.HOME], buf[d].dv, kvn, 1f);
                 dev.record(end[d], dev.compute);
@@ -632,6 +638,26 @@ public final class RingGpus implements AutoCloseable {
         }
 
         /** fp32 to the element type, times a scale: the backward's dQ conversion kernel. */
+        /**
+         * The backward launch of device d's steps, which all write its dQ accumulator in one layout (KernelCatalog
+         * .permutesDq), or null when the device has no steps.
+         */
+        private LaunchShape dqWriter(int d) {
+            LaunchShape writer = null;
+            for (StepPlan step : plans[d]) {
+                if (step == null) {
+                    continue;
+                }
+                if (writer == null) {
+                    writer = step.bwd;
+                } else if (KernelCatalog.permutesDq(step.bwd) != KernelCatalog.permutesDq(writer)) {
+                    throw new IllegalStateException("device " + d + ": backward steps of two dQ layouts ("
+                            + writer.kernel() + ", " + step.bwd.kernel() + ") share one accumulator");
+                }
+            }
+            return writer;
+        }
+
         private LaunchShape convert(long elems) {
             AttentionProblem p = shards.global();
             long pairs = elems / 2;

@@ -64,6 +64,27 @@ class BackwardKernelChoiceTest {
     }
 
     @Test
+    void dQIsConvertedFromTheLayoutItsBackwardWrote() {
+        AttentionProblem p = AttentionProblem.of(1, 4, 2, 300, 300, 128, DType.BF16);
+        assertEquals(java.util.List.of("bwd_dq_perm_bf16"), conversions(9, BackwardKernel.WGMMA_WS, p),
+                "the warp-specialised backward permutes each row's columns");
+        assertEquals(java.util.List.of("bwd_dq_bf16"), conversions(9, BackwardKernel.WGMMA, p));
+        assertEquals(java.util.List.of("bwd_dq_bf16"), conversions(8, BackwardKernel.WGMMA_WS, p), "mma.sync on Ampere");
+        AttentionProblem d64 = AttentionProblem.of(2, 2, 1, 200, 200, 64, DType.FP16);
+        assertEquals(java.util.List.of("bwd_dq_perm_fp16"), conversions(9, BackwardKernel.WGMMA_WS, d64));
+    }
+
+    /** The dQ conversions a verification run of this problem launches. */
+    private static java.util.List<String> conversions(int major, BackwardKernel preferred, AttentionProblem p) {
+        FakeDriver driver = new FakeDriver(8L << 30);
+        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", major)) {
+            gpu.backwardKernel(preferred);
+            gpu.forwardBackward(AttentionInputs.random(p, 7, true), causal(p, 128, 128));
+            return driver.launched.stream().filter(k -> k.startsWith("bwd_dq")).toList();
+        }
+    }
+
+    @Test
     void everyOtherCaseFallsBackToTheMmaBackward() {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 384, 384, 128, DType.BF16);
         TileLayout square = causal(p, 128, 128);

@@ -255,10 +255,11 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2, names.size()); // + sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2 + 2, names.size()); // + bwd_dq_perm per dtype, sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype
         assertTrue(names.contains("fwd_wgmmapp_bf16_d256_q128_kv64"), "the D = 256 Hopper forward with 128-row CTAs");
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
+        assertTrue(names.contains("bwd_dq_perm_fp16"), "dQ from the warp-specialised backward's permuted accumulator");
         assertTrue(names.contains("bwd_wgmma_fp16_d256_q64_kv64_softcap"), "the D = 256 Hopper backward");
         assertTrue(names.contains("bwd_parts_fp16"));
         assertTrue(names.stream().noneMatch(n -> n.startsWith("bwd_wgmmadq_")), "the bulk dQ is folded into bwd_wgmmaws_");
@@ -339,14 +340,14 @@ class KernelCatalogTest {
         assertEquals("bwd_wgmmaws_bf16_d128_q128_kv128", s.kernel());
         assertEquals(4L * 4 * 64, s.grid(), "one CTA per kv-tile, kv-head and batch entry, as the wgmma backward");
         assertEquals(384, s.block(), "a producer and two consumer warpgroups");
-        // K, V; 3 stages of Q and dO; 2 dS^T tiles; the fp32 dQ tile; 3 full + 3 empty + 2 dQ-empty mbarriers; alignment
-        // (LSE and Dsum in registers)
-        assertEquals((2 * 128 * 128 + 6 * 64 * 128 + 2 * 128 * 64) * 2 + 64 * 128 * 4 + 8 * 8 + 1024, s.sharedBytes());
+        // K, V; 3 stages of Q and dO; 2 dS^T tiles; the fp32 dQ tile; 3 full + 3 empty + 2 dQ-empty mbarriers; 2 counters
+        // of the warps that stored dQ; alignment (LSE and Dsum in registers)
+        assertEquals((2 * 128 * 128 + 6 * 64 * 128 + 2 * 128 * 64) * 2 + 64 * 128 * 4 + 8 * 8 + 2 * 4 + 1024, s.sharedBytes());
         assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
         AttentionProblem capped64 = new AttentionProblem(1, 2, 1, 512, 512, 64, DType.FP16, 0.1, 30);
         LaunchShape c = KernelCatalog.backwardFor(capped64, t, 4, BackwardKernel.WGMMA_WS, 9);
         assertEquals("bwd_wgmmaws_fp16_d64_q128_kv128_softcap", c.kernel());
-        assertEquals((2 * 128 * 64 + 6 * 64 * 64 + 2 * 128 * 64) * 2 + 64 * 128 * 4 + 8 * 8 + 1024, c.sharedBytes());
+        assertEquals((2 * 128 * 64 + 6 * 64 * 64 + 2 * 128 * 64) * 2 + 64 * 128 * 4 + 8 * 8 + 2 * 4 + 1024, c.sharedBytes());
         assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 8).kernel(),
                 "sm_80 falls back to mma.sync");
         assertEquals("bwd_bf16_d128_q128_kv64",
@@ -368,15 +369,16 @@ class KernelCatalogTest {
                     assertTrue(KernelCatalog.allNames().contains(ws.kernel()), ws.kernel() + " is in the catalog");
                     assertEquals(plain.grid(), ws.grid(), where);
                     assertEquals(384, ws.block(), where);
-                    // 64 q rows x 128 fp32 columns (two 64-column tiles at D = 64) and 8 mbarriers, beside the ring
+                    // 64 q rows x 128 fp32 columns (two 64-column tiles at D = 64), 8 mbarriers and 2 counters, beside
+                    // the ring
                     int ring = (2 * 128 * d + 6 * 64 * d + 2 * 128 * 64) * 2;
-                    assertEquals(ring + 64 * 128 * 4 + 8 * 8 + 1024, ws.sharedBytes(), where);
+                    assertEquals(ring + 64 * 128 * 4 + 8 * 8 + 2 * 4 + 1024, ws.sharedBytes(), where);
                     assertTrue(ws.sharedBytes() <= 227 * 1024, where + ": fits Hopper's opt-in limit");
                 }
             }
         }
         AttentionProblem p = AttentionProblem.of(4, 16, 4, 8192, 8192, 128, DType.BF16);
-        assertEquals(230_464, KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 9).sharedBytes(),
+        assertEquals(230_472, KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 9).sharedBytes(),
                 "the D = 128 layout docs/kernel-notes.md gives");
     }
 
