@@ -497,7 +497,7 @@ __device__ __forceinline__ void attention_bwd_wgmma(SAW_BWD_PARAMS(T)) {
 // fp32 tile in shared memory (BwdWg::storeDq: 32 KB, QS rows of D, or two QS x 64 tiles at D = 64), each thread fencing
 // its stores for the async proxy, and one thread adds the tile to the accumulator with one bulk reduce-add (a tile's
 // rows are contiguous in dQacc): the order of CUTLASS's TMA-store epilogues (stores, fence.proxy.async, a CTA-scope
-// release/acquire, one thread issues). At D = 128 each warp counts itself in (warp_count_in, an acquire-release
+// release/acquire, one thread issues). At D = 128 each warp counts itself in (last_warp_in, an acquire-release
 // atomic) and lane 0 of the tile's last warp issues the add at once, so the copy has a whole step to read the tile;
 // issued at the next step's dS^T barrier (as first built) it had only the dQ product's time, and the wait for it was
 // 10% of the warps' stall samples on causal 8K (Nsight Compute, sixth session). At D = 64 the warpgroup's first
@@ -679,7 +679,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
                     tileQ0 = q0;
                     tileH = h;
                     if (!AT_BARRIER) {
-                        issuedTile = last_in(warp_count_in(myDqStored, lane0), TILE_WARPS, lane0);
+                        issuedTile = last_warp_in(myDqStored, TILE_WARPS, lane0);
                         if (issuedTile) addTile();
                     }
                 });

@@ -28,19 +28,14 @@ __device__ __forceinline__ void warp_arrive(uint64_t* bar, bool lane0) {
 }
 
 // Counts this warp in: lane 0 adds 1 to `count` (acquire-release at CTA scope; __syncwarp orders the lanes' earlier
-// memory operations before it) and gets the count from before, the other lanes 0. With `warps` warps a round (a power
-// of two) and the count never reset, lane 0 of the round's last warp gets warps - 1 modulo warps (last_in), and it has
-// seen the writes of every warp counted in that round. Test last_in late, so that the atomic's latency overlaps work.
-__device__ __forceinline__ uint32_t warp_count_in(uint32_t* count, bool lane0) {
+// memory operations before it). With `warps` warps a round (a power of two) and the count never reset, true for
+// exactly one thread a round: lane 0 of its last warp, which has seen the writes of every warp counted in that round.
+__device__ __forceinline__ bool last_warp_in(uint32_t* count, uint32_t warps, bool lane0) {
     __syncwarp();
     uint32_t before = 0;
     if (lane0) {
         asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n" : "=r"(before) : "r"(smem_u32(count)) : "memory");
     }
-    return before;
-}
-
-__device__ __forceinline__ bool last_in(uint32_t before, uint32_t warps, bool lane0) {
     return lane0 && (before & (warps - 1)) == warps - 1;
 }
 

@@ -597,12 +597,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
             cuda.launch(KernelCatalog.backwardParts(p, plan.lists.blockKv(), splitItems), t.dkvParts, t.colParts,
                     t.colPartStarts, dk, dv, p.seqKv(), plan.lists.numKvBlocks(), p.headDim(), plan.lists.blockKv());
         }
-        LaunchShape convert = KernelCatalog.backwardDq(p, plan.bwd);
-        if (KernelCatalog.permutesDq(plan.bwd)) {
-            cuda.launch(convert, dqAcc, dq, rows * p.headDim(), (float) p.scale(), p.seqQ(), p.headDim());
-        } else {
-            cuda.launch(convert, dqAcc, dq, rows * p.headDim(), (float) p.scale());
-        }
+        cuda.launch(KernelCatalog.backwardDq(p, plan.bwd), KernelCatalog.backwardDqArgs(p, plan.bwd, dqAcc, dq));
     }
 
     /**

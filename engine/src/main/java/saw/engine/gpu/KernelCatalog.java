@@ -359,6 +359,13 @@ final class KernelCatalog {
         return permutesDq(backward) ? dqConversion("bwd_dq_perm_", p) : backwardDq(p);
     }
 
+    /** The arguments of {@link #backwardDq(AttentionProblem, LaunchShape)}'s launch from accumulator acc into dq. */
+    static Object[] backwardDqArgs(AttentionProblem p, LaunchShape backward, Object acc, Object dq) {
+        return permutesDq(backward)
+                ? new Object[] {acc, dq, p.qElements(), (float) p.scale(), p.seqQ(), p.headDim()}
+                : new Object[] {acc, dq, p.qElements(), (float) p.scale()};
+    }
+
     /** Whether this backward launch writes dQ's accumulator with its rows' columns permuted (see backwardDq). */
     static boolean permutesDq(LaunchShape backward) {
         return backward.kernel().startsWith(BackwardKernel.WGMMA_WS.kernelPrefix());

@@ -612,9 +612,9 @@ public final class RingGpus implements AutoCloseable {
                 long qn = qElems(d);
                 long kvn = kvElems(d);
                 LaunchShape writer = dqWriter(d);
-                if (writer != null && KernelCatalog.permutesDq(writer)) {
-                    dev.cuda.launchOn(dev.compute, KernelCatalog.backwardDq(p, writer), buf[d].dqAcc, buf[d].dq, qn,
-                            (float) p.scale(), p.seqQ(), p.headDim());
+                if (writer != null) {
+                    dev.cuda.launchOn(dev.compute, KernelCatalog.backwardDq(p, writer),
+                            KernelCatalog.backwardDqArgs(p, writer, buf[d].dqAcc, buf[d].dq));
                 } else {
                     dev.cuda.launchOn(dev.compute, convert(qn), buf[d].dqAcc, buf[d].dq, qn, (float) p.scale());
                 }
