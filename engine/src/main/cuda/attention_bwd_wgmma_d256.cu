@@ -78,18 +78,19 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     BwdCursor cur = cols.start();
     const int steps = cols.steps(1);
 
+    // a step's Q, dO, LSE and Dsum into a stage, by warpgroup 1 (a column of 16-byte chunks per thread)
     auto loadStep = [&](const BwdCursor& c, int stage) {
         const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
         const int q0 = qIdx[c.e] * BQ;
-        load_tile_sw128<QS, D, WB256_THREADS>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, tid);
-        load_tile_sw128<QS, D, WB256_THREADS>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, tid);
-        load_row_stats<QS, WB256_THREADS>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, tid);
+        produce_tile_sw128<QS, D, 128>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, wt);
+        produce_tile_sw128<QS, D, 128>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, wt);
+        load_row_stats<QS, 128>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, wt);
     };
 
     const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
     load_tile_sw128<BKV, D, WB256_THREADS>(sK, K + kvHead, kv0, Skv, tid);
     load_tile_sw128<BKV, D, WB256_THREADS>(sV, V + kvHead, kv0, Skv, tid);
-    if (steps > 0) loadStep(cur, 0);
+    if (steps > 0 && wg == 1) loadStep(cur, 0);
     cp_async_commit();
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
@@ -131,17 +132,38 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         wgmma_commit();
     };
 
+    // A step's dQ product goes to the accumulator by bulk reduce-adds, not atomics: each warpgroup stores its 64 x 128
+    // fp32 share into the Q and dO panels of the step's stage that only it read (rows 0-31 over its two Q panels,
+    // rows 32-63 over its two dO panels, 512 bytes a row, columns in dq_perm_column's order so that the 16-byte stores
+    // are conflict-free), and after the next step's barrier 0 warp 4 adds the 128 half rows, one bulk copy each. The
+    // copies read while the next step's S^T and dP^T run; warp 4 waits for those reads before barrier 1, after which
+    // warpgroup 1 refills that stage for the step after.
+    auto dqRow = [&](int stage, int w, int r) {
+        const T* region = (r < 32 ? sQ : sdO) + stage * QS * D;
+        return reinterpret_cast<const float*>(region) + w * (2 * PANEL / 4) + (r & 31) * HALF;
+    };
+    const bool adder = wg == 1 && (wt >> 5) == 0;
+    auto addTile = [&](int stage, int q, int head) {
+        float* dQh = dQacc + ((size_t)cols.b * H + head) * Sq * D;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const int w = k >> 1;
+            const int r = (k & 1) * 32 + lane;
+            if (q + r < Sq) bulk_reduce_add_f32(dQh + (size_t)(q + r) * D + w * HALF, dqRow(stage, w, r), HALF * 4);
+        }
+        bulk_commit();
+    };
+    int tileQ0 = 0;  // the last step's q rows and head (its dQ tile waits in its stage)
+    int tileH = 0;
+
+    cp_async_wait<0>();
+    fence_proxy_async();
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
         const BwdCursor next = cols.next<1>(cur);
-        cp_async_wait<0>();
-        fence_proxy_async();
-        // barrier 0: this step's tiles are in; every wgmma and shared read of step it - 1 is done (each warpgroup
-        // waited for its own), so sP and sX may be rewritten and the other stage refilled
+        // barrier 0: this step's tiles are in and fenced (by warpgroup 1, which loaded them); step it - 1's dQ tile is
+        // stored and fenced; every wgmma and shared read of step it - 1 is done, so sP and sX may be rewritten
         __syncthreads();
-        if (it + 1 < steps) loadStep(next, stage ^ 1);
-        cp_async_commit();
-
         const uint32_t qStep = smem_u32(sQ) + stage * TILE_BYTES;
         const uint32_t doStep = smem_u32(sdO) + stage * TILE_BYTES;
         const float* tLse = sLse + stage * QS;
@@ -162,6 +184,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
                 Wgmma<T, 64>::ss(s, sw128_desc(a + at, 16, 1024), sw128_desc(b + at, 16, 1024), kc > 0 ? 1 : 0);
             }
             wgmma_commit();
+            if (adder && it > 0) addTile(stage ^ 1, tileQ0, tileH);
             wgmma_wait<0>();
             fence_regs(s);
         }
@@ -191,8 +214,9 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         } else {
 #pragma unroll
             for (int i = 0; i < SR; ++i) sX[i * 128 + wt] = s[i];
+            if (adder) bulk_wait_read<0>();  // the last tile is read: its stage may be refilled after barrier 1
         }
-        __syncthreads();  // barrier 1: P^T in sP, dP^T in sX
+        __syncthreads();  // barrier 1: P^T in sP, dP^T in sX, the other stage free
 
         // dV[:, own] += P^T dO[:, own]
         addKvQTimesStep(dv, aP, doStep);
@@ -211,7 +235,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
             }
             stageKvQ(sdS, s);
             fence_proxy_async();  // sdS's stores before the dK and dQ wgmmas read it
+        } else if (it + 1 < steps) {
+            loadStep(next, stage ^ 1);  // warpgroup 1 alone copies, while warpgroup 0 computes dS^T
         }
+        cp_async_commit();
         wgmma_wait<0>();  // dV has read sP (WG0 rewrites it only after the next barrier 0)
         fence_regs(dv);
         __syncthreads();  // barrier 2: dS^T in sdS; WG0 has read sX
@@ -231,24 +258,34 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         fence_regs(dk);
         fence_regs(dq);
 
-        // accumulator i: q row row0 + 8 ((i / 2) % 2), column c0 + 8 (i / 4) + 2t + i % 2
-        float* dQh = dQacc + ((size_t)cols.b * H + h) * Sq * D + c0;
+        // accumulator i: q row row0 + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2 of this warpgroup's 128; stored in
+        // dq_perm_column's order: four values of a row and 16-column group as one vector, at 16 (kp ^ (q & 1)) + 4t
+        // inside its 64-column block (q0 is even, so the row's parity is row0's)
+        const int flip = row0 & 1;
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-            const int qr = q0 + row0 + 8 * r;
-            float* dst = dQh + (size_t)qr * D;
+            float* row = const_cast<float*>(dqRow(stage, wg, row0 + 8 * r)) + 4 * t;
 #pragma unroll
-            for (int np = 0; np < HALF / 16; ++np) {
-                add4_pair(dst + np * 16, dq[8 * np + 2 * r], dq[8 * np + 2 * r + 1], dq[8 * np + 4 + 2 * r],
-                          dq[8 * np + 4 + 2 * r + 1], t, qr < Sq);
+            for (int j = 0; j < 2; ++j) {
+#pragma unroll
+                for (int kp = 0; kp < 4; ++kp) {
+                    const int i = 32 * j + 8 * kp + 2 * r;
+                    *reinterpret_cast<float4*>(row + 64 * j + 16 * (kp ^ flip)) =
+                        make_float4(dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
+                }
             }
         }
+        if (wg == 1) cp_async_wait<0>();  // the next step's tiles
+        fence_proxy_async();  // the dQ tile (and the next step's tiles) before the async proxy reads them
+        tileQ0 = q0;
+        tileH = h;
         cur = next;
     }
 
-    // epilogue: dK = scale * acc and dV = acc (accumulator i: kv row row0 + 8 ((i / 2) % 2), column
-    // c0 + 8 (i / 4) + 2t + i % 2); a part's into its fp32 slot, else staged through the Q and dO stages 0
-    cp_async_wait<0>();
+    // epilogue: the last dQ tile added; dK = scale * acc and dV = acc (accumulator i: kv row row0 + 8 ((i / 2) % 2),
+    // column c0 + 8 (i / 4) + 2t + i % 2): a part's into its fp32 slot, else staged through K and V
+    __syncthreads();
+    if (adder && steps > 0) addTile((steps - 1) & 1, tileQ0, tileH);
     if (cols.slot >= 0) {
         float* pk = dkvParts + (size_t)cols.slot * 2 * BKV * D;
         float* pv = pk + BKV * D;
@@ -261,20 +298,20 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
                 *reinterpret_cast<float2*>(pv + at) = make_float2(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
             }
         }
-        return;
-    }
-    __syncthreads();  // the last step's reads of the stages are done
+    } else {
 #pragma unroll
-    for (int n = 0; n < HALF / 8; ++n) {
+        for (int n = 0; n < HALF / 8; ++n) {
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const int at = Tile::elem(row0 + 8 * r, c0 + 8 * n + 2 * t);
-            *reinterpret_cast<uint32_t*>(sQ + at) = Elem<T>::pack(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale);
-            *reinterpret_cast<uint32_t*>(sdO + at) = Elem<T>::pack(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
+            for (int r = 0; r < 2; ++r) {
+                const int at = Tile::elem(row0 + 8 * r, c0 + 8 * n + 2 * t);
+                *reinterpret_cast<uint32_t*>(sK + at) = Elem<T>::pack(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale);
+                *reinterpret_cast<uint32_t*>(sV + at) = Elem<T>::pack(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
+            }
         }
+        __syncthreads();
+        store_staged_dkdv<Tile, WB256_THREADS>(sK, sV, dK, dV, kvHead, kv0, Skv, tid);
     }
-    __syncthreads();
-    store_staged_dkdv<Tile, WB256_THREADS>(sQ, sdO, dK, dV, kvHead, kv0, Skv, tid);
+    if (adder) bulk_wait<0>();  // the dQ adds have landed before the CTA's shared memory goes
 #else
     __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
 #endif

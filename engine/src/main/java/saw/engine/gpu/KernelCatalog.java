@@ -352,8 +352,8 @@ final class KernelCatalog {
     }
 
     /**
-     * dQ from the accumulator that {@code backward} filled: the warp-specialised Hopper backward keeps each row's
-     * columns in its dQ tile's order ({@code bwd_dq_perm_*} restores them; it takes Sq and D after the scale).
+     * dQ from the accumulator that {@code backward} filled: the Hopper backwards that add dQ tiles keep each row's
+     * columns in the tile's order ({@code bwd_dq_perm_*} restores them; it takes Sq and D after the scale).
      */
     static LaunchShape backwardDq(AttentionProblem p, LaunchShape backward) {
         return permutesDq(backward) ? dqConversion("bwd_dq_perm_", p) : backwardDq(p);
@@ -366,9 +366,21 @@ final class KernelCatalog {
                 : new Object[] {acc, dq, p.qElements(), (float) p.scale()};
     }
 
-    /** Whether this backward launch writes dQ's accumulator with its rows' columns permuted (see backwardDq). */
+    /**
+     * Whether this backward launch writes dQ's accumulator with its rows' columns permuted (see backwardDq): the
+     * warp-specialised Hopper backward and the head dim 256 Hopper backward, which both add dQ tiles with bulk copies.
+     */
     static boolean permutesDq(LaunchShape backward) {
-        return backward.kernel().startsWith(BackwardKernel.WGMMA_WS.kernelPrefix());
+        String k = backward.kernel();
+        if (k.startsWith(BackwardKernel.WGMMA_WS.kernelPrefix())) {
+            return true;
+        }
+        for (DType t : DType.values()) {
+            if (k.equals(backwardWideWgmmaName(t, false)) || k.equals(backwardWideWgmmaName(t, true))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static LaunchShape dqConversion(String prefix, AttentionProblem p) {

@@ -72,14 +72,23 @@ class BackwardKernelChoiceTest {
         assertEquals(java.util.List.of("bwd_dq_bf16"), conversions(8, BackwardKernel.WGMMA_WS, p), "mma.sync on Ampere");
         AttentionProblem d64 = AttentionProblem.of(2, 2, 1, 200, 200, 64, DType.FP16);
         assertEquals(java.util.List.of("bwd_dq_perm_fp16"), conversions(9, BackwardKernel.WGMMA_WS, d64));
+        AttentionProblem d256 = AttentionProblem.of(1, 2, 1, 200, 200, 256, DType.BF16);
+        assertEquals(java.util.List.of("bwd_dq_perm_bf16"), conversions(9, BackwardKernel.WGMMA, d256, 64),
+                "the head dim 256 Hopper backward adds permuted dQ tiles too");
+        WideBackwardChoiceTest.withWideBackward("mma", () -> assertEquals(java.util.List.of("bwd_dq_bf16"),
+                conversions(9, BackwardKernel.WGMMA, d256, 64), "its mma.sync backward adds rows in order"));
     }
 
     /** The dQ conversions a verification run of this problem launches. */
     private static java.util.List<String> conversions(int major, BackwardKernel preferred, AttentionProblem p) {
+        return conversions(major, preferred, p, 128);
+    }
+
+    private static java.util.List<String> conversions(int major, BackwardKernel preferred, AttentionProblem p, int side) {
         FakeDriver driver = new FakeDriver(8L << 30);
         try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", major)) {
             gpu.backwardKernel(preferred);
-            gpu.forwardBackward(AttentionInputs.random(p, 7, true), causal(p, 128, 128));
+            gpu.forwardBackward(AttentionInputs.random(p, 7, true), causal(p, side, side));
             return driver.launched.stream().filter(k -> k.startsWith("bwd_dq")).toList();
         }
     }
