@@ -188,73 +188,83 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
             wgmma_wait<0>();
             fence_regs(s);
         }
-        float dcap[CAPPED ? SR : 1];
-        if (wg == 0) {
-            // P^T = exp(logits - LSE); rows that attend nothing (LSE = -inf) give 0
+        // Exchange halves: warpgroup w keeps q columns [32 w, 32 w + 32) (accumulators 16 w to 16 w + 15) of both S^T and
+        // dP^T and hands the other half of its product to the other warpgroup, through sX in [value][thread] order
+        // (thread i of both warpgroups holds the same (kv, q) elements)
+        constexpr int HS = SR / 2;
 #pragma unroll
-            for (int n = 0; n < QS / 8; ++n) {
-                const float2 lse = *reinterpret_cast<const float2*>(tLse + 8 * n + 2 * t);
-                const float bias[2] = {lse.x == -INFINITY ? -INFINITY : -lse.x * LOG2E,
-                                       lse.y == -INFINITY ? -INFINITY : -lse.y * LOG2E};
+        for (int j = 0; j < HS; ++j) sX[(wg == 0 ? j : HS + j) * 128 + wt] = wg == 0 ? s[HS + j] : s[j];
+        __syncthreads();  // barrier X: both halves exchanged
+        float z[HS];  // logits of this warpgroup's q columns
+        float g[HS];  // dP^T of the same
 #pragma unroll
-                for (int x = 0; x < 4; ++x) {
-                    const int i = 4 * n + x;
-                    float z = s[i];
-                    if constexpr (CAPPED) {
-                        const float th = tanhf(z * capIn);
-                        z = softcap * th;
-                        dcap[i] = 1.f - th * th;
-                    }
-                    s[i] = exp2_approx(fmaf(z, sl2, bias[x & 1]));
-                }
-            }
-            if (partial) mask_pt<BKV, WORDS>(s, bitsT, maskIdx[cur.e], row0, 0, t);
-            stageKvQ(sP, s);
-            fence_proxy_async();  // sP's stores before the dV wgmmas read it
-        } else {
-#pragma unroll
-            for (int i = 0; i < SR; ++i) sX[i * 128 + wt] = s[i];
-            if (adder) bulk_wait_read<0>();  // the last tile is read: its stage may be refilled after barrier 1
+        for (int j = 0; j < HS; ++j) {
+            const float mine = wg == 0 ? s[j] : s[HS + j];
+            const float theirs = sX[(wg == 0 ? HS + j : j) * 128 + wt];
+            z[j] = wg == 0 ? mine : theirs;
+            g[j] = wg == 0 ? theirs : mine;
         }
-        __syncthreads();  // barrier 1: P^T in sP, dP^T in sX, the other stage free
+        uint32_t bits[2] = {~0u, ~0u};  // this thread's two kv rows' mask word over the warpgroup's 32 q columns
+        if (partial) {
+            const uint32_t* tileBits = bitsT + (size_t)maskIdx[cur.e] * BKV * WORDS + wg;
+            bits[0] = __ldg(tileBits + row0 * WORDS);
+            bits[1] = __ldg(tileBits + (row0 + 8) * WORDS);
+        }
+        // P^T = exp(logits - LSE) (rows that attend nothing, LSE = -inf, give 0), then dS^T = P^T (dP^T - Dsum)
+        // (1 - tanh^2) from the fp32 P^T; both into the shared tiles as T (column 8 (n + 4 w) + 2t + x % 2, kv row
+        // row0 + 8 (x / 2) for accumulator 4 n + x)
+#pragma unroll
+        for (int n = 0; n < HS / 4; ++n) {
+            const int col = 8 * (n + 4 * wg) + 2 * t;
+            const float2 lse = *reinterpret_cast<const float2*>(tLse + col);
+            const float2 dsum = *reinterpret_cast<const float2*>(tDs + col);
+            const float bias[2] = {lse.x == -INFINITY ? -INFINITY : -lse.x * LOG2E,
+                                   lse.y == -INFINITY ? -INFINITY : -lse.y * LOG2E};
+            float pr[4];
+            float dsr[4];
+#pragma unroll
+            for (int x = 0; x < 4; ++x) {
+                float v = z[4 * n + x];
+                float dcap = 1.f;
+                if constexpr (CAPPED) {
+                    const float th = tanhf(v * capIn);
+                    v = softcap * th;
+                    dcap = 1.f - th * th;
+                }
+                float pv = exp2_approx(fmaf(v, sl2, bias[x & 1]));
+                if (!((bits[x >> 1] >> ((8 * n + 2 * t + (x & 1)) & 31)) & 1u)) pv = 0.f;
+                pr[x] = pv;
+                dsr[x] = pv * (g[4 * n + x] - ((x & 1) ? dsum.y : dsum.x)) * dcap;
+            }
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int at = Sq64::elem(row0 + 8 * r, col);
+                *reinterpret_cast<uint32_t*>(sP + at) = Elem<T>::pack(pr[2 * r], pr[2 * r + 1]);
+                *reinterpret_cast<uint32_t*>(sdS + at) = Elem<T>::pack(dsr[2 * r], dsr[2 * r + 1]);
+            }
+        }
+        fence_proxy_async();  // sP's and sdS's stores before the wgmmas read them
+        if (adder) bulk_wait_read<0>();  // the last tile is read: its stage may be refilled after barrier 1
+        __syncthreads();  // barrier 1: P^T in sP, dS^T in sdS, the other stage free
 
-        // dV[:, own] += P^T dO[:, own]
+        // dV[:, own] += P^T dO[:, own], dQ[:, own] = dS K[:, own] (dS^T read MN-major: q contiguous, 16 kv rows = 2048
+        // bytes per k16 step; K N-major), dK[:, own] += dS^T Q[:, own]
         addKvQTimesStep(dv, aP, doStep);
-        if (wg == 0) {
-            // dS^T = P^T (dP^T - Dsum) (1 - tanh^2), from the fp32 P^T still in registers
-#pragma unroll
-            for (int n = 0; n < QS / 8; ++n) {
-                const float2 dsum = *reinterpret_cast<const float2*>(tDs + 8 * n + 2 * t);
-#pragma unroll
-                for (int x = 0; x < 4; ++x) {
-                    const int i = 4 * n + x;
-                    float v = s[i] * (sX[i * 128 + wt] - ((x & 1) ? dsum.y : dsum.x));
-                    if constexpr (CAPPED) v *= dcap[i];
-                    s[i] = v;
-                }
-            }
-            stageKvQ(sdS, s);
-            fence_proxy_async();  // sdS's stores before the dK and dQ wgmmas read it
-        } else if (it + 1 < steps) {
-            loadStep(next, stage ^ 1);  // warpgroup 1 alone copies, while warpgroup 0 computes dS^T
-        }
+        // warpgroup 1 alone copies the next step, while dV runs (with dQ and dK also in flight, their 192 accumulators
+        // left the copies' addresses too few registers: ptxas spilled)
+        if (wg == 1 && it + 1 < steps) loadStep(next, stage ^ 1);
         cp_async_commit();
-        wgmma_wait<0>();  // dV has read sP (WG0 rewrites it only after the next barrier 0)
-        fence_regs(dv);
-        __syncthreads();  // barrier 2: dS^T in sdS; WG0 has read sX
-
-        // dK[:, own] += dS^T Q[:, own]
-        addKvQTimesStep(dk, adS, qStep);
-        // dQ[:, own] = dS K[:, own]: dS^T read MN-major (q contiguous; 16 kv rows = 2048 bytes per k16 step), K
-        // N-major
         float dq[OR];
+        wgmma_fence();
 #pragma unroll
         for (int kc = 0; kc < BKV / 16; ++kc) {
             WgmmaSs128<T>::template run<1, 1>(dq, sw128_desc(adS + kc * 2048, PANEL, 1024),
                                               sw128_desc(aK + 2 * wg * PANEL + kc * 2048, PANEL, 1024), kc > 0 ? 1 : 0);
         }
         wgmma_commit();
+        addKvQTimesStep(dk, adS, qStep);
         wgmma_wait<0>();
+        fence_regs(dv);
         fence_regs(dk);
         fence_regs(dq);
 
