@@ -57,9 +57,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     const uint32_t rawAddr = smem_u32(smemRaw);
     T* sK = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
     T* sV = sK + BKV * D;
-    T* sQ = sV + BKV * D;        // 2 stages of QS x D
-    T* sdO = sQ + 2 * QS * D;    // 2 stages of QS x D
-    T* sP = sdO + 2 * QS * D;    // BKV x QS, P^T
+    T* sQ = sV + BKV * D;        // 2 stages, each a QS x D Q step and then a QS x D dO step (64 KB, see addTile)
+    T* sP = sQ + 4 * QS * D;     // BKV x QS, P^T
     T* sdS = sP + BKV * QS;      // BKV x QS, dS^T
     float* sX = reinterpret_cast<float*>(sdS + BKV * QS);  // dP^T, SR x 128 ([value][thread])
     float* sLse = sX + SR * 128;                           // 2 stages of QS
@@ -82,8 +81,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     auto loadStep = [&](const BwdCursor& c, int stage) {
         const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
         const int q0 = qIdx[c.e] * BQ;
-        produce_tile_sw128<QS, D, 128>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, wt);
-        produce_tile_sw128<QS, D, 128>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, wt);
+        produce_tile_sw128<QS, D, 128>(sQ + stage * 2 * QS * D, Q + bh * Sq * D, q0, Sq, wt);
+        produce_tile_sw128<QS, D, 128>(sQ + stage * 2 * QS * D + QS * D, dO + bh * Sq * D, q0, Sq, wt);
         load_row_stats<QS, 128>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, wt);
     };
 
@@ -132,24 +131,19 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         wgmma_commit();
     };
 
-    // A step's dQ product goes to the accumulator by bulk reduce-adds, not atomics: each warpgroup stores its 64 x 128
-    // fp32 share into the Q and dO panels of the step's stage that only it read (rows 0-31 over its two Q panels,
-    // rows 32-63 over its two dO panels, 512 bytes a row, columns in dq_perm_column's order so that the 16-byte stores
-    // are conflict-free), and after the next step's barrier 0 warp 4 adds the 128 half rows, one bulk copy each. The
-    // copies read while the next step's S^T and dP^T run; warp 4 waits for those reads before barrier 1, after which
-    // warpgroup 1 refills that stage for the step after.
-    auto dqRow = [&](int stage, int w, int r) {
-        const T* region = (r < 32 ? sQ : sdO) + stage * QS * D;
-        return reinterpret_cast<const float*>(region) + w * (2 * PANEL / 4) + (r & 31) * HALF;
-    };
-    const bool adder = wg == 1 && (wt >> 5) == 0;
+    // A step's dQ product goes to the accumulator by one bulk reduce-add, not atomics: once both warpgroups' products
+    // of the step are done, they store dQ (64 x 256 fp32, rows of 1 KB in order, each row's columns in dq_perm_column's
+    // order so that the 16-byte stores are conflict-free) over the step's stage (its Q and dO steps, 64 contiguous
+    // KB), and after the next step's barrier 0 one thread adds the tile: a head's rows are contiguous in dQacc. The
+    // copy reads while the next step's S^T and dP^T run; its issuer waits for the reads before barrier 1, after which
+    // warpgroup 1 refills that stage for the step after. (Per-row copies of each warpgroup's half, without the barrier
+    // before the stores, took one warp most of a step to issue: 128 bulk copies a step, each its own issue.)
+    const bool adder = tid == 128;  // warpgroup 1 has the slack in the step's first phase
+    auto dqTile = [&](int stage) { return reinterpret_cast<float*>(sQ + stage * 2 * QS * D); };
     auto addTile = [&](int stage, int q, int head) {
-        float* dQh = dQacc + ((size_t)cols.b * H + head) * Sq * D;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const int w = k >> 1;
-            const int r = (k & 1) * 32 + lane;
-            if (q + r < Sq) bulk_reduce_add_f32(dQh + (size_t)(q + r) * D + w * HALF, dqRow(stage, w, r), HALF * 4);
+        const int rows = min(QS, Sq - q);
+        if (rows > 0) {
+            bulk_reduce_add_f32(dQacc + (((size_t)cols.b * H + head) * Sq + q) * D, dqTile(stage), (uint32_t)rows * D * 4);
         }
         bulk_commit();
     };
@@ -164,8 +158,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         // barrier 0: this step's tiles are in and fenced (by warpgroup 1, which loaded them); step it - 1's dQ tile is
         // stored and fenced; every wgmma and shared read of step it - 1 is done, so sP and sX may be rewritten
         __syncthreads();
-        const uint32_t qStep = smem_u32(sQ) + stage * TILE_BYTES;
-        const uint32_t doStep = smem_u32(sdO) + stage * TILE_BYTES;
+        const uint32_t qStep = smem_u32(sQ) + stage * 2 * TILE_BYTES;
+        const uint32_t doStep = qStep + TILE_BYTES;
         const float* tLse = sLse + stage * QS;
         const float* tDs = sDs + stage * QS;
         const int h = cols.hkv * cols.group + cur.hi;
@@ -268,13 +262,14 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         fence_regs(dk);
         fence_regs(dq);
 
-        // accumulator i: q row row0 + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2 of this warpgroup's 128; stored in
-        // dq_perm_column's order: four values of a row and 16-column group as one vector, at 16 (kp ^ (q & 1)) + 4t
-        // inside its 64-column block (q0 is even, so the row's parity is row0's)
+        // accumulator i: q row row0 + 8 ((i / 2) % 2), column c0 + 8 (i / 4) + 2t + i % 2; stored in dq_perm_column's
+        // order: four values of a row and 16-column group as one vector, at 16 (kp ^ (q & 1)) + 4t inside its 64-column
+        // block (q0 is even, so the row's parity is row0's)
+        __syncthreads();  // both warpgroups' products have read the stage
         const int flip = row0 & 1;
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-            float* row = const_cast<float*>(dqRow(stage, wg, row0 + 8 * r)) + 4 * t;
+            float* row = dqTile(stage) + (row0 + 8 * r) * D + c0 + 4 * t;
 #pragma unroll
             for (int j = 0; j < 2; ++j) {
 #pragma unroll
