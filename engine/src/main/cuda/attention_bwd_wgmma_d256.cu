@@ -5,26 +5,27 @@
 //
 // A 64-row kv tile's dK and dV at D = 256 are 2 x 64 x 256 fp32: 256 registers per thread of one warpgroup, past
 // the 255 a thread has, and wgmma's M is 64, so the tile cannot shrink. So one CTA per (kv tile, kv head, batch)
-// runs two warpgroups on the same 64 kv rows, warpgroup w owning columns [128 w, 128 w + 128) of dK and dV (64 + 64
+// runs two warpgroups on the same 64 kv rows, warpgroup w owning columns [128 w, 128 w + 128) of dK, dV and dQ (64 + 64
 // registers). The reductions over D are not repeated (the mma.sync D = 256 backward computes S and dP twice):
-// warpgroup 0 computes S^T = K Q^T and P^T, warpgroup 1 dP^T = V dO^T, and they exchange through shared memory.
+// warpgroup 0 computes S^T = K Q^T, warpgroup 1 dP^T = V dO^T, and each hands half of its product to the other.
 // Per q step of 64 rows (one q tile):
-//   WG0: S^T (16 m64n64k16 SS), P^T = exp(logits - LSE) (softcap, bit tile), P^T as bf16/fp16 into sP
-//   WG1: dP^T (16 m64n64k16 SS), dP^T as fp32 into sX ([value][thread]: both accumulators map a thread to the
-//        same (kv, q) elements, so thread i of WG0 reads exactly what thread i of WG1 wrote)
+//   WG0: S^T (16 m64n64k16 SS); WG1: dP^T (16 m64n64k16 SS); WG1's thread 128 meanwhile adds the step before's dQ tile
+//   both: q columns [32 w, 32 w + 32) of the other's product into sX (fp32, [value][thread]: both accumulators map a
+//         thread to the same (kv, q) elements)
+//   barrier X
+//   both, on their 32 q columns: P^T = exp(logits - LSE) (softcap, bit tile) and dS^T = P^T (dP^T - Dsum)
+//         (1 - tanh^2) from the fp32 P^T, as T into sP and sdS
 //   barrier 1
-//   both: dV[:, own] += P^T dO[:, own]    (m64n128k16 SS, P^T K-major, dO N-major)
-//   WG0: dS^T = P^T (dP^T - Dsum) (1 - tanh^2) into sdS (fp32 P, not its rounded copy)
-//   barrier 2
-//   both: dK[:, own] += dS^T Q[:, own]    (m64n128k16 SS)
-//         dQ[:, own]  = dS K[:, own]      (m64n128k16 SS, dS^T read MN-major, K N-major), fp32 atomics
-// Q, dO, LSE and Dsum arrive in two cp.async stages issued a step ahead by all 256 threads (no producer
-// warpgroup: two stages already take 128 KB of the 227). Three CTA barriers per step; each warpgroup waits for all
-// of its wgmmas before the next, so one copy of sP, sdS and sX suffices (see the loop's comments).
+//   both: dV[:, own] += P^T dO[:, own], dK[:, own] += dS^T Q[:, own], dQ[:, own] = dS K[:, own] (m64n128k16 SS);
+//         WG1 refills the other stage with the next step once the dQ tile there has been read (behind its dV)
+//   barrier (the step's stage is no longer read), then dQ as fp32 over the stage: one bulk reduce-add (addTile)
+// No atomics, no producer warpgroup (two stages of Q and dO already take 128 KB of the 227); four CTA barriers a
+// step, and each warpgroup waits for all of its wgmmas before the next, so one copy of sP, sdS and sX suffices.
 //
 // Shared memory (128-byte swizzle, 1024-aligned panels): K, V 64 x 256 (64 KB), two stages of Q and dO 64 x 256
-// (128 KB), sP and sdS 64 x 64 (16 KB), sX 64 x 64 fp32 (16 KB), two stages of LSE and Dsum (1 KB), 1 KB of
-// alignment slack: 231,424 bytes (the opt-in limit is 232,448). One CTA of 256 threads per SM.
+// (128 KB; a stage's Q and dO steps are adjacent, 64 KB, which a dQ tile then fills), sP and sdS 64 x 64 (16 KB), sX
+// 64 x 64 fp32 (16 KB), two stages of LSE and Dsum (1 KB), one mbarrier, 1 KB of alignment slack: 231,432 bytes (the
+// opt-in limit is 232,448). One CTA of 256 threads per SM.
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and the
 // host launches these only on compute capability 9.0 (the default there; -Dsaw.kernel.bwd256=mma keeps the mma.sync
@@ -63,6 +64,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     float* sX = reinterpret_cast<float*>(sdS + BKV * QS);  // dP^T, SR x 128 ([value][thread])
     float* sLse = sX + SR * 128;                           // 2 stages of QS
     float* sDs = sLse + 2 * QS;                            // 2 stages of QS
+    uint64_t* tileRead = reinterpret_cast<uint64_t*>(sDs + 2 * QS);  // the dQ tile's bulk copy has read it (see addTile)
 
     const int tid = threadIdx.x;
     const int wg = tid >> 7;
@@ -139,7 +141,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     // 1 refills that stage for the step after. (Per-row copies of each warpgroup's half, without the barrier
     // before the stores, took one warp most of a step to issue: 128 bulk copies a step, each its own issue.)
     const bool adder = tid == 128;  // warpgroup 1 has the slack in the step's first phase
-    constexpr int TILE_READ_BAR = 1;  // named barrier of warpgroup 1: the dQ tile has been read
+    if (tid == 0) {
+        mbar_init(tileRead, 1);  // phase i: step i's tile read (the adder arrives during step i + 1)
+        mbar_init_fence();
+    }
     auto dqTile = [&](int stage) { return reinterpret_cast<float*>(sQ + stage * 2 * QS * D); };
     auto addTile = [&](int stage, int q, int head) {
         const int rows = min(QS, Sq - q);
@@ -246,16 +251,20 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         addKvQTimesStep(dv, aP, doStep);
         // warpgroup 1 alone copies the next step, while dV runs (with dQ and dK also in flight, their 192 accumulators
         // left the copies' addresses too few registers: ptxas spilled), into the stage whose dQ tile the bulk copy has
-        // read by then: its issuer waits here, and only warpgroup 1 waits with it (waited before barrier 1, the read
-        // held both warpgroups there for 15% of the stall samples, H200 profile)
+        // read by then: its issuer waits here and releases the others of warpgroup 1 through an mbarrier (waited before
+        // barrier 1, the read held both warpgroups there for 15% of the stall samples, H200 profile; a named barrier of
+        // warpgroup 1 instead made compute-sanitizer racecheck report races across the CTA barriers)
         if (wg == 1) {
-            if (adder) bulk_wait_read<0>();
-            named_sync(TILE_READ_BAR, 128);
+            if (it > 0) {
+                if (adder) {
+                    bulk_wait_read<0>();
+                    mbar_arrive(tileRead);
+                }
+                mbar_wait(tileRead, (it - 1) & 1);
+            }
             if (it + 1 < steps) loadStep(next, stage ^ 1);
         }
         cp_async_commit();
-        // dK before dQ: once dV and dK are done this warpgroup's reads of the stage are, and the CTA barrier before the
-        // dQ tile's stores waits while dQ still runs
         addKvQTimesStep(dk, adS, qStep);
         float dq[OR];
         wgmma_fence();
@@ -265,12 +274,12 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
                                               sw128_desc(aK + 2 * wg * PANEL + kc * 2048, PANEL, 1024), kc > 0 ? 1 : 0);
         }
         wgmma_commit();
-        wgmma_wait<1>();
+        wgmma_wait<0>();
         fence_regs(dv);
         fence_regs(dk);
-        __syncthreads();  // both warpgroups' products have read the stage
-        wgmma_wait<0>();
         fence_regs(dq);
+        __syncthreads();  // both warpgroups' products have read the stage (waiting for dV and dK alone before this
+                          // barrier, with dQ still running, measured the same on the H200)
 
         // accumulator i: q row row0 + 8 ((i / 2) % 2), column c0 + 8 (i / 4) + 2t + i % 2; stored in dq_perm_column's
         // order: four values of a row and 16-column group as one vector, at 16 (kp ^ (q & 1)) + 4t inside its 64-column
