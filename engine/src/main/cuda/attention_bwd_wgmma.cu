@@ -521,10 +521,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     // meets only itself each step (named barrier 2 + wg, its own issuer and "dQ empty" mbarrier) and the two drift
     // apart; D = 128: dQ needs both halves of dS^T, one barrier and one issuer for the two
     constexpr bool OWN_DQ = D == 64;
-    // D = 64: step i's tiles go to buffer i % 2, so a tile's bulk copy has a whole step to read it before that buffer
-    // is stored again (with one buffer, the wait for the read before each store was 10% of the stall samples, H200
-    // profile, seventh session); D = 128 issues its add early instead (last_warp_in) and keeps one buffer
-    constexpr int DQ_BUFS = OWN_DQ ? 2 : 1;
     // registers (multiples of 8; 128 P + 256 C within the launch's 384 x 168 = 64,512): the consumers fit 232
     // without spills except at D = 128 with softcap (the 1 - tanh^2 factors), which takes 240 and leaves the
     // producer 24, where it spills 48 bytes (ptxas -v; the consumers alone do not spill at 240)
@@ -539,9 +535,9 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     T* sQ = sV + BKV * D;        // ST stages of QS x D
     T* sdO = sQ + ST * QS * D;   // ST stages of QS x D
     T* sdS = sdO + ST * QS * D;  // 2 buffers of BKV x QS, dS transposed
-    // DQ_BUFS x QS x 128 fp32: one QS x 128 dQ tile at D = 128, two buffers of one QS x 64 tile per warpgroup at D = 64
+    // QS x 128 fp32: one QS x 128 dQ tile at D = 128, one QS x 64 tile per warpgroup at D = 64
     float* sDq = reinterpret_cast<float*>(sdS + 2 * BKV * QS);
-    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + DQ_BUFS * QS * 128);
+    uint64_t* full = reinterpret_cast<uint64_t*>(sDq + QS * 128);
     uint64_t* empty = full + ST;
     uint64_t* dqEmpty = empty + ST;  // one per warpgroup (D = 64), or dqEmpty[0] for both (D = 128)
     uint32_t* dqStored = reinterpret_cast<uint32_t*>(dqEmpty + 2);  // warps that stored their share, the same way
@@ -636,15 +632,14 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     constexpr uint32_t TILE_WARPS = OWN_DQ ? CONSUMER_WARPS / 2 : CONSUMER_WARPS;
     uint64_t* myDqEmpty = dqEmpty + (OWN_DQ ? wg.wg : 0);
     uint32_t* myDqStored = dqStored + (OWN_DQ ? wg.wg : 0);
+    float* myDqTile = sDq + (OWN_DQ ? wg.wg * QS * D : 0);
     bool issuedTile = false;  // this thread added the step before's tile
-    int tileQ0 = 0;             // the step's q rows [tileQ0, tileQ0 + QS) of head tileH, in buffer tileBuf
+    int tileQ0 = 0;             // the step's q rows [tileQ0, tileQ0 + QS) of head tileH
     int tileH = 0;
-    int tileBuf = 0;
     auto addTile = [&] {
         const int rows = min(QS, Sq - tileQ0);
         if (rows > 0) {
-            const float* tile = sDq + tileBuf * QS * 128 + (OWN_DQ ? wg.wg * QS * D : 0);
-            bulk_reduce_add_f32(dQacc + (((size_t)cols.b * H + tileH) * Sq + tileQ0) * D, tile, (uint32_t)rows * D * 4);
+            bulk_reduce_add_f32(dQacc + (((size_t)cols.b * H + tileH) * Sq + tileQ0) * D, myDqTile, (uint32_t)rows * D * 4);
         }
         bulk_commit();
     };
@@ -672,25 +667,17 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
                     if (lane0) mbar_arrive(emptySt);
                 },
                 [&](const float (&dq)[32], int q0, int h) {
-                    if (DQ_BUFS == 1 && it > 0) {
+                    if (it > 0) {
                         if (issuedTile) {
                             bulk_wait_read<0>();
                             mbar_arrive(myDqEmpty);
                         }
                         mbar_wait(myDqEmpty, (it - 1) & 1);  // step it - 1's tile has been read
-                    } else if (DQ_BUFS == 2 && it > 1) {
-                        if (issuedTile) {
-                            bulk_wait_read<1>();  // the tile added this step may still be read
-                            mbar_arrive(myDqEmpty);
-                        }
-                        mbar_wait(myDqEmpty, (it - 2) & 1);  // step it - 2's tile (this buffer's) has been read
                     }
-                    const int buf = DQ_BUFS == 2 ? (it & 1) : 0;
-                    wg.storeDq(dq, sDq + buf * QS * 128);
+                    wg.storeDq(dq, sDq);
                     fence_proxy_async();  // these stores before the bulk copy's reads
                     tileQ0 = q0;
                     tileH = h;
-                    tileBuf = buf;
                     if (!AT_BARRIER) {
                         issuedTile = last_warp_in(myDqStored, TILE_WARPS, lane0);
                         if (issuedTile) addTile();

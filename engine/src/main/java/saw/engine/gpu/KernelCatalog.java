@@ -278,8 +278,7 @@ final class KernelCatalog {
         int dsTiles = ws ? 2 : 1;
         int barriers = ws ? (2 * steps + 2) * 8 + 2 * 4 : 0;  // and two counters of warps that stored dQ
         int rowStats = ws ? 0 : 2 * steps * BWD_Q_STEP * 4;
-        // one 128-column fp32 tile, or at D = 64 two buffers of two 64-column tiles (one per warpgroup)
-        int dq = ws ? BWD_Q_STEP * 128 * 4 * (d == 64 ? 2 : 1) : 0;
+        int dq = ws ? BWD_Q_STEP * 128 * 4 : 0;  // one 128-column fp32 tile, or two of 64 at D = 64
         int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + rowStats + dq + barriers + 1024;
         return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0, family),
                 (long) p.batch() * p.kvHeads() * numKvBlocks, family.hopperThreads(), smem);
