@@ -9,7 +9,7 @@
 // registers). The reductions over D are not repeated (the mma.sync D = 256 backward computes S and dP twice):
 // warpgroup 0 computes S^T = K Q^T, warpgroup 1 dP^T = V dO^T, and each hands half of its product to the other.
 // Per q step of 64 rows (one q tile):
-//   WG0: S^T (16 m64n64k16 SS); WG1: dP^T (16 m64n64k16 SS); WG1's thread 128 meanwhile adds the step before's dQ tile
+//   WG0: S^T (16 m64n64k16 SS); WG1: dP^T (16 m64n64k16 SS); meanwhile the step before's dQ tile is read
 //   both: q columns [32 w, 32 w + 32) of the other's product into sX (fp32, [value][thread]: both accumulators map a
 //         thread to the same (kv, q) elements)
 //   barrier X
@@ -18,14 +18,15 @@
 //   barrier 1
 //   both: dV[:, own] += P^T dO[:, own], dK[:, own] += dS^T Q[:, own], dQ[:, own] = dS K[:, own] (m64n128k16 SS);
 //         WG1 refills the other stage with the next step once the dQ tile there has been read (behind its dV)
-//   barrier (the step's stage is no longer read), then dQ as fp32 over the stage: one bulk reduce-add (addTile)
+//   barrier (the step's stage is no longer read), then dQ as fp32 over the stage, added by one bulk reduce-add that
+//   the last warp to store its rows issues (addTile)
 // No atomics, no producer warpgroup (two stages of Q and dO already take 128 KB of the 227); four CTA barriers a
 // step, and each warpgroup waits for all of its wgmmas before the next, so one copy of sP, sdS and sX suffices.
 //
 // Shared memory (128-byte swizzle, 1024-aligned panels): K, V 64 x 256 (64 KB), two stages of Q and dO 64 x 256
 // (128 KB; a stage's Q and dO steps are adjacent, 64 KB, which a dQ tile then fills), sP and sdS 64 x 64 (16 KB), sX
-// 64 x 64 fp32 (16 KB), two stages of LSE and Dsum (1 KB), one mbarrier, 1 KB of alignment slack: 231,432 bytes (the
-// opt-in limit is 232,448). One CTA of 256 threads per SM.
+// 64 x 64 fp32 (16 KB), two stages of LSE and Dsum (1 KB), one mbarrier and a counter, 1 KB of alignment slack:
+// 231,436 bytes (the opt-in limit is 232,448). One CTA of 256 threads per SM.
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and the
 // host launches these only on compute capability 9.0 (the default there; -Dsaw.kernel.bwd256=mma keeps the mma.sync
@@ -65,6 +66,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     float* sLse = sX + SR * 128;                           // 2 stages of QS
     float* sDs = sLse + 2 * QS;                            // 2 stages of QS
     uint64_t* tileRead = reinterpret_cast<uint64_t*>(sDs + 2 * QS);  // the dQ tile's bulk copy has read it (see addTile)
+    uint32_t* tileStored = reinterpret_cast<uint32_t*>(tileRead + 1);   // warps that stored their rows of a dQ tile
 
     const int tid = threadIdx.x;
     const int wg = tid >> 7;
@@ -136,15 +138,18 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     // A step's dQ product goes to the accumulator by one bulk reduce-add, not atomics: once both warpgroups' products
     // of the step are done, they store dQ (64 x 256 fp32, rows of 1 KB in order, each row's columns in dq_perm_column's
     // order so that the 16-byte stores are conflict-free) over the step's stage (its Q and dO steps, 64 contiguous
-    // KB), and after the next step's barrier 0 one thread adds the tile: a head's rows are contiguous in dQacc. The
-    // copy reads while the next step's S^T and dP^T run; its issuer waits for the reads after barrier 1, then warpgroup
-    // 1 refills that stage for the step after. (Per-row copies of each warpgroup's half, without the barrier
-    // before the stores, took one warp most of a step to issue: 128 bulk copies a step, each its own issue.)
-    const bool adder = tid == 128;  // warpgroup 1 has the slack in the step's first phase
+    // KB), and lane 0 of the last warp to store its rows (last_warp_in) adds the tile at once: a head's rows are
+    // contiguous in dQacc. The copy reads while the next step's S^T and dP^T run; its issuer waits for the reads after
+    // barrier 1 and arrives on tileRead, and warpgroup 1 then refills that stage for the step after. (Per-row copies of
+    // each warpgroup's half, without the barrier before the stores, took one warp most of a step to issue: 128 bulk
+    // copies a step, each its own issue.)
+    const bool lane0 = lane == 0;
     if (tid == 0) {
-        mbar_init(tileRead, 1);  // phase i: step i's tile read (the adder arrives during step i + 1)
+        mbar_init(tileRead, 1);  // phase i: step i's tile read (its adder arrives during step i + 1)
+        *tileStored = 0;
         mbar_init_fence();
     }
+    bool addedTile = false;  // this thread added the last step's tile (lane 0 of the last warp to store its rows)
     auto dqTile = [&](int stage) { return reinterpret_cast<float*>(sQ + stage * 2 * QS * D); };
     auto addTile = [&](int stage, int q, int head) {
         const int rows = min(QS, Sq - q);
@@ -153,8 +158,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         }
         bulk_commit();
     };
-    int tileQ0 = 0;  // the last step's q rows and head (its dQ tile waits in its stage)
-    int tileH = 0;
 
     cp_async_wait<0>();
     fence_proxy_async();
@@ -184,7 +187,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
                 Wgmma<T, 64>::ss(s, sw128_desc(a + at, 16, 1024), sw128_desc(b + at, 16, 1024), kc > 0 ? 1 : 0);
             }
             wgmma_commit();
-            if (adder && it > 0) addTile(stage ^ 1, tileQ0, tileH);
             wgmma_wait<0>();
             fence_regs(s);
         }
@@ -254,14 +256,12 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         // read by then: its issuer waits here and releases the others of warpgroup 1 through an mbarrier (waited before
         // barrier 1, the read held both warpgroups there for 15% of the stall samples, H200 profile; a named barrier of
         // warpgroup 1 instead made compute-sanitizer racecheck report races across the CTA barriers)
+        if (addedTile) {
+            bulk_wait_read<0>();
+            mbar_arrive(tileRead);
+        }
         if (wg == 1) {
-            if (it > 0) {
-                if (adder) {
-                    bulk_wait_read<0>();
-                    mbar_arrive(tileRead);
-                }
-                mbar_wait(tileRead, (it - 1) & 1);
-            }
+            if (it > 0) mbar_wait(tileRead, (it - 1) & 1);
             if (it + 1 < steps) loadStep(next, stage ^ 1);
         }
         cp_async_commit();
@@ -300,15 +300,14 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         }
         if (wg == 1) cp_async_wait<0>();  // the next step's tiles
         fence_proxy_async();  // the dQ tile (and the next step's tiles) before the async proxy reads them
-        tileQ0 = q0;
-        tileH = h;
+        addedTile = last_warp_in(tileStored, 8, lane0);
+        if (addedTile) addTile(stage, q0, h);
         cur = next;
     }
 
-    // epilogue: the last dQ tile added; dK = scale * acc and dV = acc (accumulator i: kv row row0 + 8 ((i / 2) % 2),
+    // epilogue (the last dQ tile is on its way already): dK = scale * acc and dV = acc (accumulator i: kv row row0 + 8 ((i / 2) % 2),
     // column c0 + 8 (i / 4) + 2t + i % 2): a part's into its fp32 slot, else staged through K and V
     __syncthreads();
-    if (adder && steps > 0) addTile((steps - 1) & 1, tileQ0, tileH);
     if (cols.slot >= 0) {
         float* pk = dkvParts + (size_t)cols.slot * 2 * BKV * D;
         float* pv = pk + BKV * D;
@@ -334,7 +333,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         __syncthreads();
         store_staged_dkdv<Tile, WB256_THREADS>(sK, sV, dK, dV, kvHead, kv0, Skv, tid);
     }
-    if (adder) bulk_wait<0>();  // the dQ adds have landed before the CTA's shared memory goes
+    if (lane0) bulk_wait<0>();  // the dQ adds this thread issued have landed before the CTA's shared memory goes
 #else
     __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
 #endif

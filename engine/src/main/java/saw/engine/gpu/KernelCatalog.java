@@ -314,12 +314,13 @@ final class KernelCatalog {
      * One CTA per (kv tile, kv head, batch). In the 128-byte swizzle: K and V (64 x 256 each), two stages of the Q
      * and dO steps (64 x 256; each stage also holds a step's fp32 dQ tile once its products are done), the P^T and
      * dS^T tiles (64 x 64); then the S^T / dP^T halves exchanged in fp32 (64 x 64), two stages of LSE and Dsum, the
-     * "dQ tile read" mbarrier, and 1024 bytes to align the panels.
+     * "dQ tile read" mbarrier and the count of warps that stored their rows of a dQ tile, and 1024 bytes to align the
+     * panels.
      */
     static LaunchShape backwardWideWgmma(AttentionProblem p, int numKvBlocks) {
         int d = WIDE_HEAD_DIM;
         int side = WIDE_WGMMA_TILES.blockKv();
-        int smem = (2 * side * d + 4 * side * d + 2 * side * side) * 2 + side * side * 4 + 4 * side * 4 + 8 + 1024;
+        int smem = (2 * side * d + 4 * side * d + 2 * side * side) * 2 + side * side * 4 + 4 * side * 4 + 8 + 4 + 1024;
         return new LaunchShape(backwardWideWgmmaName(p.dtype(), p.softcap() > 0),
                 (long) p.batch() * p.kvHeads() * numKvBlocks, WIDE_WGMMA_BWD_THREADS, smem);
     }

@@ -78,8 +78,8 @@ class WideBackwardChoiceTest {
             assertEquals(2L * 2 * 24, s.grid(), "one CTA per (kv tile, kv head, batch): no column split");
             assertEquals(256, s.block());
             // K, V, two Q and dO stages (64 x 256), P^T and dS^T (64 x 64), the fp32 S^T / dP^T exchange, two LSE/Dsum
-            // stages, the "dQ tile read" mbarrier, alignment
-            assertEquals((6 * 64 * 256 + 2 * 64 * 64) * 2 + 64 * 64 * 4 + 4 * 64 * 4 + 8 + 1024, s.sharedBytes());
+            // stages, the "dQ tile read" mbarrier, the count of warps that stored a dQ tile's rows, alignment
+            assertEquals((6 * 64 * 256 + 2 * 64 * 64) * 2 + 64 * 64 * 4 + 4 * 64 * 4 + 8 + 4 + 1024, s.sharedBytes());
             assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
             LaunchShape mma = KernelCatalog.backwardFor(p, new KernelTiles(64, 64), 24, BackwardKernel.MMA, 9);
             assertEquals(2 * s.grid(), mma.grid(), "the mma.sync backward splits the columns over two CTAs");
