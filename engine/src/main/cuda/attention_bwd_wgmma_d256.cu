@@ -62,7 +62,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     T* sQ = sV + BKV * D;        // 2 stages, each a QS x D Q step and then a QS x D dO step (64 KB, see addTile)
     T* sP = sQ + 4 * QS * D;     // BKV x QS, P^T
     T* sdS = sP + BKV * QS;      // BKV x QS, dS^T
-    float* sX = reinterpret_cast<float*>(sdS + BKV * QS);  // dP^T, SR x 128 ([value][thread])
+    float* sX = reinterpret_cast<float*>(sdS + BKV * QS);  // S^T and dP^T halves exchanged, SR x 128 ([value][thread])
     float* sLse = sX + SR * 128;                           // 2 stages of QS
     float* sDs = sLse + 2 * QS;                            // 2 stages of QS
     uint64_t* tileRead = reinterpret_cast<uint64_t*>(sDs + 2 * QS);  // the dQ tile's bulk copy has read it (see addTile)
@@ -111,18 +111,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         dv[i] = 0.f;
     }
 
-    // this thread's share of P^T or dS^T (accumulator i: kv row row0 + 8 ((i / 2) % 2), q column 8 (i / 4) + 2t +
-    // i % 2) as T into a 64 x 64 tile (sP, sdS)
-    auto stageKvQ = [&](T* tile, const float (&v)[SR]) {
-#pragma unroll
-        for (int n = 0; n < QS / 8; ++n) {
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                *reinterpret_cast<uint32_t*>(tile + Sq64::elem(row0 + 8 * r, 8 * n + 2 * t)) =
-                    Elem<T>::pack(v[4 * n + 2 * r], v[4 * n + 2 * r + 1]);
-            }
-        }
-    };
     // acc[:, own] += A B[:, own]: A (P^T or dS^T) K-major (16 q columns = 32 bytes per k16 step), B (a dO or Q step)
     // N-major (16 q rows = 2048 bytes per step, this warpgroup's two 64-column panels PANEL bytes apart)
     auto addKvQTimesStep = [&](float (&acc)[OR], uint32_t a, uint32_t step) {
