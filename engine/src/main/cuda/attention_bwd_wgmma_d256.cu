@@ -81,22 +81,19 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     BwdCursor cur = cols.start();
     const int steps = cols.steps(1);
 
-    // a step's Q (warpgroup 0) or dO, LSE and Dsum (warpgroup 1) into a stage (a column of 16-byte chunks per thread)
+    // a step's Q, dO, LSE and Dsum into a stage, by warpgroup 1 (a column of 16-byte chunks per thread)
     auto loadStep = [&](const BwdCursor& c, int stage) {
         const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
         const int q0 = qIdx[c.e] * BQ;
-        if (wg == 0) {
-            produce_tile_sw128<QS, D, 128>(sQ + stage * 2 * QS * D, Q + bh * Sq * D, q0, Sq, wt);
-        } else {
-            produce_tile_sw128<QS, D, 128>(sQ + stage * 2 * QS * D + QS * D, dO + bh * Sq * D, q0, Sq, wt);
-            load_row_stats<QS, 128>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, wt);
-        }
+        produce_tile_sw128<QS, D, 128>(sQ + stage * 2 * QS * D, Q + bh * Sq * D, q0, Sq, wt);
+        produce_tile_sw128<QS, D, 128>(sQ + stage * 2 * QS * D + QS * D, dO + bh * Sq * D, q0, Sq, wt);
+        load_row_stats<QS, 128>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, wt);
     };
 
     const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
     load_tile_sw128<BKV, D, WB256_THREADS>(sK, K + kvHead, kv0, Skv, tid);
     load_tile_sw128<BKV, D, WB256_THREADS>(sV, V + kvHead, kv0, Skv, tid);
-    if (steps > 0) loadStep(cur, 0);
+    if (steps > 0 && wg == 1) loadStep(cur, 0);
     cp_async_commit();
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
@@ -251,8 +248,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
             bulk_wait_read<0>();
             mbar_arrive(tileRead);
         }
-        if (it > 0) mbar_wait(tileRead, (it - 1) & 1);
-        if (it + 1 < steps) loadStep(next, stage ^ 1);
+        if (wg == 1) {
+            if (it > 0) mbar_wait(tileRead, (it - 1) & 1);
+            if (it + 1 < steps) loadStep(next, stage ^ 1);
+        }
         cp_async_commit();
         addKvQTimesStep(dk, adS, qStep);
         float dq[OR];
@@ -287,7 +286,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
                 }
             }
         }
-        cp_async_wait<0>();  // the next step's tiles
+        if (wg == 1) cp_async_wait<0>();  // the next step's tiles
         fence_proxy_async();  // the dQ tile (and the next step's tiles) before the async proxy reads them
         addedTile = last_warp_in(tileStored, 8, lane0);
         if (addedTile) addTile(stage, q0, h);
