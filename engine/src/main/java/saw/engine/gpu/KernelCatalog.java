@@ -186,8 +186,8 @@ final class KernelCatalog {
             List.of(WideFamily.MMA, WideFamily.WGMMA, WideFamily.WGMMA_Q128), WideFamily.WGMMA_Q128);
 
     /**
-     * Whether head dim 256 runs the Hopper backward on Hopper (the default, wgmma: verified on the H200 and 275 against
-     * the mma.sync family's 103 TFLOP/s on causal 8K, bench/gpu/d256-bwd-wgmma.sh) or the mma.sync one:
+     * Whether head dim 256 runs the Hopper backward on Hopper (the default, wgmma: verified on the H200 and 360 against
+     * the mma.sync family's 103 TFLOP/s on causal 8K, docs/benchmarks.md) or the mma.sync one:
      * {@code -Dsaw.kernel.bwd256=wgmma|mma} or {@code SAW_KERNEL_BWD256}.
      */
     static final WideSwitch WIDE_BACKWARD = new WideSwitch("saw.kernel.bwd256", "SAW_KERNEL_BWD256", "head dim 256 backward",
