@@ -87,9 +87,9 @@ bench() {  # NAME JAVA-OPTS passes
     --dtype bf16 --block 64x64 --pass "$3" --warmup 3 --reps 10 --backend gpu --out "$dir/saw-$1.jsonl" >>"$log" 2>&1
   note "saw bench $1 rc=$?"
 }
-bench old "" bwd
+bench old "-Dsaw.kernel.bwd256=mma" bwd  # explicit: the Hopper backward is the default now
 if [[ -z $hung ]]; then
-  bench new "$on -Dsaw.kernel.fwd256=wgmma -Dsaw.kernel.fwd=wgmma-pp" fwd,bwd
+  bench new "$on" fwd,bwd  # the default forward (128-row CTAs) for the fwd+bwd row
 else
   note "saw bench new skipped: a verify run hung"
 fi
@@ -97,7 +97,7 @@ peers="$out_root/d256/peers.txt"
 if [[ -s $peers ]] && grep -q '^sdpa-cudnn bwd' "$peers"; then
   note "peers: from $peers (bench/gpu/d256-wgmma.sh, this call)"
   cp "$peers" "$dir/peers.txt"
-elif [[ -f $here/d256-wgmma.sh ]] && (( $(date +%s) - t_start < 60 )); then
+elif [[ -f $here/d256-wgmma.sh ]] && (( $(date +%s) - t_start < 240 )); then
   # the peer code of d256-wgmma.sh, unchanged (FlexAttention with torch.compile, cuDNN SDPA), saved beside its numbers
   sed -n "/^cat >\"\$dir\/peers.py\" <<'PY'\$/,/^PY\$/p" "$here/d256-wgmma.sh" | sed '1d;$d' >"$dir/peers.py"
   timeout -k 5 50 python3 "$dir/peers.py" >"$dir/peers.txt" 2>&1
