@@ -7,8 +7,8 @@
 //               each recomputes S and dP over all of D and accumulates its half of the columns of dK, dV and dQ,
 //               in q steps of 32 rows (docs/kernel-notes.md, issue 13)
 //   bwd_dq_*    dQ = scale * dQacc, converted to the element type
-//   bwd_dq_perm_*  the same from the accumulator the warp-specialised Hopper backward writes, whose rows hold their
-//               columns in the order its dQ tile stores them (dq_perm_column)
+//   bwd_dq_perm_*  the same from the accumulator the Hopper backwards that add dQ tiles write (warp-specialised, and
+//               head dim 256), whose rows hold their columns in the order the tiles store them (dq_perm_column)
 //
 // Column tables (transposed layout, built on the host by saw.engine.attention.TileLists):
 //   order[n]            launch entries (TileLists.colLaunch): e >= 0 is work item e = (b * Hkv + hkv) * nkv + kvBlock,
@@ -56,8 +56,8 @@ __device__ __forceinline__ void attention_bwd_pre(const T* __restrict__ O, const
     if (lane == 0) Dsum[r] = acc;
 }
 
-// Where the warp-specialised Hopper backward keeps column c of q row q in its dQ accumulator (attention_bwd_wgmma.cu,
-// BwdWg::storeDq): each 64-column half in groups of 16, c = 16 kp + 8 hi + 2 t + e stored at 16 (kp ^ (q & 1)) + 4 t +
+// Where the Hopper backwards that add dQ tiles keep column c of q row q in their dQ accumulator (store_dq_perm below):
+// each 64-column block in groups of 16, c = 16 kp + 8 hi + 2 t + e stored at 16 (kp ^ (q & 1)) + 4 t +
 // 2 hi + e, so that a thread stores its four values of a group and row as one 16-byte vector and the two rows of a
 // quarter-warp land on opposite halves of the banks. Rows stay whole (the bulk reduce-add clips them at Sq).
 __device__ __forceinline__ int dq_perm_column(int c, long long q) {
@@ -65,6 +65,26 @@ __device__ __forceinline__ int dq_perm_column(int c, long long q) {
     const int hi = (c >> 3) & 1;
     const int t = (c >> 1) & 3;
     return (c & ~63) + 16 * (kp ^ (int)(q & 1)) + 4 * t + 2 * hi + (c & 1);
+}
+
+// The store side of dq_perm_column: this thread's m64nNk16 dQ accumulator (accumulator i: row row0 + 8 ((i / 2) % 2),
+// column 8 (i / 4) + 2t + i % 2) into a tile whose rows are `stride` floats apart, four values of a row and 16-column
+// group as one 16-byte store. A tile starts at an even q row, so row0's parity is its q rows'.
+template <int N>
+__device__ __forceinline__ void store_dq_perm(float* tile, int stride, const float (&dq)[N / 2], int row0, int t) {
+    const int flip = row0 & 1;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        float* row = tile + (row0 + 8 * r) * stride + 4 * t;
+#pragma unroll
+        for (int j = 0; j < N / 64; ++j) {
+#pragma unroll
+            for (int kp = 0; kp < 4; ++kp) {
+                const int i = 32 * j + 8 * kp + 2 * r;
+                *reinterpret_cast<float4*>(row + 64 * j + 16 * (kp ^ flip)) = make_float4(dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
+            }
+        }
+    }
 }
 
 template <typename T>

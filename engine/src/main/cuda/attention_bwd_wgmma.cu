@@ -345,17 +345,7 @@ struct BwdWg {
     // pair, so the two rows of a quarter-warp (rows are 256 or 512 bytes apart, the same banks) fill opposite halves
     // of the 128 banks: 8 stores, no shuffles (row-major columns took 16 shuffles and the selects around them).
     __device__ __forceinline__ void storeDq(const float (&dq)[32], float* sDq) const {
-        float* base = sDq + (D == 128 ? wg * 64 : wg * QS * 64) + 4 * t;
-        const int flip = qRow0 & 1;
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            float* row = base + (qRow0 + 8 * r) * D;
-#pragma unroll
-            for (int kp = 0; kp < 4; ++kp) {
-                const int i = 8 * kp + 2 * r;
-                *reinterpret_cast<float4*>(row + 16 * (kp ^ flip)) = make_float4(dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
-            }
-        }
+        store_dq_perm<64>(sDq + (D == 128 ? wg * 64 : wg * QS * 64), D, dq, qRow0, t);
     }
 
     // dK = scale * acc and dV = acc into two BKV x D tiles, for storeDkDv's 16-byte stores (callers sync between)

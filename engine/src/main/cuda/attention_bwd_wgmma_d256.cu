@@ -241,9 +241,10 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         addKvQTimesStep(dv, aP, doStep);
         // warpgroup 1 alone copies the next step, while dV runs (with dQ and dK also in flight, their 192 accumulators
         // left the copies' addresses too few registers: ptxas spilled), into the stage whose dQ tile the bulk copy has
-        // read by then: its issuer waits here and releases the others of warpgroup 1 through an mbarrier (waited before
-        // barrier 1, the read held both warpgroups there for 15% of the stall samples, H200 profile; a named barrier of
-        // warpgroup 1 instead made compute-sanitizer racecheck report races across the CTA barriers)
+        // read by then: the thread that added it (either warpgroup) waits for the read here and releases warpgroup 1
+        // through an mbarrier (waited before barrier 1, the read held both warpgroups there for 15% of the stall
+        // samples, H200 profile; a named barrier of warpgroup 1 instead made compute-sanitizer racecheck report races
+        // across the CTA barriers)
         if (addedTile) {
             bulk_wait_read<0>();
             mbar_arrive(tileRead);
@@ -269,23 +270,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         __syncthreads();  // both warpgroups' products have read the stage (waiting for dV and dK alone before this
                           // barrier, with dQ still running, measured the same on the H200)
 
-        // accumulator i: q row row0 + 8 ((i / 2) % 2), column c0 + 8 (i / 4) + 2t + i % 2; stored in dq_perm_column's
-        // order: four values of a row and 16-column group as one vector, at 16 (kp ^ (q & 1)) + 4t inside its 64-column
-        // block (q0 is even, so the row's parity is row0's)
-        const int flip = row0 & 1;
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            float* row = dqTile(stage) + (row0 + 8 * r) * D + c0 + 4 * t;
-#pragma unroll
-            for (int j = 0; j < 2; ++j) {
-#pragma unroll
-                for (int kp = 0; kp < 4; ++kp) {
-                    const int i = 32 * j + 8 * kp + 2 * r;
-                    *reinterpret_cast<float4*>(row + 64 * j + 16 * (kp ^ flip)) =
-                        make_float4(dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
-                }
-            }
-        }
+        // this warpgroup's columns [c0, c0 + 128) of the step's rows, in dq_perm_column's order
+        store_dq_perm<HALF>(dqTile(stage) + c0, D, dq, row0, t);
         if (wg == 1) cp_async_wait<0>();  // the next step's tiles
         fence_proxy_async();  // the dQ tile (and the next step's tiles) before the async proxy reads them
         addedTile = last_warp_in(tileStored, 8, lane0);

@@ -637,7 +637,6 @@ public final class RingGpus implements AutoCloseable {
             dev.wait(dev.compute, commDone[d]);
         }
 
-        /** fp32 to the element type, times a scale: the backward's dQ conversion kernel. */
         /**
          * The backward launch of device d's steps, which all write its dQ accumulator in one layout (KernelCatalog
          * .permutesDq), or null when the device has no steps.
@@ -658,6 +657,7 @@ public final class RingGpus implements AutoCloseable {
             return writer;
         }
 
+        /** fp32 to the element type, times a scale: the backward's dQ conversion kernel. */
         private LaunchShape convert(long elems) {
             AttentionProblem p = shards.global();
             long pairs = elems / 2;
