@@ -125,6 +125,20 @@ __device__ __forceinline__ void mask_pt(float (&s)[32], const uint32_t* bitsT, i
     }
 }
 
+// K and V as S^T's and dP^T's A operands: read by each wgmma from shared memory (NoKvFrags), or, at D = 64 in the
+// warp-specialised kernel, held in registers as the m16n8k16 A fragments of this warp's 16 kv rows (KvFrags64, 32
+// registers, loaded once per CTA), so that S^T and dP^T read only their B operand from shared memory
+struct NoKvFrags {
+    static constexpr bool IN_REGS = false;
+};
+struct KvFrags64 {
+    static constexpr bool IN_REGS = true;
+    uint32_t k[4][4];
+    uint32_t v[4][4];
+};
+template <int D> struct KvFragsFor { using type = NoKvFrags; };
+template <> struct KvFragsFor<64> { using type = KvFrags64; };
+
 // One compute warpgroup's share of the backward: the constants, this thread's place, and one q step (shared by the
 // plain kernel and the warp-specialised one, which differ only in how the step's inputs arrive and are released).
 template <typename T, int D, bool CAPPED>
@@ -190,10 +204,10 @@ struct BwdWg {
     // when both warpgroups' are; sinkDq(dq, q0, h) takes this thread's dQ product (addDq's layout) for q rows
     // [q0, q0 + QS) of head h while dK += dS^T Q may still run; release() then runs once every read of the step's
     // Q, dO, LSE and Dsum is done.
-    template <class STATS, class SHARE_DS, class RELEASE, class SINK_DQ>
+    template <class STATS, class SHARE_DS, class RELEASE, class SINK_DQ, class KV = NoKvFrags>
     __device__ __forceinline__ void step(float (&dk)[OR], float (&dv)[OR], const BwdColumns& cols, const BwdCursor& cur,
                                          uint32_t qStep, uint32_t doStep, STATS stats, T* sdS,
-                                         SHARE_DS shareDs, RELEASE release, SINK_DQ sinkDq) const {
+                                         SHARE_DS shareDs, RELEASE release, SINK_DQ sinkDq, const KV& kv = {}) const {
         const int h = cols.hkv * cols.group + cur.hi;
         const int q0 = qIdx[cur.e] * BQ + cur.sub * QS;
         const bool partial = cur.e - cur.first < cur.partials;
@@ -205,10 +219,24 @@ struct BwdWg {
         float s[SR];
         float dp[SR];
         wgmma_fence();
-        issueAbt(s, aKw, qStep);
-        wgmma_commit();
-        issueAbt(dp, aVw, doStep);
-        wgmma_commit();
+        if constexpr (KV::IN_REGS) {
+            static_assert(D == 64, "K and V fragments in registers at D = 64");
+#pragma unroll
+            for (int kc = 0; kc < D / 16; ++kc) {
+                Wgmma<T, 64>::rs(s, kv.k[kc], sw128_desc(qStep + kc * 32, 16, 1024), kc > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+#pragma unroll
+            for (int kc = 0; kc < D / 16; ++kc) {
+                Wgmma<T, 64>::rs(dp, kv.v[kc], sw128_desc(doStep + kc * 32, 16, 1024), kc > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+        } else {
+            issueAbt(s, aKw, qStep);
+            wgmma_commit();
+            issueAbt(dp, aVw, doStep);
+            wgmma_commit();
+        }
         stats.prepare();
         wgmma_wait<1>();
         fence_regs(s);
@@ -637,6 +665,22 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     // last-warp add lost 6-8% there (H200, sixth session), where a step is half as long and the add had less to hide
     constexpr bool AT_BARRIER = OWN_DQ;
     const bool firstOfWg = (ct & 127) == 0;
+    // D = 64: this warp's 16 rows of K and V as wgmma A fragments, once K and V have landed (with step 0's copies)
+    using Frags = typename KvFragsFor<D>::type;
+    Frags frags;
+    if constexpr (Frags::IN_REGS) {
+        if (steps > 0) {
+            mbar_wait(full, 0);
+            const int lane = ct & 31;
+            const int row = wg.wg * 64 + ((ct >> 5) & 3) * 16 + (lane & 15);
+#pragma unroll
+            for (int kc = 0; kc < D / 16; ++kc) {
+                const int at = Wg::KvTile::elem(row, 16 * kc + 8 * (lane >> 4));
+                ldmatrix_x4(frags.k[kc], smem_u32(sK + at));
+                ldmatrix_x4(frags.v[kc], smem_u32(sV + at));
+            }
+        }
+    }
     int st = 0;
     uint32_t phase = 0;
     for (int it = 0; it < steps; ++it) {
@@ -672,7 +716,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
                         issuedTile = last_warp_in(myDqStored, TILE_WARPS, lane0);
                         if (issuedTile) addTile();
                     }
-                });
+                },
+                frags);
         cur = cols.next<Wg::SUBS>(cur);
         if (it + 1 < steps) loadStats(stats, cur);
         if (AT_BARRIER) issuedTile = firstOfWg;
