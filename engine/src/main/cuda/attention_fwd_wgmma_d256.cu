@@ -29,8 +29,8 @@ constexpr int W256_STAGES = 3;  // Q + 3 x (K, V) = 224 KB, inside Hopper's 227 
 constexpr int W256_PRODUCER_REGS = 56;
 constexpr int W256_CONSUMER_REGS = 224;
 // the 128-row CTA (attention_fwd_wgmma_d256_q128): Q 128 x 256 and two K/V stages = 192 KB. 128 x 40 + 256 x 232
-// registers = the 384 x 168 a CTA gets at launch; at 24 / 240 the producer spilled (32 bytes), at 56 / 224 the
-// consumers (24 bytes)
+// registers = the 384 x 168 a CTA gets at launch; at 56 / 224 the consumers spilled (24 bytes). (With cp.async the
+// producer spilled at 24; its one thread issuing bulk tensor copies would fit there, but the consumers need no more.)
 constexpr int W256_WIDE_BQ = 128;
 constexpr int W256_WIDE_STAGES = 2;
 constexpr int W256_WIDE_PRODUCER_REGS = 40;
@@ -131,6 +131,38 @@ __device__ __forceinline__ void produce_kv_ring(const CTA& c, int count, const K
         }
     }
     cp_async_wait<0>();
+}
+
+// produce_kv_ring by the tensor memory accelerator, for one thread: each tile is D / 64 boxes of 64 columns (128-byte
+// rows in the 128-byte swizzle, the layout produce_tile_sw128 writes) and BKV rows of kv head `kvHead`, the rows past
+// Skv read as zeros; the stage's full barrier counts this thread's arrival and the tile's bytes.
+template <class CTA>
+__device__ __forceinline__ void produce_kv_tma(const CTA& c, int count, const KvRing<CTA::ST>& ring, const TensorMap* kMap,
+                                               const TensorMap* vMap, int kvHead) {
+    constexpr int D = CTA::D;
+    constexpr int BKV = CTA::BKV;
+    constexpr int ST = CTA::ST;
+    constexpr int KV = CTA::KV_ELEMS;
+    constexpr uint32_t TILE_BYTES = KV * 2;
+    tma_prefetch(kMap);
+    tma_prefetch(vMap);
+    int st = 0;
+    uint32_t round = 0;
+    for (int i = 0; i < count; ++i) {
+        const int kv0 = c.kvIdx[c.begin + i] * BKV;
+        if (i >= ST) mbar_wait(ring.emptyK + st, (round - 1) & 1);
+        mbar_arrive_expect_tx(ring.fullK + st, TILE_BYTES);
+#pragma unroll
+        for (int p = 0; p < D / 64; ++p) tma_load_3d(c.sK + st * KV + p * BKV * 64, kMap, p * 64, kv0, kvHead, ring.fullK + st);
+        if (i >= ST) mbar_wait(ring.emptyV + st, (round - 1) & 1);
+        mbar_arrive_expect_tx(ring.fullV + st, TILE_BYTES);
+#pragma unroll
+        for (int p = 0; p < D / 64; ++p) tma_load_3d(c.sV + st * KV + p * BKV * 64, vMap, p * 64, kv0, kvHead, ring.fullV + st);
+        if (++st == ST) {
+            st = 0;
+            ++round;
+        }
+    }
 }
 
 #endif
@@ -287,14 +319,17 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(SAW_FWD_PARAMS(T)) {
 
 // The 128-row CTA (fwd_wgmma{ws,pp}_*_d256_q128_kv64): FlashAttention-3's layout at D = 256. Two consumer
 // warpgroups each own 64 of the CTA's 128 q rows (O 64 x 256 fp32: 128 registers per thread) and both read every
-// K/V tile the producer loads once, so a 64 KB K/V tile feeds 8.4 MFLOP instead of the 64-row CTA's 4.2. Q
+// K/V tile the producer loads once, so a 64 KB K/V tile feeds 8.4 MFLOP instead of the 64-row CTA's 4.2. One
+// producer thread loads the tiles with the tensor memory accelerator (tensor maps of K and V from the host), which
+// leaves the consumers the SM's issue slots and its load/store unit that the cp.async copies used. Q
 // (128 x 256, 64 KB) and two stages of K and V (2 x 64 KB) take 193 KB; a third stage does not fit. Each
 // consumer runs the intra-warpgroup overlap (S of tile i + 1 and P V of tile i in flight during the softmax of
 // tile i + 1); PINGPONG adds attention_fwd_wgmma_ws's turns (named barriers 1 and 2), so one warpgroup's softmax
 // runs while the other's products occupy the tensor cores. The host gives it the layout's mask compiled at
 // 128 x 64 (its own row lists, bit tiles of 128 rows and work order): GpuBackend.forwardLists.
 template <typename T, int D, bool PINGPONG>
-__device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T)) {
+__device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T), const TensorMap* kMap,
+                                                              const TensorMap* vMap) {
     static_assert(D == W256_D, "the head dim 256 forward");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = W256Cta<T, W256_WIDE_BQ, W256_WIDE_STAGES>;
@@ -310,17 +345,19 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T))
                          softcap);
     const int count = c.count;
     if (threadIdx.x == 0) {
-        ring.init(128, CONSUMER_WARPS);  // both warpgroups read every tile
+        ring.init(1, CONSUMER_WARPS);  // one thread issues each tile's copies; both warpgroups read every tile
         mbar_init_fence();
     }
     __syncthreads();
 
     if (threadIdx.x < 128) {
-        // producer: K(i) and V(i) into stage i % ST once both consumers have released tile i - ST (each consumer
-        // loads its own rows of Q: the producer's 24 registers cannot hold the addresses of 32 more copies)
+        // producer: one thread has the tensor memory accelerator load K(i) and V(i) into stage i % ST once both
+        // consumers have released tile i - ST (each consumer loads its own rows of Q)
         regs_dealloc<W256_WIDE_PRODUCER_REGS>();
-        const int pt = threadIdx.x;
-        produce_kv_ring(c, count, ring, pt);
+        if (threadIdx.x == 0) {
+            const int kvHead = c.bh / H * Hkv + c.bh % H / (H / Hkv);  // as bind() maps the head
+            produce_kv_tma(c, count, ring, kMap, vMap, kvHead);
+        }
         return;
     }
     regs_alloc<W256_WIDE_CONSUMER_REGS>();
@@ -379,8 +416,14 @@ SAW_FWD_WGMMA_D256(fwd_wgmmaws_fp16_d256_q64_kv64, __half, 1)
 SAW_FWD_WGMMA_D256(fwd_wgmmapp_bf16_d256_q64_kv64, __nv_bfloat16, 2)
 SAW_FWD_WGMMA_D256(fwd_wgmmapp_fp16_d256_q64_kv64, __half, 2)
 
-#define SAW_FWD_WGMMA_D256_Q128(NAME, T, PINGPONG) \
-    SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma_d256_q128, 384, T, 256, PINGPONG)
+// the forward's parameters, then the tensor maps of K and V ([B * Hkv][Skv][D], boxes of 64 x 64: GpuBackend)
+#define SAW_FWD_WGMMA_D256_Q128(NAME, T, PINGPONG)                                                                    \
+    extern "C" __global__ void __launch_bounds__(384, 1) NAME(SAW_FWD_PARAMS(T), const __grid_constant__ saw::TensorMap kMap, \
+                                                          const __grid_constant__ saw::TensorMap vMap) {          \
+        saw::attention_fwd_wgmma_d256_q128<T, 256, PINGPONG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial,   \
+                                                             kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,       \
+                                                             softcap, &kMap, &vMap);                                 \
+    }
 
 SAW_FWD_WGMMA_D256_Q128(fwd_wgmmaws_bf16_d256_q128_kv64, __nv_bfloat16, false)
 SAW_FWD_WGMMA_D256_Q128(fwd_wgmmaws_fp16_d256_q128_kv64, __half, false)

@@ -91,6 +91,32 @@ __device__ __forceinline__ void bulk_wait() {
     asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// A CUtensorMap (cuTensorMapEncodeTiled's 128 opaque bytes, 64-byte aligned), passed as a __grid_constant__ kernel
+// parameter: the copies below read it where it lies, in parameter space.
+struct alignas(64) TensorMap {
+    uint64_t words[16];
+};
+
+// Fetches the tensor map into the cache that the bulk tensor copies read it from, ahead of the first copy.
+__device__ __forceinline__ void tma_prefetch(const TensorMap* map) {
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
+// One arrival on the barrier that also expects `bytes` more of asynchronous copies to complete (complete_tx) before
+// the phase can end.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+
+// The box of `map` at coordinates (c0, c1, c2) (innermost first) into shared memory at dst, by the tensor memory
+// accelerator; its bytes count on the barrier as they land. Coordinates past the tensor's extent read zeros.
+__device__ __forceinline__ void tma_load_3d(void* dst, const TensorMap* map, int c0, int c1, int c2, uint64_t* bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+        ::"r"(smem_u32(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar))
+        : "memory");
+}
+
 template <int REGS>
 __device__ __forceinline__ void regs_dealloc() {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));

@@ -141,6 +141,11 @@ final class CudaDevice implements AutoCloseable {
         }
     }
 
+    /** The tensor map of {@code map} over buffer {@code b} ({@code what}), a kernel argument of the kernels that take one. */
+    byte[] tileMap(String what, DeviceBuffer b, TileMap map) {
+        return check("encoding the tensor map of " + what + " (" + map + ")", () -> driver.encodeTileMap(b.ptr, map));
+    }
+
     /** Waits for the launches since the last sync; an asynchronous fault names them. */
     void sync() {
         try {
@@ -277,6 +282,8 @@ final class CudaDevice implements AutoCloseable {
             return Pointer.to(new long[] {l});
         } else if (a instanceof Float f) {
             return Pointer.to(new float[] {f});
+        } else if (a instanceof byte[] bytes) {
+            return Pointer.to(bytes);
         }
         throw new IllegalArgumentException("unsupported kernel argument " + a);
     }

@@ -52,6 +52,9 @@ interface Driver {
 
     void synchronize();
 
+    /** The 128 bytes of the tiled tensor map (cuTensorMapEncodeTiled) of {@code map} over the memory at {@code base}. */
+    byte[] encodeTileMap(CUdeviceptr base, TileMap map);
+
     CUdeviceptr alloc(long bytes);
 
     void free(CUdeviceptr ptr);

@@ -1,6 +1,7 @@
 package saw.engine.gpu;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
@@ -577,9 +578,16 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
     private void launchForward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
                                DeviceBuffer lse) {
         AttentionProblem p = plan.p;
-        cuda.launch(plan.fwd, q, k, v, o, lse, t.fwdOrder, t.variantOf, t.fwdRowPtr, t.fwdRowPartial, t.fwdRowKv,
-                t.fwdRowMask, t.fwdBits, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.fwdLists.numQBlocks(),
-                (float) p.scale(), (float) p.softcap());
+        Object[] args = {q, k, v, o, lse, t.fwdOrder, t.variantOf, t.fwdRowPtr, t.fwdRowPartial, t.fwdRowKv, t.fwdRowMask,
+                t.fwdBits, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.fwdLists.numQBlocks(), (float) p.scale(),
+                (float) p.softcap()};
+        if (KernelCatalog.forwardTakesKvMaps(plan.fwd)) {
+            TileMap map = KernelCatalog.forwardKvMap(p);
+            args = Arrays.copyOf(args, args.length + 2);
+            args[args.length - 2] = cuda.tileMap("K", k, map);
+            args[args.length - 1] = cuda.tileMap("V", v, map);
+        }
+        cuda.launch(plan.fwd, args);
     }
 
     private void launchBackward(Plan plan, Tables t, DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,

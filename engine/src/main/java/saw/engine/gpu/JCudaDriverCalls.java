@@ -89,6 +89,11 @@ final class JCudaDriverCalls implements Driver {
     }
 
     @Override
+    public byte[] encodeTileMap(CUdeviceptr base, TileMap map) {
+        return CudaTensorMaps.encode(RingDevice.address(base), map);
+    }
+
+    @Override
     public void launch(CUfunction function, int grid, int block, int sharedBytes, Pointer params) {
         JCudaDriver.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, sharedBytes, null, params, null);
     }

@@ -232,6 +232,20 @@ final class KernelCatalog {
         return new LaunchShape(forwardWideQ128Name(p.dtype(), family), (long) p.batch() * p.heads() * numQBlocks, 384, smem);
     }
 
+    /**
+     * Whether the forward kernel {@code fwd} takes the tensor maps of K and V after the forward's arguments (its
+     * producer loads K and V tiles with the tensor memory accelerator): the 128-row head dim 256 forwards.
+     */
+    static boolean forwardTakesKvMaps(LaunchShape fwd) {
+        return fwd.kernel().contains("_d" + WIDE_HEAD_DIM + "_q128_");
+    }
+
+    /** The tensor map those kernels read K or V through: [batch x kv heads][kv rows][head dim], boxes of a 64-row tile. */
+    static TileMap forwardKvMap(AttentionProblem p) {
+        return TileMap.ofHeads(p.dtype() == DType.BF16, (long) p.batch() * p.kvHeads(), p.seqKv(), p.headDim(),
+                WIDE_Q128_TILES.blockKv());
+    }
+
     /** CTAs per kv tile of the mma.sync backward: 2 at head dim 256 (one per half of the output columns), else 1. */
     static int backwardSplit(int headDim) {
         return headDim == WIDE_HEAD_DIM ? WIDE_BWD_SPLIT : 1;

@@ -47,6 +47,11 @@ final class FakeDriver implements Driver {
 
     /** Every copy, in order. */
     final List<Copy> copies = new ArrayList<>();
+    /** One tensor map asked for (of a live allocation, or the request fails): the allocation it maps, and what. */
+    record MapRequest(CUdeviceptr base, TileMap map) {}
+
+    /** Every tensor map asked for, in order. */
+    final List<MapRequest> tileMaps = new ArrayList<>();
     /** The most memory allocated at once. */
     long peak;
     int resets;
@@ -184,6 +189,16 @@ final class FakeDriver implements Driver {
     @Override
     public void synchronize() {
         await();
+    }
+
+    @Override
+    public byte[] encodeTileMap(CUdeviceptr base, TileMap map) {
+        usable();
+        if (!live.containsKey(base)) {
+            throw new CudaException("CUDA_ERROR_INVALID_VALUE");
+        }
+        tileMaps.add(new MapRequest(base, map));
+        return new byte[128];
     }
 
     @Override

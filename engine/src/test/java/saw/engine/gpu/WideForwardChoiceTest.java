@@ -97,6 +97,37 @@ class WideForwardChoiceTest {
     }
 
     @Test
+    void the128RowForwardGetsTensorMapsOfKAndVAndNoOtherForwardDoes() {
+        AttentionProblem gqa = new AttentionProblem(3, 8, 2, 200, 333, 256, DType.FP16, 0.0625, 0);
+        TileLayout layout = causal(gqa, 64, 64);
+        KernelCatalogTest.withWideForward(null, () -> {
+            FakeDriver driver = new FakeDriver(8L << 30);
+            try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", 9)) {
+                gpu.forwardKernel(ForwardKernel.WGMMA_PINGPONG);
+                gpu.forward(AttentionInputs.random(gqa, 5, false), layout);
+                assertEquals(List.of("fwd_wgmmapp_fp16_d256_q128_kv64"),
+                        driver.launched.stream().filter(k -> k.startsWith("fwd_")).toList());
+                assertEquals(2, driver.tileMaps.size(), "one map of K and one of V: " + driver.tileMaps);
+                TileMap expected = new TileMap(false, new long[] {256, 333, 3 * 2}, new long[] {512, 512L * 333},
+                        new int[] {64, 64, 1});
+                for (FakeDriver.MapRequest r : driver.tileMaps) {
+                    assertEquals(expected, r.map(), "[batch x kv heads][kv rows][head dim], 64 x 64 boxes");
+                }
+                assertTrue(driver.tileMaps.get(0).base() != driver.tileMaps.get(1).base(), "K and V are different buffers");
+            }
+        });
+        KernelCatalogTest.withWideForward("wgmma", () -> {
+            FakeDriver driver = new FakeDriver(8L << 30);
+            try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", 9)) {
+                gpu.forwardKernel(ForwardKernel.WGMMA_PINGPONG);
+                gpu.forward(AttentionInputs.random(gqa, 5, false), layout);
+                assertTrue(driver.launched.contains("fwd_wgmmapp_fp16_d256_q64_kv64"), driver.launched::toString);
+                assertEquals(List.of(), driver.tileMaps, "the 64-row forward loads with cp.async");
+            }
+        });
+    }
+
+    @Test
     void elsewhereHeadDim256KeepsTheMmaSyncForward() {
         KernelCatalogTest.withWideForward("wgmma", WideForwardChoiceTest::elsewhere);
     }
