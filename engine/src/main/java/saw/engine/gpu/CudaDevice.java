@@ -141,9 +141,13 @@ final class CudaDevice implements AutoCloseable {
         }
     }
 
-    /** The tensor map of {@code map} over buffer {@code b} ({@code what}), a kernel argument of the kernels that take one. */
+    /**
+     * The tensor map of {@code map} over buffer {@code b} ({@code what}), a kernel argument of the kernels that take one;
+     * encoded once per buffer and geometry.
+     */
     byte[] tileMap(String what, DeviceBuffer b, TileMap map) {
-        return check("encoding the tensor map of " + what + " (" + map + ")", () -> driver.encodeTileMap(b.ptr, map));
+        return b.tileMap(map, () -> check("encoding the tensor map of " + what + " (" + map + ")",
+                () -> driver.encodeTileMap(b.ptr, map)));
     }
 
     /** Waits for the launches since the last sync; an asynchronous fault names them. */

@@ -1,5 +1,8 @@
 package saw.engine.gpu;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Supplier;
 import jcuda.CudaException;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -18,6 +21,9 @@ final class DeviceBuffer implements AutoCloseable {
     private final String what;
     private final int generation;
     private boolean freed;
+    /** This buffer's tensor maps encoded so far: one depends only on the address and the geometry, and encoding it
+     * between a timed run's start event and its launch would be timed. */
+    private final Map<TileMap, byte[]> tileMaps = new HashMap<>();
 
     DeviceBuffer(CudaDevice cuda, String what, long bytes) {
         this.cuda = cuda;
@@ -41,6 +47,16 @@ final class DeviceBuffer implements AutoCloseable {
         } catch (CudaException e) {
             return "free memory unknown";
         }
+    }
+
+    /** The tensor map of {@code map} over this buffer, encoded by {@code encode} the first time it is asked for. */
+    byte[] tileMap(TileMap map, Supplier<byte[]> encode) {
+        byte[] bytes = tileMaps.get(map);
+        if (bytes == null) {
+            bytes = encode.get();
+            tileMaps.put(map, bytes);
+        }
+        return bytes;
     }
 
     /** The most bytes one driver copy moves: larger transfers go in pieces of this size. */

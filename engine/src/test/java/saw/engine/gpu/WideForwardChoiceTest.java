@@ -114,6 +114,16 @@ class WideForwardChoiceTest {
                     assertEquals(expected, r.map(), "[batch x kv heads][kv rows][head dim], 64 x 64 boxes");
                 }
                 assertTrue(driver.tileMaps.get(0).base() != driver.tileMaps.get(1).base(), "K and V are different buffers");
+                try (AttentionBackend.PreparedRun run = gpu.prepare(gqa, layout, Pass.FWD, 7)) {
+                    for (int rep = 0; rep < 8; rep++) {
+                        run.runTimedMs();
+                    }
+                    int encoded = driver.tileMaps.size();
+                    assertTrue(encoded > 2, "the timed run's input sets have their own maps");
+                    run.runTimedMs();
+                    run.runTimedMs();
+                    assertEquals(encoded, driver.tileMaps.size(), "a buffer's maps are encoded once, not inside every timed launch");
+                }
             }
         });
         KernelCatalogTest.withWideForward("wgmma", () -> {
