@@ -17,7 +17,8 @@
 //         (1 - tanh^2) from the fp32 P^T, as T into sP and sdS
 //   barrier 1
 //   both: dV[:, own] += P^T dO[:, own], dK[:, own] += dS^T Q[:, own], dQ[:, own] = dS K[:, own] (m64n128k16 SS);
-//         WG1 refills the other stage with the next step once the dQ tile there has been read (behind its dV)
+//         the thread that added the dQ tile in the other stage waits for its read and refills that stage with the
+//         next step's Q and dO by the tensor memory accelerator (behind its dV); WG1 loads the next LSE and Dsum
 //   barrier (the step's stage is no longer read), then dQ as fp32 over the stage, added by one bulk reduce-add that
 //   the last warp to store its rows issues (addTile)
 // No atomics, no producer warpgroup (two stages of Q and dO already take 128 KB of the 227); four CTA barriers a
@@ -25,8 +26,9 @@
 //
 // Shared memory (128-byte swizzle, 1024-aligned panels): K, V 64 x 256 (64 KB), two stages of Q and dO 64 x 256
 // (128 KB; a stage's Q and dO steps are adjacent, 64 KB, which a dQ tile then fills), sP and sdS 64 x 64 (16 KB), sX
-// 64 x 64 fp32 (16 KB), two stages of LSE and Dsum (1 KB), one mbarrier and a counter, 1 KB of alignment slack:
-// 231,436 bytes (the opt-in limit is 232,448). One CTA of 256 threads per SM.
+// 64 x 64 fp32 (16 KB), two stages of LSE and Dsum (1 KB), an mbarrier per stage and a counter, 1 KB of alignment
+// slack: 231,444 bytes (the opt-in limit is 232,448). One CTA of 256 threads per SM. The host passes tensor maps of Q
+// and dO (GpuBackend, RingGpus).
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and the
 // host launches these only on compute capability 9.0 (the default there; -Dsaw.kernel.bwd256=mma keeps the mma.sync
@@ -40,7 +42,7 @@ namespace saw {
 constexpr int WB256_THREADS = 256;
 
 template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
+__device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T), const TensorMap* qMap, const TensorMap* doMap) {
     static_assert(D == 256, "the head dim 256 Hopper backward");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr int BQ = 64;
@@ -65,8 +67,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     float* sX = reinterpret_cast<float*>(sdS + BKV * QS);  // S^T and dP^T halves exchanged, SR x 128 ([value][thread])
     float* sLse = sX + SR * 128;                           // 2 stages of QS
     float* sDs = sLse + 2 * QS;                            // 2 stages of QS
-    uint64_t* tileRead = reinterpret_cast<uint64_t*>(sDs + 2 * QS);  // the dQ tile's bulk copy has read it (see addTile)
-    uint32_t* tileStored = reinterpret_cast<uint32_t*>(tileRead + 1);   // warps that stored their rows of a dQ tile
+    uint64_t* stepFull = reinterpret_cast<uint64_t*>(sDs + 2 * QS);  // per stage: its Q and dO step have landed
+    uint32_t* tileStored = reinterpret_cast<uint32_t*>(stepFull + 2);   // warps that stored their rows of a dQ tile
 
     const int tid = threadIdx.x;
     const int wg = tid >> 7;
@@ -81,19 +83,38 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     BwdCursor cur = cols.start();
     const int steps = cols.steps(1);
 
-    // a step's Q, dO, LSE and Dsum into a stage, by warpgroup 1 (a column of 16-byte chunks per thread)
-    auto loadStep = [&](const BwdCursor& c, int stage) {
-        const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
+    // a step's Q and dO into a stage, by one thread with the tensor memory accelerator (four 64-column boxes each, rows
+    // past Sq read as zeros; the stage's barrier counts the bytes), and its LSE and Dsum, by warpgroup 1 (cp.async)
+    auto loadTiles = [&](const BwdCursor& c, int stage) {
+        const int bh = cols.b * H + cols.hkv * cols.group + c.hi;
         const int q0 = qIdx[c.e] * BQ;
-        produce_tile_sw128<QS, D, 128>(sQ + stage * 2 * QS * D, Q + bh * Sq * D, q0, Sq, wt);
-        produce_tile_sw128<QS, D, 128>(sQ + stage * 2 * QS * D + QS * D, dO + bh * Sq * D, q0, Sq, wt);
-        load_row_stats<QS, 128>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, wt);
+        T* step = sQ + stage * 2 * QS * D;
+        mbar_arrive_expect_tx(stepFull + stage, 2 * TILE_BYTES);
+#pragma unroll
+        for (int p = 0; p < D / 64; ++p) tma_load_3d(step + p * QS * 64, qMap, p * 64, q0, bh, stepFull + stage);
+#pragma unroll
+        for (int p = 0; p < D / 64; ++p) tma_load_3d(step + QS * D + p * QS * 64, doMap, p * 64, q0, bh, stepFull + stage);
+    };
+    auto loadStats = [&](const BwdCursor& c, int stage) {
+        const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
+        load_row_stats<QS, 128>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, qIdx[c.e] * BQ, Sq, wt);
     };
 
+    if (tid == 0) {
+        mbar_init(stepFull, 1);      // phase j: the step 2 j of its stage has landed
+        mbar_init(stepFull + 1, 1);  // phase j: step 2 j + 1
+        *tileStored = 0;
+        mbar_init_fence();
+        if (steps > 0) {
+            tma_prefetch(qMap);
+            tma_prefetch(doMap);
+            loadTiles(cur, 0);
+        }
+    }
     const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
     load_tile_sw128<BKV, D, WB256_THREADS>(sK, K + kvHead, kv0, Skv, tid);
     load_tile_sw128<BKV, D, WB256_THREADS>(sV, V + kvHead, kv0, Skv, tid);
-    if (steps > 0 && wg == 1) loadStep(cur, 0);
+    if (steps > 0 && wg == 1) loadStats(cur, 0);
     cp_async_commit();
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
@@ -127,16 +148,11 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     // of the step are done, they store dQ (64 x 256 fp32, rows of 1 KB in order, each row's columns in dq_perm_column's
     // order so that the 16-byte stores are conflict-free) over the step's stage (its Q and dO steps, 64 contiguous
     // KB), and lane 0 of the last warp to store its rows (last_warp_in) adds the tile at once: a head's rows are
-    // contiguous in dQacc. The copy reads while the next step's S^T and dP^T run; its issuer waits for the reads after
-    // barrier 1 and arrives on tileRead, and warpgroup 1 then refills that stage for the step after. (Per-row copies of
-    // each warpgroup's half, without the barrier before the stores, took one warp most of a step to issue: 128 bulk
-    // copies a step, each its own issue.)
+    // contiguous in dQacc. The copy reads while the next step's S^T and dP^T run; after barrier 1 its issuer waits for
+    // the reads and refills that stage for the step after with the tensor memory accelerator. (Per-row copies of each
+    // warpgroup's half, without the barrier before the stores, took one warp most of a step to issue: 128 bulk copies a
+    // step, each its own issue.)
     const bool lane0 = lane == 0;
-    if (tid == 0) {
-        mbar_init(tileRead, 1);  // phase i: step i's tile read (its adder arrives during step i + 1)
-        *tileStored = 0;
-        mbar_init_fence();
-    }
     bool addedTile = false;  // this thread added the last step's tile (lane 0 of the last warp to store its rows)
     auto dqTile = [&](int stage) { return reinterpret_cast<float*>(sQ + stage * 2 * QS * D); };
     auto addTile = [&](int stage, int q, int head) {
@@ -152,9 +168,11 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
         const BwdCursor next = cols.next<1>(cur);
-        // barrier 0: this step's tiles are in and fenced (by warpgroup 1, which loaded them); step it - 1's dQ tile is
-        // stored and fenced; every wgmma and shared read of step it - 1 is done, so sP and sX may be rewritten
+        // barrier 0: this step's LSE and Dsum are in (warpgroup 1 loaded them); step it - 1's dQ tile is stored and
+        // fenced; every wgmma and shared read of step it - 1 is done, so sP and sX may be rewritten. Then the step's
+        // Q and dO tiles: their barrier's phase it / 2
         __syncthreads();
+        mbar_wait(stepFull + stage, (it >> 1) & 1);
         const uint32_t qStep = smem_u32(sQ) + stage * 2 * TILE_BYTES;
         const uint32_t doStep = qStep + TILE_BYTES;
         const float* tLse = sLse + stage * QS;
@@ -239,20 +257,15 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
         // dV[:, own] += P^T dO[:, own], dK[:, own] += dS^T Q[:, own], dQ[:, own] = dS K[:, own] (dS^T read MN-major: q
         // contiguous, 16 kv rows = 2048 bytes per k16 step; K N-major)
         addKvQTimesStep(dv, aP, doStep);
-        // warpgroup 1 alone copies the next step, while dV runs (with dQ and dK also in flight, their 192 accumulators
-        // left the copies' addresses too few registers: ptxas spilled), into the stage whose dQ tile the bulk copy has
-        // read by then: the thread that added it (either warpgroup) waits for the read here and releases warpgroup 1
-        // through an mbarrier (waited before barrier 1, the read held both warpgroups there for 15% of the stall
-        // samples, H200 profile; a named barrier of warpgroup 1 instead made compute-sanitizer racecheck report races
-        // across the CTA barriers)
-        if (addedTile) {
-            bulk_wait_read<0>();
-            mbar_arrive(tileRead);
+        // the next step, while dV runs, into the stage whose dQ tile the bulk copy has read by then: the thread that
+        // added that tile waits for the read and issues the copies (thread 0 on step 0, when no tile was added; the
+        // read waited before barrier 1 held both warpgroups there for 15% of the stall samples, H200 profile).
+        // Warpgroup 1 loads the next LSE and Dsum, whose stage only step it - 1 read.
+        if (it + 1 < steps && (it == 0 ? tid == 0 : addedTile)) {
+            if (it > 0) bulk_wait_read<0>();
+            loadTiles(next, stage ^ 1);
         }
-        if (wg == 1) {
-            if (it > 0) mbar_wait(tileRead, (it - 1) & 1);
-            if (it + 1 < steps) loadStep(next, stage ^ 1);
-        }
+        if (wg == 1 && it + 1 < steps) loadStats(next, stage ^ 1);
         cp_async_commit();
         addKvQTimesStep(dk, adS, qStep);
         float dq[OR];
@@ -272,8 +285,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
 
         // this warpgroup's columns [c0, c0 + 128) of the step's rows, in dq_perm_column's order
         store_dq_perm<HALF>(dqTile(stage) + c0, D, dq, row0, t);
-        if (wg == 1) cp_async_wait<0>();  // the next step's tiles
-        fence_proxy_async();  // the dQ tile (and the next step's tiles) before the async proxy reads them
+        if (wg == 1) cp_async_wait<0>();  // the next step's LSE and Dsum
+        fence_proxy_async();  // the dQ tile before the bulk copy reads it
         addedTile = last_warp_in(tileStored, 8, lane0);
         if (addedTile) addTile(stage, q0, h);
         cur = next;
@@ -315,8 +328,14 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T)) {
 
 }  // namespace saw
 
-#define SAW_BWD_WGMMA_D256(NAME, T, CAPPED) \
-    SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma_d256, saw::WB256_THREADS, T, 256, CAPPED)
+// the backward's parameters, then the tensor maps of Q and dO ([B * H][Sq][D], boxes of 64 x 64: GpuBackend)
+#define SAW_BWD_WGMMA_D256(NAME, T, CAPPED)                                                                             \
+    extern "C" __global__ void __launch_bounds__(saw::WB256_THREADS, 1) NAME(                                            \
+        SAW_BWD_PARAMS(T), const __grid_constant__ saw::TensorMap qMap, const __grid_constant__ saw::TensorMap doMap) { \
+        saw::attention_bwd_wgmma_d256<T, 256, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts,      \
+                                                      variantOf, colPtr, colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq,  \
+                                                      Skv, nkv, scale, softcap, &qMap, &doMap);                          \
+    }
 
 SAW_BWD_WGMMA_D256(bwd_wgmma_bf16_d256_q64_kv64, __nv_bfloat16, false)
 SAW_BWD_WGMMA_D256(bwd_wgmma_fp16_d256_q64_kv64, __half, false)

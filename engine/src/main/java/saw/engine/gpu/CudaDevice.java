@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -142,12 +143,18 @@ final class CudaDevice implements AutoCloseable {
     }
 
     /**
-     * The tensor map of {@code map} over buffer {@code b} ({@code what}), a kernel argument of the kernels that take one;
-     * encoded once per buffer and geometry.
+     * {@code args} followed by the tensor map of {@code map} over each of {@code buffers} (kernel arguments of the
+     * kernels that load with the tensor memory accelerator; {@code what} names the buffers in an error), each encoded
+     * once per buffer and geometry.
      */
-    byte[] tileMap(String what, DeviceBuffer b, TileMap map) {
-        return b.tileMap(map, () -> check("encoding the tensor map of " + what + " (" + map + ")",
-                () -> driver.encodeTileMap(b.ptr, map)));
+    Object[] withTileMaps(Object[] args, TileMap map, String what, DeviceBuffer... buffers) {
+        Object[] all = Arrays.copyOf(args, args.length + buffers.length);
+        for (int i = 0; i < buffers.length; i++) {
+            DeviceBuffer b = buffers[i];
+            all[args.length + i] = b.tileMap(map, () -> check("encoding the tensor maps of " + what + " (" + map + ")",
+                    () -> driver.encodeTileMap(b.ptr, map)));
+        }
+        return all;
     }
 
     /** Waits for the launches since the last sync; an asynchronous fault names them. */

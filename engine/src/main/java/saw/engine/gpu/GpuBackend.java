@@ -1,7 +1,6 @@
 package saw.engine.gpu;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
@@ -582,10 +581,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
                 t.fwdBits, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.fwdLists.numQBlocks(), (float) p.scale(),
                 (float) p.softcap()};
         if (KernelCatalog.forwardTakesKvMaps(plan.fwd)) {
-            TileMap map = KernelCatalog.forwardKvMap(p);
-            args = Arrays.copyOf(args, args.length + 2);
-            args[args.length - 2] = cuda.tileMap("K", k, map);
-            args[args.length - 1] = cuda.tileMap("V", v, map);
+            args = cuda.withTileMaps(args, KernelCatalog.forwardKvMap(p), "K and V", k, v);
         }
         cuda.launch(plan.fwd, args);
     }
@@ -597,9 +593,13 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         long rows = (long) p.batch() * p.heads() * p.seqQ();
         dqAcc.fill32("dQ accumulator", 0);
         cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
-        cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.dkvParts, t.colLaunch, t.colParts, t.variantOf,
-                t.colPtr, t.colPartial, t.colQ, t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(),
-                plan.lists.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+        Object[] args = {q, k, v, dO, lse, dsum, dqAcc, dk, dv, t.dkvParts, t.colLaunch, t.colParts, t.variantOf, t.colPtr,
+                t.colPartial, t.colQ, t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(),
+                plan.lists.numKvBlocks(), (float) p.scale(), (float) p.softcap()};
+        if (KernelCatalog.backwardTakesQdoMaps(plan.bwd)) {
+            args = cuda.withTileMaps(args, KernelCatalog.backwardQdoMap(p), "Q and dO", q, dO);
+        }
+        cuda.launch(plan.bwd, args);
         int splitItems = plan.lists.colSplitItems();
         if (splitItems > 0) {
             cuda.launch(KernelCatalog.backwardParts(p, plan.lists.blockKv(), splitItems), t.dkvParts, t.colParts,

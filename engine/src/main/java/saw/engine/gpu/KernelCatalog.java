@@ -246,6 +246,20 @@ final class KernelCatalog {
                 WIDE_Q128_TILES.blockKv());
     }
 
+    /**
+     * Whether the backward kernel {@code bwd} takes the tensor maps of Q and dO after the backward's arguments (it loads
+     * their steps with the tensor memory accelerator): the head dim 256 Hopper backward.
+     */
+    static boolean backwardTakesQdoMaps(LaunchShape bwd) {
+        return bwd.kernel().startsWith("bwd_wgmma_") && bwd.kernel().contains("_d" + WIDE_HEAD_DIM + "_");
+    }
+
+    /** The tensor map that kernel reads Q or dO through: [batch x heads][q rows][head dim], boxes of a 64-row step. */
+    static TileMap backwardQdoMap(AttentionProblem p) {
+        return TileMap.ofHeads(p.dtype() == DType.BF16, (long) p.batch() * p.heads(), p.seqQ(), p.headDim(),
+                WIDE_WGMMA_TILES.blockQ());
+    }
+
     /** CTAs per kv tile of the mma.sync backward: 2 at head dim 256 (one per half of the output columns), else 1. */
     static int backwardSplit(int headDim) {
         return headDim == WIDE_HEAD_DIM ? WIDE_BWD_SPLIT : 1;
@@ -327,14 +341,14 @@ final class KernelCatalog {
     /**
      * One CTA per (kv tile, kv head, batch). In the 128-byte swizzle: K and V (64 x 256 each), two stages of the Q
      * and dO steps (64 x 256; each stage also holds a step's fp32 dQ tile once its products are done), the P^T and
-     * dS^T tiles (64 x 64); then the S^T / dP^T halves exchanged in fp32 (64 x 64), two stages of LSE and Dsum, the
-     * "dQ tile read" mbarrier and the count of warps that stored their rows of a dQ tile, and 1024 bytes to align the
-     * panels.
+     * dS^T tiles (64 x 64); then the S^T / dP^T halves exchanged in fp32 (64 x 64), two stages of LSE and Dsum, an
+     * mbarrier per stage (its Q and dO step has landed) and the count of warps that stored their rows of a dQ tile,
+     * and 1024 bytes to align the panels. The kernel takes the tensor maps of Q and dO ({@link #backwardTakesQdoMaps}).
      */
     static LaunchShape backwardWideWgmma(AttentionProblem p, int numKvBlocks) {
         int d = WIDE_HEAD_DIM;
         int side = WIDE_WGMMA_TILES.blockKv();
-        int smem = (2 * side * d + 4 * side * d + 2 * side * side) * 2 + side * side * 4 + 4 * side * 4 + 8 + 4 + 1024;
+        int smem = (2 * side * d + 4 * side * d + 2 * side * side) * 2 + side * side * 4 + 4 * side * 4 + 2 * 8 + 4 + 1024;
         return new LaunchShape(backwardWideWgmmaName(p.dtype(), p.softcap() > 0),
                 (long) p.batch() * p.kvHeads() * numKvBlocks, WIDE_WGMMA_BWD_THREADS, smem);
     }

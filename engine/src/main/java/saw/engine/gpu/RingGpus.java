@@ -825,10 +825,14 @@ public final class RingGpus implements AutoCloseable {
                 dev.record(stepEnd[d][c.step()], dev.compute);
             } else {
                 dev.record(bwdStepStart[d][c.step()], dev.compute);
-                dev.cuda.launchOn(dev.compute, sp.bwd, b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.dO, b.lse, b.dsum,
-                        b.dqAcc, b.dkStep, b.dvStep, t.dkvParts, t.colLaunch, t.colParts, t.variantOf, t.colPtr,
-                        t.colPartial, t.colQ, t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numKvBlocks(), (float) p.scale(),
-                        (float) p.softcap());
+                Object[] args = {b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.dO, b.lse, b.dsum, b.dqAcc, b.dkStep,
+                        b.dvStep, t.dkvParts, t.colLaunch, t.colParts, t.variantOf, t.colPtr, t.colPartial, t.colQ,
+                        t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numKvBlocks(),
+                        (float) p.scale(), (float) p.softcap()};
+                if (KernelCatalog.backwardTakesQdoMaps(sp.bwd)) {
+                    args = dev.cuda.withTileMaps(args, KernelCatalog.backwardQdoMap(p), "Q and dO", b.q, b.dO);
+                }
+                dev.cuda.launchOn(dev.compute, sp.bwd, args);
                 dev.record(bwdStepEnd[d][c.step()], dev.compute);
             }
         }

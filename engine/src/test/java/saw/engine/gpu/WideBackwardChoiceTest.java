@@ -43,6 +43,28 @@ class WideBackwardChoiceTest {
     }
 
     @Test
+    void theD256HopperBackwardGetsTensorMapsOfQAndDoAndTheMmaSyncOneNone() {
+        AttentionProblem gqa = new AttentionProblem(2, 6, 3, 333, 200, 256, DType.BF16, 0.0625, 0);
+        TileLayout layout = causal(gqa, 64, 64);
+        TileMap qdo = new TileMap(true, new long[] {256, 333, 2 * 6}, new long[] {512, 512L * 333}, new int[] {64, 64, 1});
+        for (String setting : new String[] {"wgmma", "mma"}) {
+            withWideBackward(setting, () -> {
+                FakeDriver driver = new FakeDriver(8L << 30);
+                try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", 9)) {
+                    gpu.forwardKernel(ForwardKernel.WGMMA_PINGPONG);
+                    gpu.backwardKernel(BackwardKernel.WGMMA_WS);
+                    gpu.forwardBackward(saw.engine.attention.AttentionInputs.random(gqa, 3, true), layout);
+                    List<TileMap> maps = driver.tileMaps.stream().map(FakeDriver.MapRequest::map).toList();
+                    long backwardMaps = maps.stream().filter(qdo::equals).count();
+                    assertEquals(setting.equals("wgmma") ? 2 : 0, backwardMaps, setting + ": " + maps);
+                    assertTrue(maps.stream().allMatch(m -> m.equals(qdo) || m.dims()[2] == 2 * 3),
+                            "otherwise only the forward's maps of K and V ([batch x kv heads] heads): " + maps);
+                }
+            });
+        }
+    }
+
+    @Test
     void switchedOffOrElsewhereHeadDim256KeepsTheMmaSyncBackward() {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
         for (String off : new String[] {"mma", " MMA "}) {
@@ -78,8 +100,8 @@ class WideBackwardChoiceTest {
             assertEquals(2L * 2 * 24, s.grid(), "one CTA per (kv tile, kv head, batch): no column split");
             assertEquals(256, s.block());
             // K, V, two Q and dO stages (64 x 256), P^T and dS^T (64 x 64), the fp32 S^T / dP^T exchange, two LSE/Dsum
-            // stages, the "dQ tile read" mbarrier, the count of warps that stored a dQ tile's rows, alignment
-            assertEquals((6 * 64 * 256 + 2 * 64 * 64) * 2 + 64 * 64 * 4 + 4 * 64 * 4 + 8 + 4 + 1024, s.sharedBytes());
+            // stages, the two stages' "step landed" mbarriers, the count of warps that stored a dQ tile's rows, alignment
+            assertEquals((6 * 64 * 256 + 2 * 64 * 64) * 2 + 64 * 64 * 4 + 4 * 64 * 4 + 2 * 8 + 4 + 1024, s.sharedBytes());
             assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
             LaunchShape mma = KernelCatalog.backwardFor(p, new KernelTiles(64, 64), 24, BackwardKernel.MMA, 9);
             assertEquals(2 * s.grid(), mma.grid(), "the mma.sync backward splits the columns over two CTAs");
