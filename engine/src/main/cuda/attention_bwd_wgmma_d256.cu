@@ -28,7 +28,7 @@
 // (128 KB; a stage's Q and dO steps are adjacent, 64 KB, which a dQ tile then fills), sP and sdS 64 x 64 (16 KB), sX
 // 64 x 64 fp32 (16 KB), two stages of LSE and Dsum (1 KB), an mbarrier per stage and a counter, 1 KB of alignment
 // slack: 231,444 bytes (the opt-in limit is 232,448). One CTA of 256 threads per SM. The host passes tensor maps of Q
-// and dO (GpuBackend, RingGpus).
+// and dO (GpuBackend).
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and the
 // host launches these only on compute capability 9.0 (the default there; -Dsaw.kernel.bwd256=mma keeps the mma.sync

@@ -359,6 +359,7 @@ public final class RingGpus implements AutoCloseable {
                 throw new IllegalArgumentException("the plan has " + n + " devices; this ring was opened with " + devices.size());
             }
             int dh = shards.global().headDim();
+            // (the step launches pass no tensor maps: the head dim 256 Hopper kernels, which take them, never run here)
             if (dh != 64 && dh != 128) {
                 throw new IllegalArgumentException("the multi-GPU ring runs head dims 64 and 128 (forward and backward); got "
                         + dh);
@@ -825,14 +826,10 @@ public final class RingGpus implements AutoCloseable {
                 dev.record(stepEnd[d][c.step()], dev.compute);
             } else {
                 dev.record(bwdStepStart[d][c.step()], dev.compute);
-                Object[] args = {b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.dO, b.lse, b.dsum, b.dqAcc, b.dkStep,
-                        b.dvStep, t.dkvParts, t.colLaunch, t.colParts, t.variantOf, t.colPtr, t.colPartial, t.colQ,
-                        t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numKvBlocks(),
-                        (float) p.scale(), (float) p.softcap()};
-                if (KernelCatalog.backwardTakesQdoMaps(sp.bwd)) {
-                    args = dev.cuda.withTileMaps(args, KernelCatalog.backwardQdoMap(p), "Q and dO", b.q, b.dO);
-                }
-                dev.cuda.launchOn(dev.compute, sp.bwd, args);
+                dev.cuda.launchOn(dev.compute, sp.bwd, b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.dO, b.lse, b.dsum,
+                        b.dqAcc, b.dkStep, b.dvStep, t.dkvParts, t.colLaunch, t.colParts, t.variantOf, t.colPtr,
+                        t.colPartial, t.colQ, t.colMask, t.bitsT, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numKvBlocks(), (float) p.scale(),
+                        (float) p.softcap());
                 dev.record(bwdStepEnd[d][c.step()], dev.compute);
             }
         }
