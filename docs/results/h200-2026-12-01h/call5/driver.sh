@@ -1,0 +1,2 @@
+# session 8, call 5 (run from the repository root with the pack bench/gpu-pack.sh built at f476f84): saw, FlexAttention (default and max-autotune) and cuDNN side by side
+mkdir -p $OUT; OUT=$OUT PYTHONPATH=$PWD/python timeout 580 bash .gpupack/flex-compare.sh > $OUT/flex.log 2>&1; echo rc=$? >> $OUT/flex.log; cd $OUT && tar czf flex.tgz flex-compare flex.log && rm -rf flex-compare; tail -60 flex.log
