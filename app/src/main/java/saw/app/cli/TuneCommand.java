@@ -159,6 +159,10 @@ final class TuneCommand implements Callable<Integer> {
         for (String s : r.skipped()) {
             out.println("skipped " + s);
         }
+        if (r.alternateRuns() > 0) {
+            out.printf(Locale.ROOT, "the two fastest were within %.0f%%: timed again in alternating blocks, %d runs each; "
+                    + "those medians decide%n", 100 * Tuner.CLOSE, r.alternateRuns());
+        }
         double win = r.winner().timing().medianMs();
         out.printf(Locale.ROOT, "winner %s: %.4f ms, %.3fx the runner-up (%s), %s; tune took %.1f s%n", r.winner().candidate(), win,
                 r.runnerUp().timing().medianMs() / win, r.runnerUp().candidate(),

@@ -5,9 +5,11 @@ import saw.engine.bench.Timing;
 
 /**
  * A finished tune of one pass: the rows fastest first, the candidates that could not run and why, the default's row
- * (null when the default could not run) and how long the tune took.
+ * (null when the default could not run), how many runs of each of the two fastest a close finish took when they were
+ * timed again alternately (their rows hold those timings; 0 when the finish was not close) and how long the tune took.
  */
-public record TuneResult(TuneKey key, List<Row> rows, List<String> skipped, Row defaultRow, double seconds) {
+public record TuneResult(TuneKey key, List<Row> rows, List<String> skipped, Row defaultRow, int alternateRuns,
+                         double seconds) {
     public TuneResult {
         if (rows.isEmpty()) {
             throw new IllegalArgumentException("no candidate ran: " + String.join("; ", skipped));

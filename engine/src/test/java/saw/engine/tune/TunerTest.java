@@ -91,6 +91,94 @@ class TunerTest {
         assertEquals(TuneKey.of("fake", Pass.FWD, p, false, MaskSignature.of(mask)), r.key());
     }
 
+    /**
+     * Two candidates 1.5% apart on a GPU that slows down steadily (every run 0.2% slower than the one before): timed
+     * one after the other, the slower one, timed first, measures faster.
+     */
+    private static final class Drifting implements CandidateRunner {
+        final AtomicInteger runs = new AtomicInteger();
+        final List<String> prepared = new ArrayList<>();
+
+        @Override
+        public List<Candidate> candidates(AttentionProblem p, Pass pass) {
+            return List.of(new Candidate(new KernelTiles(64, 64), "slow"), new Candidate(new KernelTiles(64, 64), "fast"),
+                    new Candidate(new KernelTiles(128, 64), "far"));
+        }
+
+        @Override
+        public Candidate defaultCandidate(AttentionProblem p, Pass pass) {
+            return new Candidate(new KernelTiles(64, 64), "slow");
+        }
+
+        @Override
+        public String identity() {
+            return "drifting";
+        }
+
+        @Override
+        public PreparedRun prepare(Candidate c, AttentionProblem p, TileLayout layout, Pass pass, long seed, boolean sinks) {
+            prepared.add(c.family());
+            double base = switch (c.family()) {
+                case "slow" -> 10.0;
+                case "fast" -> 9.85;
+                default -> 20.0;
+            };
+            return new PreparedRun() {
+                @Override
+                public String kernelName() {
+                    return "k_" + c.family();
+                }
+
+                @Override
+                public double runTimedMs() {
+                    return base * (1 + 0.002 * runs.getAndIncrement());
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+    }
+
+    @Test
+    void aCloseFinishIsTimedAgainAlternatelySoThatDriftDoesNotDecideIt() {
+        AttentionProblem p = AttentionProblem.of(1, 2, 2, 512, 512, 16, DType.BF16);
+        BoundMask mask = BoundMask.bind(new Mask.Causal(0), new Dims(512, 512, 1, 2));
+        Drifting runner = new Drifting();
+        TuneResult r = Tuner.tune(runner, p, mask, Pass.FWD, false, 1, x -> { }, () -> false);
+        assertEquals("fast", r.winner().candidate().family(), "the faster kernel wins once drift weighs on both alike");
+        assertEquals(Tuner.CLOSE_ROUNDS * Tuner.MIN_REPS, r.alternateRuns());
+        assertEquals(r.alternateRuns(), r.winner().timing().reps());
+        assertEquals(r.alternateRuns(), r.runnerUp().timing().reps());
+        assertEquals("slow", r.defaultRow().candidate().family(), "the default's row is its re-timed one");
+        assertTrue(r.defaultRow() == r.runnerUp(), "the default's row is the runner-up's");
+        assertEquals(List.of("slow", "fast", "far", "slow", "fast", "fast", "slow", "slow", "fast", "fast", "slow"), runner.prepared,
+                "one prepared run at a time, the order flipping every round");
+        assertEquals("far", r.rows().get(2).candidate().family());
+
+        // the same candidates timed once, one after the other: the drift alone makes the slower kernel win
+        Drifting once = new Drifting();
+        double slow;
+        double fast;
+        try (PreparedRun a = once.prepare(new Candidate(new KernelTiles(64, 64), "slow"), p, null, Pass.FWD, 1, false);
+             PreparedRun b = once.prepare(new Candidate(new KernelTiles(64, 64), "fast"), p, null, Pass.FWD, 1, false)) {
+            slow = Tuner.time(a, () -> false).medianMs();
+            fast = Tuner.time(b, () -> false).medianMs();
+        }
+        assertTrue(slow < fast, "sequential timing favours the kernel timed first: " + slow + " vs " + fast);
+    }
+
+    @Test
+    void aClearWinnerIsNotTimedAgain() {
+        AttentionProblem p = AttentionProblem.of(1, 2, 2, 512, 512, 16, DType.BF16);
+        BoundMask mask = BoundMask.bind(new Mask.Causal(0), new Dims(512, 512, 1, 2));
+        KnownTimes runner = new KnownTimes();
+        TuneResult r = Tuner.tune(runner, p, mask, Pass.FWD, false, 1, x -> { }, () -> false);
+        assertEquals(0, r.alternateRuns());
+        assertEquals(3, runner.prepared.size(), "each candidate prepared once: " + runner.prepared);
+    }
+
     @Test
     void aTuneWithSinksPreparesEveryCandidateWithSinksAndKeysItsResultSo() {
         AttentionProblem p = AttentionProblem.of(1, 2, 2, 512, 512, 16, DType.BF16);
