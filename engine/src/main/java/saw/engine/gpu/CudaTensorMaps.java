@@ -4,6 +4,7 @@ import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import java.util.Arrays;
 import jcuda.CudaException;
 import jcuda.driver.CUresult;
 
@@ -60,7 +61,7 @@ final class CudaTensorMaps {
     static byte[] encode(long address, TileMap map) {
         int rank = map.dims().length;
         int[] elementStrides = new int[rank];
-        java.util.Arrays.fill(elementStrides, 1);
+        Arrays.fill(elementStrides, 1);
         try (Memory out = new Memory(BYTES + 64)) {
             Pointer aligned = out.align(64);
             int r = lib().cuTensorMapEncodeTiled(aligned, map.bf16() ? DATA_TYPE_BFLOAT16 : DATA_TYPE_FLOAT16, rank,

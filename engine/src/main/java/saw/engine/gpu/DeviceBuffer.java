@@ -21,8 +21,10 @@ final class DeviceBuffer implements AutoCloseable {
     private final String what;
     private final int generation;
     private boolean freed;
-    /** This buffer's tensor maps encoded so far: one depends only on the address and the geometry, and encoding it
-     * between a timed run's start event and its launch would be timed. */
+    /**
+     * This buffer's tensor maps encoded so far: one depends only on the address and the geometry, and encoding it
+     * between a timed run's start event and its launch would be timed.
+     */
     private final Map<TileMap, byte[]> tileMaps = new HashMap<>();
 
     DeviceBuffer(CudaDevice cuda, String what, long bytes) {

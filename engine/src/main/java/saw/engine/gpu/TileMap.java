@@ -25,8 +25,9 @@ record TileMap(boolean bf16, long[] dims, long[] strides, int[] box) {
             }
         }
         for (long s : strides) {
-            if (s % 16 != 0) {
-                throw new IllegalArgumentException("tensor map strides must be multiples of 16 bytes, not " + s);
+            if (s % 16 != 0 || s <= 0 || s >= 1L << 40) {
+                throw new IllegalArgumentException("tensor map strides must be positive multiples of 16 bytes under 2^40, "
+                        + "not " + s);
             }
         }
         dims = dims.clone();
@@ -35,8 +36,8 @@ record TileMap(boolean bf16, long[] dims, long[] strides, int[] box) {
     }
 
     /**
-     * K or V as [heads][rows][headDim] (heads = batch x kv heads), one box = {@code boxRows} rows of one 64-column
-     * panel of a head: the kernel takes panel, row and head as coordinates, and a head's rows past {@code rows} (also
+     * K, V, Q or dO as [heads][rows][headDim] (heads = batch x that tensor's heads), one box = {@code boxRows} rows
+     * of one 64-column panel of a head: the kernel takes panel, row and head as coordinates, and a head's rows past {@code rows} (also
      * when a box is longer than the whole head) read zeros, as the cp.async loads' zero fill does.
      */
     static TileMap ofHeads(boolean bf16, long heads, long rows, int headDim, int boxRows) {
