@@ -37,8 +37,8 @@ record TileMap(boolean bf16, long[] dims, long[] strides, int[] box) {
 
     /**
      * K, V, Q or dO as [heads][rows][headDim] (heads = batch x that tensor's heads), one box = {@code boxRows} rows
-     * of one 64-column panel of a head: the kernel takes panel, row and head as coordinates, and a head's rows past {@code rows} (also
-     * when a box is longer than the whole head) read zeros, as the cp.async loads' zero fill does.
+     * of one 64-column panel of a head: the kernel takes panel, row and head as coordinates, and a head's rows past
+     * {@code rows} (also when a box is longer than the whole head) read zeros, as the cp.async loads' zero fill does.
      */
     static TileMap ofHeads(boolean bf16, long heads, long rows, int headDim, int boxRows) {
         if (headDim % BOX_COLUMNS != 0) {
