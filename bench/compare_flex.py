@@ -412,6 +412,8 @@ def cmd_run(args):
     started = time.monotonic()
     cache = {}  # layout path -> (block mask, export check, plain causal)
     checks = {}  # (config, tile) -> export check: head dims share layouts, so each is checked once
+    files = []  # (rows, the file's directory, emit) per results file
+    sinks = []
     for path in args.results:
         header, rows = read_results(path)
         out = os.path.join(args.out_dir, "flex-" + os.path.basename(path))
@@ -423,87 +425,103 @@ def cmd_run(args):
         else:
             sink = open(out, "w", encoding="utf-8")
             sink.write(json.dumps(header_for(header, torch, sys.argv[1:])) + "\n")
-        out_rows = []
+        sinks.append((sink, out))
 
-        def emit(r):  # flushed per row, like saw's own files: an interrupted run keeps what finished
-            out_rows.append(r)
+        def emit(r, sink=sink):  # flushed per row, like saw's own files: an interrupted run keeps what finished
             sink.write(json.dumps(r) + "\n")
             sink.flush()
-        base_dir = os.path.dirname(os.path.abspath(path))
-        for row in rows:
-            if row.get("status") != "ok" or (args.tile and row.get("tile") not in args.tile):
-                continue
-            density = f"d={row['density']:g} " if isinstance(row.get("density"), (int, float)) else ""
-            label = f"{row['config']} {row.get('varied') or ''}{density}S={row['seq_q']} D={row['head_dim']} {row['tile']} {row['pass']}"
-            if args.filter and not re.search(args.filter, label):
-                continue
-            if not row.get("layout"):
-                # recorded too: saw refuses exports past 2 GB (2M tokens at 128x128), and the table says so
+        files.append((rows, os.path.dirname(os.path.abspath(path)), done, emit))
+
+    def one_row(row, base_dir, done, emit, phase_modes, sdpa_too):
+        density = f"d={row['density']:g} " if isinstance(row.get("density"), (int, float)) else ""
+        label = f"{row['config']} {row.get('varied') or ''}{density}S={row['seq_q']} D={row['head_dim']} {row['tile']} {row['pass']}"
+        if args.filter and not re.search(args.filter, label):
+            return
+        phase_modes = [m for m in phase_modes
+                       if m == "default" or not args.autotune_filter or re.search(args.autotune_filter, label)]
+        if not phase_modes and not sdpa_too:
+            return  # max-autotune compiles take long: a representative subset, named in the header
+        if not row.get("layout"):
+            if sdpa_too:  # recorded once: saw refuses exports past 2 GB (2M tokens at 128x128), and the table says so
                 emit(result_row(row, "flexattention", "flex_attention (not run)", [], args.warmup,
                                 status="skipped: no flex layout file (saw bench --export-flex refused or was not asked)"))
                 print(f"skip {label}: no layout file (run saw bench with --export-flex)", file=sys.stderr)
+            return
+        if args.budget_s is not None and time.monotonic() - started > args.budget_s:
+            for mode in phase_modes:  # recorded, so that the table says why these rows have no time
+                emit(result_row(row, "flexattention" if mode == "default" else "flexattention-" + mode,
+                                "flex_attention (not run)", [], args.warmup,
+                                status=f"skipped: past the time budget (--budget-s {args.budget_s:g})"))
+            print(f"{label}: skipped, past the time budget", file=sys.stderr)
+            return
+        backends = ["flexattention" if m == "default" else "flexattention-" + m for m in phase_modes]
+        if all((row.get("row"), b, row["pass"], row.get("tile")) in done for b in backends) and (
+                not sdpa_too or (row.get("row"), "sdpa-cudnn", row["pass"], row.get("tile")) in done):
+            return  # all of this phase's work on the row is in the file already (--resume)
+        layout_path = os.path.join(base_dir, row["layout"])
+        try:
+            if layout_path not in cache:
+                cache.clear()  # one layout at a time keeps GPU memory flat
+                cache[layout_path] = block_mask_for(torch, flex_mod, layout_path, row["tile"], device, checks,
+                                                    args.no_export_check)
+            bm, check, causal = cache[layout_path]
+        except Exception as e:  # a layout we cannot load is a failed row, never the end of the run
+            emit(result_row(row, "flexattention", "flex_attention (compiled)", [], args.warmup,
+                            status=f"failed: layout: {one_line(e)}"))
+            print(f"{label}: layout failed: {one_line(e)}", file=sys.stderr)
+            return
+        gqa = row["heads"] != row["kv_heads"]
+        scale = row.get("scale") or 1.0 / math.sqrt(row["head_dim"])
+        q, k, v, do = inputs(torch, row, device, args.seed, row["pass"] == "bwd" or args.fwd_with_grad)
+        for mode, backend in zip(phase_modes, backends):
+            if (row.get("row"), backend, row["pass"], row.get("tile")) in done:
                 continue
-            if args.budget_s is not None and time.monotonic() - started > args.budget_s:
-                for mode in modes:  # recorded, so that the table says why these rows have no time
-                    emit(result_row(row, "flexattention" if mode == "default" else "flexattention-" + mode,
-                                    "flex_attention (not run)", [], args.warmup,
-                                    status=f"skipped: past the time budget (--budget-s {args.budget_s:g})"))
-                print(f"{label}: skipped, past the time budget", file=sys.stderr)
-                continue
-            layout_path = os.path.join(base_dir, row["layout"])
+            kernel = f"flex_attention (torch.compile{'' if mode == 'default' else ', mode=' + MODES[mode]})"
+            extra = {"export_check": check, "mask_mod_source": getattr(bm.mask_mod, "source", None), "flex_mode": mode}
+            if args.fwd_with_grad and row["pass"] == "fwd":
+                extra["fwd_with_grad"] = True
             try:
-                if layout_path not in cache:
-                    cache.clear()  # one layout at a time keeps GPU memory flat
-                    cache[layout_path] = block_mask_for(torch, flex_mod, layout_path, row["tile"], device, checks,
-                                                        args.no_export_check)
-                bm, check, causal = cache[layout_path]
-            except Exception as e:  # a layout we cannot load is a failed row, never the end of the run
-                emit(result_row(row, "flexattention", "flex_attention (compiled)", [], args.warmup,
-                                status=f"failed: layout: {one_line(e)}"))
-                print(f"{label}: layout failed: {one_line(e)}", file=sys.stderr)
-                continue
-            gqa = row["heads"] != row["kv_heads"]
-            scale = row.get("scale") or 1.0 / math.sqrt(row["head_dim"])
-            q, k, v, do = inputs(torch, row, device, args.seed, row["pass"] == "bwd" or args.fwd_with_grad)
-            for mode in modes:
-                if mode != "default" and args.autotune_filter and not re.search(args.autotune_filter, label):
-                    continue  # max-autotune compiles take long: a representative subset, named in the header
-                backend = "flexattention" if mode == "default" else "flexattention-" + mode
-                if (row.get("row"), backend, row["pass"], row.get("tile")) in done:
-                    continue
-                kernel = f"flex_attention (torch.compile{'' if mode == 'default' else ', mode=' + MODES[mode]})"
-                extra = {"export_check": check, "mask_mod_source": getattr(bm.mask_mod, "source", None), "flex_mode": mode}
-                if args.fwd_with_grad and row["pass"] == "fwd":
-                    extra["fwd_with_grad"] = True
-                try:
-                    attend = lambda q_, k_, v_, fn=compiled[mode]: fn(q_, k_, v_, block_mask=bm, scale=scale, enable_gqa=gqa)
-                    samples = timed_pass(torch, attend, q, k, v, do, row["pass"], args.warmup, args.reps)
-                    r = result_row(row, backend, kernel, samples, args.warmup, extra=extra)
-                except Exception as e:
-                    r = result_row(row, backend, kernel, [], args.warmup, status=f"failed: {one_line(e)}", extra=extra)
-                    torch.cuda.empty_cache()  # after an out-of-memory, the next row starts clean
-                emit(r)
-                print(f"{label}: {backend} {fmt(r.get('useful_tflops'))} TFLOP/s (export {check})", file=sys.stderr)
-            if causal and not args.no_sdpa and (row.get("row"), "sdpa-cudnn", row["pass"], row.get("tile")) not in done:
-                kk, vv = (k, v) if not gqa else (k.repeat_interleave(row["heads"] // row["kv_heads"], 1),
-                                                 v.repeat_interleave(row["heads"] // row["kv_heads"], 1))
-                if gqa and row["pass"] == "bwd":
-                    kk, vv = kk.detach().requires_grad_(), vv.detach().requires_grad_()
+                attend = lambda q_, k_, v_, fn=compiled[mode]: fn(q_, k_, v_, block_mask=bm, scale=scale, enable_gqa=gqa)
+                samples = timed_pass(torch, attend, q, k, v, do, row["pass"], args.warmup, args.reps)
+                r = result_row(row, backend, kernel, samples, args.warmup, extra=extra)
+            except Exception as e:
+                r = result_row(row, backend, kernel, [], args.warmup, status=f"failed: {one_line(e)}", extra=extra)
+                torch.cuda.empty_cache()  # after an out-of-memory, the next row starts clean
+            emit(r)
+            print(f"{label}: {backend} {fmt(r.get('useful_tflops'))} TFLOP/s (export {check})", file=sys.stderr)
+        if sdpa_too and causal and not args.no_sdpa and (row.get("row"), "sdpa-cudnn", row["pass"], row.get("tile")) not in done:
+            kk, vv = (k, v) if not gqa else (k.repeat_interleave(row["heads"] // row["kv_heads"], 1),
+                                             v.repeat_interleave(row["heads"] // row["kv_heads"], 1))
+            if gqa and row["pass"] == "bwd":
+                kk, vv = kk.detach().requires_grad_(), vv.detach().requires_grad_()
 
-                def sdpa(q_, k_, v_):
-                    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                        return F.scaled_dot_product_attention(q_, kk, vv, is_causal=causal == "causal", scale=scale)
-                try:
-                    samples = timed_pass(torch, sdpa, q, kk, vv, do, row["pass"], args.warmup, args.reps)
-                    r = result_row(row, "sdpa-cudnn", f"sdpa-cudnn (dense {causal})", samples, args.warmup)
-                except Exception as e:
-                    r = result_row(row, "sdpa-cudnn", f"sdpa-cudnn (dense {causal})", [], args.warmup, status=f"failed: {one_line(e)}")
-                emit(r)
-                print(f"{label}: cudnn {fmt(r.get('useful_tflops'))} TFLOP/s", file=sys.stderr)
-            del q, k, v, do
-        torch.cuda.empty_cache()
+            def sdpa(q_, k_, v_):
+                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                    return F.scaled_dot_product_attention(q_, kk, vv, is_causal=causal == "causal", scale=scale)
+            try:
+                samples = timed_pass(torch, sdpa, q, kk, vv, do, row["pass"], args.warmup, args.reps)
+                r = result_row(row, "sdpa-cudnn", f"sdpa-cudnn (dense {causal})", samples, args.warmup)
+            except Exception as e:
+                r = result_row(row, "sdpa-cudnn", f"sdpa-cudnn (dense {causal})", [], args.warmup, status=f"failed: {one_line(e)}")
+            emit(r)
+            print(f"{label}: cudnn {fmt(r.get('useful_tflops'))} TFLOP/s", file=sys.stderr)
+        del q, k, v, do
+
+    # every row in the default mode and with cuDNN first, then the max-autotune subset: its compiles take minutes, and
+    # a run that stops early (a time limit, a killed job) should still leave the whole default table behind
+    phases = [([m for m in modes if m == "default"], True), ([m for m in modes if m != "default"], False)]
+    for phase_modes, sdpa_too in phases:
+        if not phase_modes and not sdpa_too:
+            continue
+        for rows, base_dir, done, emit in files:
+            for row in rows:
+                if row.get("status") != "ok" or (args.tile and row.get("tile") not in args.tile):
+                    continue
+                one_row(row, base_dir, done, emit, phase_modes, sdpa_too)
+            torch.cuda.empty_cache()
+    for sink, out in sinks:
         sink.close()
-        print(f"compare_flex.py: {len(out_rows)} rows -> {out}", file=sys.stderr)
+        print(f"compare_flex.py: rows -> {out}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------------------------

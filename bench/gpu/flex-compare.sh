@@ -3,7 +3,9 @@
 # backward, on one GPU: the successor of bench/h200-compare.sh with FlexAttention as its users write it (closed-form
 # mask_mods from sawmask.torch, each row recording the mask_mod's source text). Run time: about 6-8 minutes on an
 # H200 for everything (most of it torch.compile: default mode on every row, max-autotune on a representative
-# subset, AUTOTUNE_ROWS); it is resumable, so a run cut short continues where it stopped when run again.
+# subset, AUTOTUNE_ROWS); it is resumable, so a run cut short continues where it stopped when run again. The default
+# mode and cuDNN run on every row before any max-autotune compile, so a run cut short by a time limit (one 10-minute
+# device call ended inside the max-autotune rows) still leaves the whole default table.
 #
 # Rows: B=4 H=16 bf16, D=128 and 64, S=8192 and 16384: causal, sliding window 1024, 8 packed documents (causal),
 # random blocks at 5/10/25/50/100 %, prefix-LM (prefix S/4), sliding window 1024 + 4 sinks (causal, StreamingLLM);
