@@ -90,10 +90,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T), cons
         const int q0 = qIdx[c.e] * BQ;
         T* step = sQ + stage * 2 * QS * D;
         mbar_arrive_expect_tx(stepFull + stage, 2 * TILE_BYTES);
-#pragma unroll
-        for (int p = 0; p < D / 64; ++p) tma_load_3d(step + p * QS * 64, qMap, p * 64, q0, bh, stepFull + stage);
-#pragma unroll
-        for (int p = 0; p < D / 64; ++p) tma_load_3d(step + QS * D + p * QS * 64, doMap, p * 64, q0, bh, stepFull + stage);
+        tma_load_tile<QS, D>(step, qMap, q0, bh, stepFull + stage);
+        tma_load_tile<QS, D>(step + QS * D, doMap, q0, bh, stepFull + stage);
     };
     auto loadStats = [&](const BwdCursor& c, int stage) {
         const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;

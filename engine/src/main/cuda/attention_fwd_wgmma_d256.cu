@@ -152,12 +152,10 @@ __device__ __forceinline__ void produce_kv_tma(const CTA& c, int count, const Kv
         const int kv0 = c.kvIdx[c.begin + i] * BKV;
         if (i >= ST) mbar_wait(ring.emptyK + st, (round - 1) & 1);
         mbar_arrive_expect_tx(ring.fullK + st, TILE_BYTES);
-#pragma unroll
-        for (int p = 0; p < D / 64; ++p) tma_load_3d(c.sK + st * KV + p * BKV * 64, kMap, p * 64, kv0, kvHead, ring.fullK + st);
+        tma_load_tile<BKV, D>(c.sK + st * KV, kMap, kv0, kvHead, ring.fullK + st);
         if (i >= ST) mbar_wait(ring.emptyV + st, (round - 1) & 1);
         mbar_arrive_expect_tx(ring.fullV + st, TILE_BYTES);
-#pragma unroll
-        for (int p = 0; p < D / 64; ++p) tma_load_3d(c.sV + st * KV + p * BKV * 64, vMap, p * 64, kv0, kvHead, ring.fullV + st);
+        tma_load_tile<BKV, D>(c.sV + st * KV, vMap, kv0, kvHead, ring.fullV + st);
         if (++st == ST) {
             st = 0;
             ++round;

@@ -117,6 +117,15 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const TensorMap* map, int
         : "memory");
 }
 
+// A ROWS x COLS tile of head `head` from row row0 into shared memory in the 128-byte swizzle (wgmma.cuh's Sw128:
+// COLS / 64 panels of ROWS x 64 elements, 1024-byte aligned), one box of `map` (64 columns x ROWS rows) per panel,
+// completing on `bar`.
+template <int ROWS, int COLS, typename T>
+__device__ __forceinline__ void tma_load_tile(T* tile, const TensorMap* map, int row0, int head, uint64_t* bar) {
+#pragma unroll
+    for (int p = 0; p < COLS / 64; ++p) tma_load_3d(tile + p * ROWS * 64, map, p * 64, row0, head, bar);
+}
+
 template <int REGS>
 __device__ __forceinline__ void regs_dealloc() {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));

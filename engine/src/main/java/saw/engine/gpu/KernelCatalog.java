@@ -251,7 +251,18 @@ final class KernelCatalog {
      * their steps with the tensor memory accelerator): the head dim 256 Hopper backward.
      */
     static boolean backwardTakesQdoMaps(LaunchShape bwd) {
-        return bwd.kernel().startsWith("bwd_wgmma_") && bwd.kernel().contains("_d" + WIDE_HEAD_DIM + "_");
+        return isBackwardWideWgmma(bwd);
+    }
+
+    /** Whether {@code backward} launches the head dim 256 Hopper backward ({@link #backwardWideWgmmaName}). */
+    private static boolean isBackwardWideWgmma(LaunchShape backward) {
+        String k = backward.kernel();
+        for (DType t : DType.values()) {
+            if (k.equals(backwardWideWgmmaName(t, false)) || k.equals(backwardWideWgmmaName(t, true))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The tensor map that kernel reads Q or dO through: [batch x heads][q rows][head dim], boxes of a 64-row step. */
@@ -401,16 +412,7 @@ final class KernelCatalog {
      * warp-specialised Hopper backward and the head dim 256 Hopper backward, which both add dQ tiles with bulk copies.
      */
     static boolean permutesDq(LaunchShape backward) {
-        String k = backward.kernel();
-        if (k.startsWith(BackwardKernel.WGMMA_WS.kernelPrefix())) {
-            return true;
-        }
-        for (DType t : DType.values()) {
-            if (k.equals(backwardWideWgmmaName(t, false)) || k.equals(backwardWideWgmmaName(t, true))) {
-                return true;
-            }
-        }
-        return false;
+        return backward.kernel().startsWith(BackwardKernel.WGMMA_WS.kernelPrefix()) || isBackwardWideWgmma(backward);
     }
 
     private static LaunchShape dqConversion(String prefix, AttentionProblem p) {
