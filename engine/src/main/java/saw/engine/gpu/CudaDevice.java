@@ -40,6 +40,7 @@ final class CudaDevice implements AutoCloseable {
     private final Map<String, CUfunction> functions = new HashMap<>();
     private final Map<String, Integer> sharedOptIn = new HashMap<>();
     private final int maxSharedOptIn;
+    private final int multiProcessors;
     private final List<String> pending = new ArrayList<>();
     private CUmodule module;
     private boolean syncEachLaunch = true;
@@ -57,6 +58,7 @@ final class CudaDevice implements AutoCloseable {
         this.image = image;
         check("initialising the CUDA driver", () -> driver.open(ordinal));
         this.maxSharedOptIn = check("reading the GPU's shared memory limit", driver::maxSharedPerBlockOptIn);
+        this.multiProcessors = check("reading the GPU's SM count", driver::multiProcessors);
         this.module = check("loading the kernel module (" + image.length + " bytes)", () -> driver.loadModule(image));
     }
 
@@ -130,11 +132,15 @@ final class CudaDevice implements AutoCloseable {
             check("raising the shared memory limit of " + shape, () -> driver.setMaxDynamicShared(f, shape.sharedBytes()));
             sharedOptIn.put(shape.kernel(), shape.sharedBytes());
         }
-        NativePointerObject[] params = new NativePointerObject[args.length];
+        int grid = shape.persistent() ? (int) Math.min(shape.grid(), multiProcessors) : (int) shape.grid();
+        NativePointerObject[] params = new NativePointerObject[args.length + (shape.persistent() ? 1 : 0)];
         for (int i = 0; i < args.length; i++) {
             params[i] = param(args[i]);
         }
-        check("launching " + shape, () -> driver.launch(f, (int) shape.grid(), shape.block(), shape.sharedBytes(), Pointer.to(params),
+        if (shape.persistent()) {
+            params[args.length] = param((int) shape.grid());
+        }
+        check("launching " + shape, () -> driver.launch(f, grid, shape.block(), shape.sharedBytes(), Pointer.to(params),
                 stream));
         pending.add(shape.toString());
         if (syncEachLaunch) {

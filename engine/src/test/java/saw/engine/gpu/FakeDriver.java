@@ -33,6 +33,8 @@ final class FakeDriver implements Driver {
     String faultingKernel;
     /** When >= 0, only a launch of {@link #faultingKernel} with this grid faults. */
     int faultingGrid = -1;
+    /** What multiProcessors() reports. */
+    int multiProcessors = 132;
     /** Why {@link #open} fails, or null. */
     String openFails;
 
@@ -111,6 +113,12 @@ final class FakeDriver implements Driver {
     public int maxSharedPerBlockOptIn() {
         usable();
         return 227 * 1024;
+    }
+
+    @Override
+    public int multiProcessors() {
+        usable();
+        return multiProcessors;
     }
 
     @Override
