@@ -537,26 +537,34 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& 
     at.advance();
 }
 
-// Slot k of CTA b's walk through the work order in the persistent forward: the grid takes the order in waves of
-// gridDim.x rows, every other wave backwards, so that a CTA that got one of the heavier rows of a wave (the order
-// is heaviest first within each L2 section) gets one of the lighter rows of the next.
-__device__ __forceinline__ int persistent_slot(int k, int b, int grid) {
-    return k * grid + ((k & 1) ? grid - 1 - b : b);
+// The persistent forward's work queue: work[0] counts the rows of the work order handed out so far (each CTA takes
+// the next one when its producer is ready for it, so the rows go out heaviest first as a one-CTA-per-row grid's would,
+// and no SM idles while another still has a list of rows to do), work[1] counts the CTAs done. The last CTA to finish
+// sets both back to 0 for the next launch (the host zeroes them once, when it allocates them).
+__device__ __forceinline__ int next_row(int* work) { return atomicAdd(work, 1); }
+
+__device__ __forceinline__ void rows_done(int* work) {
+    __threadfence();  // this CTA's last next_row before its count in work[1]
+    if (atomicAdd(work + 1, 1) == (int)gridDim.x - 1) {
+        work[0] = 0;
+        work[1] = 0;
+    }
 }
 
-// Warp-specialised (FlashAttention-3's structure) and persistent: a grid of at most one CTA per SM walks the work
-// order (persistent_slot) through `items` rows of the layout. Warpgroup 0 only loads (cp.async into the stages,
-// each thread's copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes
-// before their wgmma reads with a proxy fence after the wait), warpgroups 1 and 2 only compute, each 64 q rows,
-// with the intra-warpgroup overlap of fwd_wgmmaov (S of tile i + 1 and P V of tile i in flight during the
-// softmax). K and V have their own full/empty barriers, so Q K^T of a tile starts before its V has landed. The
-// ring of K/V stages and the turns run on from one row to the next, so the next row's first K/V tiles load while
-// this row's last ones are computed; each warpgroup's 64 rows of Q have their own full/empty barriers and are
-// released after the row's last Q K^T, so the next row's Q lands during this row's last softmax, P V and output
-// (written from the registers, writeOutput). PINGPONG: the two consumer warpgroups take turns issuing their matrix
-// products (named barriers), so one warpgroup's softmax runs while the other's products occupy the tensor cores.
+// Warp-specialised (FlashAttention-3's structure) and persistent: a grid of at most one CTA per SM takes the `items`
+// rows of the work order from a queue (next_row). Warpgroup 0 only loads (cp.async into the stages, each thread's
+// copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes before their
+// wgmma reads with a proxy fence after the wait) and takes the rows, handing each to the consumers through a
+// two-entry ring in shared memory; warpgroups 1 and 2 only compute, each 64 q rows, with the intra-warpgroup overlap
+// of fwd_wgmmaov (S of tile i + 1 and P V of tile i in flight during the softmax). K and V have their own full/empty
+// barriers, so Q K^T of a tile starts before its V has landed. The ring of K/V stages and the turns run on from one
+// row to the next, so the next row's first K/V tiles load while this row's last ones are computed; each warpgroup's
+// 64 rows of Q have their own full/empty barriers and are released after the row's last Q K^T, so the next row's Q
+// lands during this row's last softmax, P V and output (written from the registers, writeOutput). PINGPONG: the two
+// consumer warpgroups take turns issuing their matrix products (named barriers), so one warpgroup's softmax runs
+// while the other's products occupy the tensor cores.
 template <typename T, int D, bool PINGPONG>
-__device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int items) {
+__device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int items, int* work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = WgCta<T, D>;
     constexpr int BKV = Cta::BKV;
@@ -571,11 +579,16 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     ring.place(bars);
     uint64_t* fullQ = bars + 4 * ST;  // per consumer warpgroup: its 64 rows of Q landed / read
     uint64_t* emptyQ = fullQ + 2;
+    uint64_t* rowFull = emptyQ + 2;   // the two entries of the ring of rows handed to the consumers
+    uint64_t* rowEmpty = rowFull + 2;
+    int* rowSlot = reinterpret_cast<int*>(rowEmpty + 2);
     if (threadIdx.x == 0) {
         ring.init(PRODUCERS, CONSUMER_WARPS);
         for (int w = 0; w < 2; ++w) {
             mbar_init(fullQ + w, PRODUCERS);
             mbar_init(emptyQ + w, CONSUMER_WARPS / 2);
+            mbar_init(rowFull + w, 1);
+            mbar_init(rowEmpty + w, CONSUMER_WARPS);
         }
         mbar_init_fence();
     }
@@ -589,8 +602,16 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         RingAt<ST> at;
         int loaded = 0;       // tiles loaded so far: stages are waited for from the ring's second round on
         uint32_t qLoads = 0;  // rows whose Q was loaded
-        for (int k = 0;; ++k) {
-            const int slot = persistent_slot(k, blockIdx.x, gridDim.x);
+        for (int j = 0;; ++j) {
+            // thread 0 takes the row and hands it to the consumers; the named barrier hands it to the other
+            // producers (and keeps thread 0 from overwriting entry j % 2 before they have read it)
+            if (pt == 0) {
+                if (j >= 2) mbar_wait(rowEmpty + (j & 1), ((j >> 1) - 1) & 1);
+                rowSlot[j & 1] = next_row(work);
+                mbar_arrive(rowFull + (j & 1));
+            }
+            named_sync(5, PRODUCERS);
+            const int slot = rowSlot[j & 1];
             if (slot >= items) break;
             const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq,
                                  scale, softcap, slot);
@@ -613,6 +634,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 at.advance();
             }
         }
+        if (pt == 0) rows_done(work);
         cp_async_wait<0>();
         return;
     }
@@ -634,8 +656,10 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
 
     RingAt<ST> at;
     uint32_t qLoads = 0;
-    for (int k = 0;; ++k) {
-        const int slot = persistent_slot(k, blockIdx.x, gridDim.x);
+    for (int j = 0;; ++j) {
+        mbar_wait(rowFull + (j & 1), (j >> 1) & 1);
+        const int slot = rowSlot[j & 1];
+        warp_arrive(rowEmpty + (j & 1), lane0);
         if (slot >= items) break;
         c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap,
                slot);
@@ -671,12 +695,14 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                        Skv, nq, scale, softcap);                                                                 \
     }
 #define SAW_FWD_WGMMA(NAME, T, D, OVERLAP) SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma, saw::WG_THREADS, T, D, OVERLAP)
-// the persistent warp-specialised forwards: the forward's parameters, then the rows of the work order (the grid is
-// at most one CTA per SM)
+// the persistent warp-specialised forwards: the forward's parameters, then the rows of the work order and the work
+// queue's two counters (the grid is at most one CTA per SM)
 #define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG)                                                                   \
-    extern "C" __global__ void __launch_bounds__(saw::WS_THREADS, 1) NAME(SAW_FWD_PARAMS(T), int items) {         \
+    extern "C" __global__ void __launch_bounds__(saw::WS_THREADS, 1) NAME(SAW_FWD_PARAMS(T), int items,          \
+                                                                          int* work) {                           \
         saw::attention_fwd_wgmma_ws<T, D, PINGPONG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx,  \
-                                                    maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, items);    \
+                                                    maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, items,     \
+                                                    work);                                                       \
     }
 
 SAW_FWD_WGMMA(fwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)

@@ -47,6 +47,8 @@ final class CudaDevice implements AutoCloseable {
     private boolean lost;
     /** Counts context resets: buffers and events from an earlier context are gone and are not freed again. */
     private int generation;
+    /** The persistent kernels' work queue, made on their first launch in a context (see {@link #workQueue}). */
+    private DeviceBuffer workQueue;
 
     /** GPU {@code ordinal} through JCuda, with the kernels of the fatbin resource. */
     CudaDevice(int ordinal) {
@@ -133,12 +135,13 @@ final class CudaDevice implements AutoCloseable {
             sharedOptIn.put(shape.kernel(), shape.sharedBytes());
         }
         int grid = shape.persistent() ? (int) Math.min(shape.grid(), multiProcessors) : (int) shape.grid();
-        NativePointerObject[] params = new NativePointerObject[args.length + (shape.persistent() ? 1 : 0)];
+        NativePointerObject[] params = new NativePointerObject[args.length + (shape.persistent() ? 2 : 0)];
         for (int i = 0; i < args.length; i++) {
             params[i] = param(args[i]);
         }
         if (shape.persistent()) {
             params[args.length] = param((int) shape.grid());
+            params[args.length + 1] = param(workQueue());
         }
         check("launching " + shape, () -> driver.launch(f, grid, shape.block(), shape.sharedBytes(), Pointer.to(params),
                 stream));
@@ -173,6 +176,18 @@ final class CudaDevice implements AutoCloseable {
         } finally {
             pending.clear();
         }
+    }
+
+    /**
+     * Two ints, zero between launches, that a persistent kernel hands its rows out with (work[0]: rows taken, work[1]:
+     * CTAs done); its last CTA sets them back to zero, so they are zeroed only when made, once per context.
+     */
+    private DeviceBuffer workQueue() {
+        if (workQueue == null || workQueue.generation() != generation) {
+            workQueue = buffer("the persistent kernels' work queue", 8);
+            workQueue.fill32("the persistent kernels' work queue", 0);
+        }
+        return workQueue;
     }
 
     /** Device memory for {@code what}; an allocation that fails says how much was asked and how much is free. */
@@ -335,6 +350,9 @@ final class CudaDevice implements AutoCloseable {
 
     @Override
     public void close() {
+        if (workQueue != null) {
+            workQueue.close();
+        }
         if (!lost) {
             quietly(driver::makeCurrent);
             quietly(() -> driver.unloadModule(module));

@@ -2,8 +2,9 @@ package saw.engine.gpu;
 
 /**
  * One kernel launch: which kernel, its grid and block (x only; y = z = 1) and dynamic shared memory. A
- * {@code persistent} kernel walks {@code grid} work items with at most one CTA per SM: the launch caps its grid at
- * the GPU's SM count and passes {@code grid} as the kernel's last argument (CudaDevice.launchOn).
+ * {@code persistent} kernel takes {@code grid} work items from a queue with at most one CTA per SM: the launch caps
+ * its grid at the GPU's SM count and passes {@code grid} and the device's work queue as the kernel's last two
+ * arguments (CudaDevice.launchOn).
  */
 record LaunchShape(String kernel, long grid, int block, int sharedBytes, boolean persistent) {
     LaunchShape {

@@ -53,4 +53,19 @@ class PersistentForwardTest {
         assertFalse(plain.persistent());
         assertTrue(plain.toString().contains("grid " + ROWS), plain.toString());
     }
+
+    @Test
+    void theWorkQueueIsMadeOnceAndFreedWithTheDevice() {
+        TileLayout layout = causal(P, 128, 128);
+        FakeDriver driver = new FakeDriver(8L << 30);
+        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", 9)) {
+            gpu.forwardKernel(ForwardKernel.WGMMA_PINGPONG);
+            gpu.forward(AttentionInputs.random(P, 5, false), layout);
+            assertEquals(1, driver.live.values().stream().filter(bytes -> bytes == 8).count(),
+                    "two ints outlive the run: " + driver.live.values());
+            gpu.forward(AttentionInputs.random(P, 6, false), layout);
+            assertEquals(1, driver.live.values().stream().filter(bytes -> bytes == 8).count(), "and are made once");
+        }
+        assertTrue(driver.live.isEmpty(), "freed with the device: " + driver.live.values());
+    }
 }
