@@ -6,6 +6,7 @@ import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,8 +48,8 @@ final class CudaDevice implements AutoCloseable {
     private boolean lost;
     /** Counts context resets: buffers and events from an earlier context are gone and are not freed again. */
     private int generation;
-    /** The persistent kernels' work queue, made on their first launch in a context (see {@link #workQueue}). */
-    private DeviceBuffer workQueue;
+    /** The persistent kernels' work queues, one per stream (see {@link #workQueue}); the default stream's key is null. */
+    private final Map<CUstream, DeviceBuffer> workQueues = new IdentityHashMap<>();
 
     /** GPU {@code ordinal} through JCuda, with the kernels of the fatbin resource. */
     CudaDevice(int ordinal) {
@@ -141,7 +142,7 @@ final class CudaDevice implements AutoCloseable {
         }
         if (shape.persistent()) {
             params[args.length] = param((int) shape.grid());
-            params[args.length + 1] = param(workQueue());
+            params[args.length + 1] = param(workQueue(stream));
         }
         check("launching " + shape, () -> driver.launch(f, grid, shape.block(), shape.sharedBytes(), Pointer.to(params),
                 stream));
@@ -180,14 +181,19 @@ final class CudaDevice implements AutoCloseable {
 
     /**
      * Two ints, zero between launches, that a persistent kernel hands its rows out with (work[0]: rows taken, work[1]:
-     * CTAs done); its last CTA sets them back to zero, so they are zeroed only when made, once per context.
+     * CTAs done); its last CTA sets them back to zero, so they are zeroed only when made. One per stream: kernels on
+     * one stream run one after the other, while those of two streams (a ring's virtual devices share a context) may
+     * run at once and would take each other's rows.
      */
-    private DeviceBuffer workQueue() {
-        if (workQueue == null || workQueue.generation() != generation) {
-            workQueue = buffer("the persistent kernels' work queue", 8);
-            workQueue.fill32("the persistent kernels' work queue", 0);
+    private DeviceBuffer workQueue(CUstream stream) {
+        DeviceBuffer queue = workQueues.get(stream);
+        if (queue == null || queue.generation() != generation) {
+            queue = buffer("the persistent kernels' work queue", 8);
+            queue.fill32("the persistent kernels' work queue", 0);
+            sync();  // the memset runs on the default stream; `stream` may not wait for it
+            workQueues.put(stream, queue);
         }
-        return workQueue;
+        return queue;
     }
 
     /** Device memory for {@code what}; an allocation that fails says how much was asked and how much is free. */
@@ -350,9 +356,7 @@ final class CudaDevice implements AutoCloseable {
 
     @Override
     public void close() {
-        if (workQueue != null) {
-            workQueue.close();
-        }
+        workQueues.values().forEach(DeviceBuffer::close);
         if (!lost) {
             quietly(driver::makeCurrent);
             quietly(() -> driver.unloadModule(module));

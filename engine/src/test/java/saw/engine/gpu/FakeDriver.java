@@ -184,6 +184,12 @@ final class FakeDriver implements Driver {
         }
     }
 
+    /** Streams are not modelled: a launch on one runs as on the default stream. */
+    @Override
+    public void launch(CUfunction function, int grid, int block, int sharedBytes, Pointer params, jcuda.driver.CUstream stream) {
+        launch(function, grid, block, sharedBytes, params);
+    }
+
     /** A wait: reports a fault of the launches since the last wait; from then on the context is lost. */
     private void await() {
         usable();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import jcuda.driver.CUstream;
 import org.junit.jupiter.api.Test;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionProblem;
@@ -65,6 +66,24 @@ class PersistentForwardTest {
                     "two ints outlive the run: " + driver.live.values());
             gpu.forward(AttentionInputs.random(P, 6, false), layout);
             assertEquals(1, driver.live.values().stream().filter(bytes -> bytes == 8).count(), "and are made once");
+        }
+        assertTrue(driver.live.isEmpty(), "freed with the device: " + driver.live.values());
+    }
+
+    @Test
+    void eachStreamHasItsOwnWorkQueue() {
+        FakeDriver driver = new FakeDriver(8L << 30);
+        LaunchShape shape = KernelCatalog.forwardWgmma(P, 8, ForwardKernel.WGMMA_PINGPONG);
+        CUstream a = new CUstream();
+        CUstream b = new CUstream();
+        try (CudaDevice cuda = new CudaDevice(driver, 0, new byte[64])) {
+            cuda.launchOn(a, shape);
+            cuda.launchOn(a, shape);
+            cuda.launchOn(b, shape);
+            cuda.launch(shape);
+            cuda.launch(shape);
+            assertEquals(3, driver.live.values().stream().filter(bytes -> bytes == 8).count(),
+                    "streams a and b and the default stream: " + driver.live.values());
         }
         assertTrue(driver.live.isEmpty(), "freed with the device: " + driver.live.values());
     }
