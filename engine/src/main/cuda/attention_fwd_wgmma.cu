@@ -17,10 +17,10 @@ constexpr int WG_THREADS = 256;
 constexpr int WG_BQ = 128;
 constexpr int WG_BKV = 128;
 constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128, inside Hopper's 227 KB
-// warp-specialised kernels: a producer warpgroup and two consumer warpgroups; 128 x 48 + 256 x 224 registers fit
-// the SM's 64K
+// warp-specialised kernels: a producer warpgroup and two consumer warpgroups; 128 x 56 + 256 x 224 registers = the
+// 384 x 168 a CTA gets at launch (at 48 the persistent producer spilled)
 constexpr int WS_THREADS = 384;
-constexpr int WS_PRODUCER_REGS = 48;
+constexpr int WS_PRODUCER_REGS = 56;
 constexpr int WS_CONSUMER_REGS = 224;
 
 // The mbarriers of the warp-specialised forwards' ring of ST K/V stages, K and V apart so that Q K^T of a tile starts
@@ -178,6 +178,27 @@ struct WgRows {
         }
     }
 
+    // normalise this thread's rows of O and store them from the registers straight to global memory (4-byte
+    // stores; a quad's four make 16 contiguous bytes), and write LSE: no shared memory, so the persistent forward's
+    // next Q can already be landing where this tile's Q was
+    __device__ __forceinline__ void writeOutput(const float (&o)[OR], const float (&m)[2], const float (&l)[2], T* O,
+                                                float* LSE, int Sq) const {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const float sum = quad_sum(l[r]);
+            const float inv = sum > 0.f ? 1.f / sum : 0.f;
+            const int q = q0 + rowInTile0 + 8 * r;
+            if (q < Sq) {
+                T* row = O + ((size_t)bh * Sq + q) * D + 2 * t;
+#pragma unroll
+                for (int n = 0; n < D / 8; ++n) {
+                    *reinterpret_cast<uint32_t*>(row + n * 8) = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
+                }
+                if (t == 0) LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+            }
+        }
+    }
+
     // 16-byte stores of rows [row0, row0 + ROWS) of the staged O by THREADS threads (callers sync before)
     template <int ROWS, int THREADS>
     __device__ __forceinline__ void storeOutput(T* O, int Sq, int row0, int thread) const {
@@ -193,12 +214,12 @@ struct WgRows {
         }
     }
 
-    // this CTA's row of the layout, its heads and the softmax constants; returns Q of its head
+    // the row of the layout at `slot` of the work order, its heads and the softmax constants; returns Q of its head
     __device__ __forceinline__ const T* bind(const T* Q, const T* K, const T* V, const int* order, const int* variantOf,
                                              const int* rowPtr, const int* rowPartial, const int* kvIdx_,
                                              const int* maskIdx_, const uint32_t* bits_, int H, int Hkv, int Sq,
-                                             int Skv_, int nq, float scale, float softcap_) {
-        const int item = order[blockIdx.x];
+                                             int Skv_, int nq, float scale, float softcap_, int slot) {
+        const int item = order[slot];
         const int qb = item % nq;
         bh = item / nq;
         const int h = bh % H;
@@ -303,7 +324,7 @@ __device__ __forceinline__ void attention_fwd_wgmma(SAW_FWD_PARAMS(T)) {
     c.place(smemRaw);
     c.seat(threadIdx.x >> 7, threadIdx.x);
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
-                         softcap);
+                         softcap, blockIdx.x);
     const int count = c.count;
 
     float o[Cta::OR];
@@ -430,31 +451,48 @@ __device__ __forceinline__ void attention_fwd_wgmma(SAW_FWD_PARAMS(T)) {
 #endif
 }
 
-// The consumer warpgroups' walk in the warp-specialised forwards (attention_fwd_wgmma_ws and the head dim 256 forward
-// with 128-row CTAs), once the row has tiles: K(i) and V(i) arrive in stage i % ST on their full barriers and are
-// released on their empty ones; S of tile i + 1 and P V of tile i are in flight during tile i + 1's softmax, the last
-// tile peeled; with PINGPONG the warpgroups take turns issuing (takeTurn / passTurn). Leaves O, m and l for the output.
-template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS>
-__device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRing<ST>& ring, bool lane0,
+// Where a consumer or producer is in the ring of ST K/V stages: the stage of the next tile and the parity of that
+// stage's current phase. The persistent forward carries it from one row of the layout to the next.
+template <int ST>
+struct RingAt {
+    int stage = 0;
+    uint32_t phase = 0;
+
+    __device__ __forceinline__ void advance() {
+        if (++stage == ST) {
+            stage = 0;
+            phase ^= 1u;
+        }
+    }
+};
+
+// The consumer warpgroups' walk over one row's tiles in the warp-specialised forwards (attention_fwd_wgmma_ws and the
+// head dim 256 forward with 128-row CTAs), once the row has tiles: K(i) and V(i) arrive in their stage of the ring
+// (from `at` on, which is left past the row's last tile) on their full barriers and are released on their empty ones;
+// S of tile i + 1 and P V of tile i are in flight during tile i + 1's softmax, the last tile peeled; with PINGPONG
+// the warpgroups take turns issuing (takeTurn / passTurn; the caller starts and ends the turns). qRead() runs once
+// the row's last Q K^T has completed: the warpgroup reads its rows of Q no more. Leaves O, m and l for the output.
+template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class QREAD>
+__device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& ring, RingAt<ST>& at, bool lane0,
                                            float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
-                                           uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn) {
+                                           uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn, QREAD qRead) {
     float alpha[2];
-    if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);  // warpgroup 0 goes first
-    mbar_wait(ring.fullK, 0);
+    int st = at.stage;  // stage of tile it, and the parity of its barriers' current phase
+    uint32_t phase = at.phase;
+    mbar_wait(ring.fullK + st, phase);
     fence_proxy_async();
     takeTurn();
     wgmma_fence();
-    c.issueScores(s, 0);
+    c.issueScores(s, st);
     wgmma_commit();
     passTurn();
     wgmma_wait<0>();
     fence_regs(s);
-    warp_arrive(ring.emptyK, lane0);
+    warp_arrive(ring.emptyK + st, lane0);
+    if (count == 1) qRead();
     c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
     CTA::pack(p, s);
 
-    int st = 0;  // stage of tile it, and the parity of its barriers' current phase
-    uint32_t phase = 0;
     for (int it = 0; it + 1 < count; ++it) {
         const int st1 = st + 1 == ST ? 0 : st + 1;
         const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
@@ -472,6 +510,7 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRi
         wgmma_wait<1>();
         fence_regs(s);
         warp_arrive(ring.emptyK + st1, lane0);
+        if (it + 2 == count) qRead();
         c.softmax(s, it + 1, m, l, alpha);
         wgmma_wait<0>();
         fence_regs(o);
@@ -492,87 +531,153 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, int cw, const KvRi
     passTurn();
     wgmma_wait<0>();
     fence_regs(o);
-    if (PINGPONG && cw == 0) named_sync(1, WG_THREADS);  // takes warpgroup 1's last pass: the counts balance
+    warp_arrive(ring.emptyV + st, lane0);
+    at.stage = st;
+    at.phase = phase;
+    at.advance();
 }
 
-// Warp-specialised (FlashAttention-3's structure): warpgroup 0 only loads (cp.async into the stages, each thread's
-// copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes before
-// their wgmma reads with a proxy fence after the wait), warpgroups 1 and 2 only compute, each 64 q
-// rows, with the intra-warpgroup overlap of fwd_wgmmaov (S of tile i + 1 and P V of tile i in flight during the
-// softmax). K and V have their own full/empty barriers, so Q K^T of a tile starts before its V has landed.
-// PINGPONG: the two consumer warpgroups take turns issuing their matrix products (named barriers), so one
-// warpgroup's softmax runs while the other's products occupy the tensor cores.
+// The persistent forward's work queue: work[0] counts the rows of the work order handed out so far (each CTA takes
+// the next one when its producer is ready for it, so the rows go out heaviest first as a one-CTA-per-row grid's would,
+// and no SM idles while another still has a list of rows to do), work[1] counts the CTAs done. The last CTA to finish
+// sets both back to 0 for the next launch (the host zeroes them once, when it allocates them).
+__device__ __forceinline__ int next_row(int* work) { return atomicAdd(work, 1); }
+
+__device__ __forceinline__ void rows_done(int* work) {
+    __threadfence();  // this CTA's last next_row before its count in work[1]
+    if (atomicAdd(work + 1, 1) == (int)gridDim.x - 1) {
+        work[0] = 0;
+        work[1] = 0;
+    }
+}
+
+// Warp-specialised (FlashAttention-3's structure) and persistent: a grid of at most one CTA per SM takes the `items`
+// rows of the work order from a queue (next_row). Warpgroup 0 only loads (cp.async into the stages, each thread's
+// copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes before their
+// wgmma reads with a proxy fence after the wait) and takes the rows, handing each to the consumers through a
+// two-entry ring in shared memory; warpgroups 1 and 2 only compute, each 64 q rows, with the intra-warpgroup overlap
+// of fwd_wgmmaov (S of tile i + 1 and P V of tile i in flight during the softmax). K and V have their own full/empty
+// barriers, so Q K^T of a tile starts before its V has landed. The ring of K/V stages and the turns run on from one
+// row to the next, so the next row's first K/V tiles load while this row's last ones are computed; each warpgroup's
+// 64 rows of Q have their own full/empty barriers and are released after the row's last Q K^T, so the next row's Q
+// lands during this row's last softmax, P V and output (written from the registers, writeOutput). PINGPONG: the two
+// consumer warpgroups take turns issuing their matrix products (named barriers), so one warpgroup's softmax runs
+// while the other's products occupy the tensor cores.
 template <typename T, int D, bool PINGPONG>
-__device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T)) {
+__device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int items, int* work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = WgCta<T, D>;
-    constexpr int BQ = Cta::BQ;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = WG_STAGES;
     constexpr int CONSUMER_WARPS = 8;
+    constexpr int PRODUCERS = WG_THREADS / 2;
 
     extern __shared__ unsigned char smemRaw[];
     Cta c;
     KvRing<ST> ring;
-    ring.place(reinterpret_cast<uint64_t*>(c.place(smemRaw)));
-    const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
-                         softcap);
-    const int count = c.count;
+    uint64_t* bars = reinterpret_cast<uint64_t*>(c.place(smemRaw));
+    ring.place(bars);
+    uint64_t* fullQ = bars + 4 * ST;  // per consumer warpgroup: its 64 rows of Q landed / read
+    uint64_t* emptyQ = fullQ + 2;
+    uint64_t* rowFull = emptyQ + 2;   // the two entries of the ring of rows handed to the consumers
+    uint64_t* rowEmpty = rowFull + 2;
+    int* rowSlot = reinterpret_cast<int*>(rowEmpty + 2);
     if (threadIdx.x == 0) {
-        ring.init(WG_THREADS / 2, CONSUMER_WARPS);
+        ring.init(PRODUCERS, CONSUMER_WARPS);
+        for (int w = 0; w < 2; ++w) {
+            mbar_init(fullQ + w, PRODUCERS);
+            mbar_init(emptyQ + w, CONSUMER_WARPS / 2);
+            mbar_init(rowFull + w, 1);
+            mbar_init(rowEmpty + w, CONSUMER_WARPS);
+        }
         mbar_init_fence();
     }
     __syncthreads();
 
-    auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
-    if (threadIdx.x < WG_THREADS / 2) {
-        // producer: K(i) (with Q for i = 0) and V(i) into stage i % ST once the consumers have released it; each
-        // thread's copies arrive on the stage's barrier when they land, so loads run up to ST tiles ahead
+    if (threadIdx.x < PRODUCERS) {
+        // producer: per row, K(0) into its stage once released, then each warpgroup's Q rows once that warpgroup has
+        // done its last Q K^T of the previous row, then V(0), K(1), V(1), ... each once its stage is released
         regs_dealloc<WS_PRODUCER_REGS>();
         const int pt = threadIdx.x;
-        int st = 0;
-        uint32_t round = 0;
-        for (int i = 0; i < count; ++i) {
-            if (i >= ST) mbar_wait(ring.emptyK + st, (round - 1) & 1);
-            if (i == 0) produce_tile_sw128<BQ, D, WG_THREADS / 2>(c.sQ, Qh, c.q0, Sq, pt);
-            c.produceKv(c.sK + st * BKV * D, c.Kh, i, pt);
-            mbar_arrive_cp_async(ring.fullK + st);
-            if (i >= ST) mbar_wait(ring.emptyV + st, (round - 1) & 1);
-            c.produceKv(c.sV + st * BKV * D, c.Vh, i, pt);
-            mbar_arrive_cp_async(ring.fullV + st);
-            st = nextStage(st);
-            if (st == 0) ++round;
+        RingAt<ST> at;
+        int loaded = 0;       // tiles loaded so far: stages are waited for from the ring's second round on
+        uint32_t qLoads = 0;  // rows whose Q was loaded
+        for (int j = 0;; ++j) {
+            // thread 0 takes the row and hands it to the consumers; the named barrier hands it to the other
+            // producers (and keeps thread 0 from overwriting entry j % 2 before they have read it)
+            if (pt == 0) {
+                if (j >= 2) mbar_wait(rowEmpty + (j & 1), ((j >> 1) - 1) & 1);
+                rowSlot[j & 1] = next_row(work);
+                mbar_arrive(rowFull + (j & 1));
+            }
+            named_sync(5, PRODUCERS);
+            const int slot = rowSlot[j & 1];
+            if (slot >= items) break;
+            const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq,
+                                 scale, softcap, slot);
+            for (int i = 0; i < c.count; ++i, ++loaded) {
+                if (loaded >= ST) mbar_wait(ring.emptyK + at.stage, at.phase ^ 1u);
+                c.produceKv(c.sK + at.stage * BKV * D, c.Kh, i, pt);
+                mbar_arrive_cp_async(ring.fullK + at.stage);
+                if (i == 0) {
+                    for (int w = 0; w < 2; ++w) {
+                        if (qLoads > 0) mbar_wait(emptyQ + w, (qLoads - 1) & 1);
+                        load_rows_by_column<typename Cta::QTile, 64, D, PRODUCERS>(c.sQ + w * 64 * 64, Qh, c.q0 + w * 64,
+                                                                                   Sq, pt);
+                        mbar_arrive_cp_async(fullQ + w);
+                    }
+                    ++qLoads;
+                }
+                if (loaded >= ST) mbar_wait(ring.emptyV + at.stage, at.phase ^ 1u);
+                c.produceKv(c.sV + at.stage * BKV * D, c.Vh, i, pt);
+                mbar_arrive_cp_async(ring.fullV + at.stage);
+                at.advance();
+            }
         }
+        if (pt == 0) rows_done(work);
         cp_async_wait<0>();
         return;
     }
     regs_alloc<WS_CONSUMER_REGS>();
-    const int ct = threadIdx.x - WG_THREADS / 2;
+    const int ct = threadIdx.x - PRODUCERS;
     const int cw = ct >> 7;
     c.seat(cw, ct);
     const bool lane0 = (ct & 31) == 0;
-    // named barrier 1 + w: warpgroup w's turn to issue; 256 = its 128 waiting threads + the other's 128 arriving
+    // named barrier 1 + w: warpgroup w's turn to issue; 256 = its 128 waiting threads + the other's 128 arriving.
+    // The turns alternate strictly over all the CTA's rows (both warpgroups walk the same rows), warpgroup 0 first.
     auto takeTurn = [&]() {
         if (PINGPONG) named_sync(1 + cw, WG_THREADS);
     };
     auto passTurn = [&]() {
         if (PINGPONG) named_arrive(1 + (cw ^ 1), WG_THREADS);
     };
+    auto qRead = [&]() { warp_arrive(emptyQ + cw, lane0); };
+    if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);
 
-    float o[Cta::OR];
-    float m[2] = {-INFINITY, -INFINITY};
-    float l[2] = {0.f, 0.f};
-    float s[Cta::SR];
-    uint32_t p[BKV / 16][4];
+    RingAt<ST> at;
+    uint32_t qLoads = 0;
+    for (int j = 0;; ++j) {
+        mbar_wait(rowFull + (j & 1), (j >> 1) & 1);
+        const int slot = rowSlot[j & 1];
+        warp_arrive(rowEmpty + (j & 1), lane0);
+        if (slot >= items) break;
+        c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap,
+               slot);
+        float o[Cta::OR];
+        float m[2] = {-INFINITY, -INFINITY};
+        float l[2] = {0.f, 0.f};
+        float s[Cta::SR];
+        uint32_t p[BKV / 16][4];
 #pragma unroll
-    for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
-
-    if (count > 0) {
-        ws_consume<PINGPONG, ST>(c, count, cw, ring, lane0, o, m, l, s, p, takeTurn, passTurn);
+        for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+        if (c.count > 0) {
+            mbar_wait(fullQ + cw, qLoads & 1);
+            ++qLoads;
+            ws_consume<PINGPONG, ST>(c, c.count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn, qRead);
+        }
+        c.writeOutput(o, m, l, O, LSE, Sq);
     }
-    c.stageOutput(o, m, l, LSE, Sq);
-    named_sync(3 + cw, WG_THREADS / 2);
-    c.template storeOutput<64, WG_THREADS / 2>(O, Sq, cw * 64, ct & 127);
+    if (PINGPONG && cw == 0) named_sync(1, WG_THREADS);  // takes warpgroup 1's last pass: the counts balance
 #else
     __trap();
 #endif
@@ -590,8 +695,15 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T)) {
                        Skv, nq, scale, softcap);                                                                 \
     }
 #define SAW_FWD_WGMMA(NAME, T, D, OVERLAP) SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma, saw::WG_THREADS, T, D, OVERLAP)
-#define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG) \
-    SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma_ws, saw::WS_THREADS, T, D, PINGPONG)
+// the persistent warp-specialised forwards: the forward's parameters, then the rows of the work order and the work
+// queue's two counters (the grid is at most one CTA per SM)
+#define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG)                                                                   \
+    extern "C" __global__ void __launch_bounds__(saw::WS_THREADS, 1) NAME(SAW_FWD_PARAMS(T), int items,          \
+                                                                          int* work) {                           \
+        saw::attention_fwd_wgmma_ws<T, D, PINGPONG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx,  \
+                                                    maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, items,     \
+                                                    work);                                                       \
+    }
 
 SAW_FWD_WGMMA(fwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_FWD_WGMMA(fwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)

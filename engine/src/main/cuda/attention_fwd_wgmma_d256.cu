@@ -181,7 +181,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(SAW_FWD_PARAMS(T)) {
     KvRing<ST> ring;
     ring.place(fullQ + 1);
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
-                         softcap);
+                         softcap, blockIdx.x);
     const int count = c.count;
     if (threadIdx.x == 0) {
         mbar_init(fullQ, 128);
@@ -340,7 +340,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T),
     KvRing<ST> ring;
     ring.place(reinterpret_cast<uint64_t*>(c.place(smemRaw)));
     const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
-                         softcap);
+                         softcap, blockIdx.x);
     const int count = c.count;
     if (threadIdx.x == 0) {
         ring.init(1, CONSUMER_WARPS);  // one thread issues each tile's copies; both warpgroups read every tile
@@ -393,7 +393,10 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T),
         cp_async_wait<0>();
         fence_proxy_async();
         named_sync(3 + cw, 128);
-        ws_consume<PINGPONG, ST>(c, count, cw, ring, lane0, o, m, l, s, p, takeTurn, passTurn);
+        RingAt<ST> at;
+        if (PINGPONG && cw == 1) named_arrive(1, 256);  // warpgroup 0 goes first
+        ws_consume<PINGPONG, ST>(c, count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn, [] {});
+        if (PINGPONG && cw == 0) named_sync(1, 256);  // takes warpgroup 1's last pass: the counts balance
     }
     // each warpgroup stages its own rows of O over its own rows of Q (its Q K^T is done) and stores them
     c.stageOutput(o, m, l, LSE, Sq);

@@ -6,6 +6,7 @@ import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,12 +41,15 @@ final class CudaDevice implements AutoCloseable {
     private final Map<String, CUfunction> functions = new HashMap<>();
     private final Map<String, Integer> sharedOptIn = new HashMap<>();
     private final int maxSharedOptIn;
+    private final int multiProcessors;
     private final List<String> pending = new ArrayList<>();
     private CUmodule module;
     private boolean syncEachLaunch = true;
     private boolean lost;
     /** Counts context resets: buffers and events from an earlier context are gone and are not freed again. */
     private int generation;
+    /** The persistent kernels' work queues, one per stream (see {@link #workQueue}); the default stream's key is null. */
+    private final Map<CUstream, DeviceBuffer> workQueues = new IdentityHashMap<>();
 
     /** GPU {@code ordinal} through JCuda, with the kernels of the fatbin resource. */
     CudaDevice(int ordinal) {
@@ -57,6 +61,7 @@ final class CudaDevice implements AutoCloseable {
         this.image = image;
         check("initialising the CUDA driver", () -> driver.open(ordinal));
         this.maxSharedOptIn = check("reading the GPU's shared memory limit", driver::maxSharedPerBlockOptIn);
+        this.multiProcessors = check("reading the GPU's SM count", driver::multiProcessors);
         this.module = check("loading the kernel module (" + image.length + " bytes)", () -> driver.loadModule(image));
     }
 
@@ -130,11 +135,16 @@ final class CudaDevice implements AutoCloseable {
             check("raising the shared memory limit of " + shape, () -> driver.setMaxDynamicShared(f, shape.sharedBytes()));
             sharedOptIn.put(shape.kernel(), shape.sharedBytes());
         }
-        NativePointerObject[] params = new NativePointerObject[args.length];
+        int grid = shape.persistent() ? (int) Math.min(shape.grid(), multiProcessors) : (int) shape.grid();
+        NativePointerObject[] params = new NativePointerObject[args.length + (shape.persistent() ? 2 : 0)];
         for (int i = 0; i < args.length; i++) {
             params[i] = param(args[i]);
         }
-        check("launching " + shape, () -> driver.launch(f, (int) shape.grid(), shape.block(), shape.sharedBytes(), Pointer.to(params),
+        if (shape.persistent()) {
+            params[args.length] = param((int) shape.grid());
+            params[args.length + 1] = param(workQueue(stream));
+        }
+        check("launching " + shape, () -> driver.launch(f, grid, shape.block(), shape.sharedBytes(), Pointer.to(params),
                 stream));
         pending.add(shape.toString());
         if (syncEachLaunch) {
@@ -167,6 +177,23 @@ final class CudaDevice implements AutoCloseable {
         } finally {
             pending.clear();
         }
+    }
+
+    /**
+     * Two ints, zero between launches, that a persistent kernel hands its rows out with (work[0]: rows taken, work[1]:
+     * CTAs done); its last CTA sets them back to zero, so they are zeroed only when made. One per stream: kernels on
+     * one stream run one after the other, while those of two streams (a ring's virtual devices share a context) may
+     * run at once and would take each other's rows.
+     */
+    private DeviceBuffer workQueue(CUstream stream) {
+        DeviceBuffer queue = workQueues.get(stream);
+        if (queue == null || queue.generation() != generation) {
+            queue = buffer("the persistent kernels' work queue", 8);
+            queue.fill32("the persistent kernels' work queue", 0);
+            sync();  // the memset runs on the default stream; `stream` may not wait for it
+            workQueues.put(stream, queue);
+        }
+        return queue;
     }
 
     /** Device memory for {@code what}; an allocation that fails says how much was asked and how much is free. */
@@ -329,6 +356,7 @@ final class CudaDevice implements AutoCloseable {
 
     @Override
     public void close() {
+        workQueues.values().forEach(DeviceBuffer::close);
         if (!lost) {
             quietly(driver::makeCurrent);
             quietly(() -> driver.unloadModule(module));

@@ -51,6 +51,11 @@ final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** The context generation this buffer was allocated in (CudaDevice counts resets). */
+    int generation() {
+        return generation;
+    }
+
     /** The tensor map of {@code map} over this buffer, encoded by {@code encode} the first time it is asked for. */
     byte[] tileMap(TileMap map, Supplier<byte[]> encode) {
         byte[] bytes = tileMaps.get(map);

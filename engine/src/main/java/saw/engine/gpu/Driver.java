@@ -29,6 +29,9 @@ interface Driver {
     /** The most shared memory one block may opt in to, in bytes. */
     int maxSharedPerBlockOptIn();
 
+    /** The GPU's streaming multiprocessors. */
+    int multiProcessors();
+
     /** Free and total device memory, in bytes. */
     long[] memory();
 

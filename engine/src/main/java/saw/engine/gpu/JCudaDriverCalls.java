@@ -57,6 +57,13 @@ final class JCudaDriverCalls implements Driver {
     }
 
     @Override
+    public int multiProcessors() {
+        int[] sms = new int[1];
+        JCudaDriver.cuDeviceGetAttribute(sms, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+        return sms[0];
+    }
+
+    @Override
     public long[] memory() {
         long[] free = new long[1];
         long[] total = new long[1];

@@ -95,15 +95,18 @@ final class KernelCatalog {
     }
 
     /**
-     * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024; the
-     * warp-specialised families add their four mbarriers per stage.
+     * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. The
+     * warp-specialised families are persistent (attention_fwd_wgmma_ws: at most one CTA per SM takes rows from a
+     * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones, and the row ring's two
+     * entries with their full / empty mbarriers.
      */
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
-        int barriers = family.hopperThreads() > 256 ? 4 * WGMMA_STAGES * 8 : 0;
+        boolean warpSpecialised = family.hopperThreads() > 256;
+        int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 8) * 8 + 2 * 4 : 0;
         int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers;
         return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
-                family.hopperThreads(), smem);
+                family.hopperThreads(), smem, warpSpecialised);
     }
 
     /** The forward launch for the preferred family, or the mma.sync one where the Hopper forward does not fit. */

@@ -33,6 +33,8 @@ final class FakeDriver implements Driver {
     String faultingKernel;
     /** When >= 0, only a launch of {@link #faultingKernel} with this grid faults. */
     int faultingGrid = -1;
+    /** What multiProcessors() reports. */
+    int multiProcessors = 132;
     /** Why {@link #open} fails, or null. */
     String openFails;
 
@@ -114,6 +116,12 @@ final class FakeDriver implements Driver {
     }
 
     @Override
+    public int multiProcessors() {
+        usable();
+        return multiProcessors;
+    }
+
+    @Override
     public long[] memory() {
         usable();
         return new long[] {total - used(), total};
@@ -174,6 +182,12 @@ final class FakeDriver implements Driver {
             faultingKernel = null;
             faultPending = true;
         }
+    }
+
+    /** Streams are not modelled: a launch on one runs as on the default stream. */
+    @Override
+    public void launch(CUfunction function, int grid, int block, int sharedBytes, Pointer params, jcuda.driver.CUstream stream) {
+        launch(function, grid, block, sharedBytes, params);
     }
 
     /** A wait: reports a fault of the launches since the last wait; from then on the context is lost. */
