@@ -6,7 +6,8 @@ package saw.engine.gpu;
  * backend falls back to {@link #MMA} wherever they do not fit: {@link #WGMMA} (each tile's steps waited for in
  * turn), {@link #WGMMA_OVERLAP} (the next tile's Q K^T and this tile's P V in flight during the softmax),
  * {@link #WGMMA_WS} (the overlap with a producer warpgroup that does all loads, mbarrier-synchronised) and
- * {@link #WGMMA_PINGPONG} (that, with the two consumer warpgroups taking turns on the tensor cores).
+ * {@link #WGMMA_PINGPONG} (that, with the two consumer warpgroups taking turns on the tensor cores); at head dims 64 and
+ * 128 these two are persistent (one CTA per SM taking rows from a work queue, {@link LaunchShape#persistent}).
  * Chosen with {@code -Dsaw.kernel.fwd=mma|wgmma|wgmma-overlap|wgmma-ws|wgmma-pp} or the environment variable {@code SAW_KERNEL_FWD}
  * (the property wins). At head dim 256 (64x64 tiles, compute capability 9.0, unless {@code -Dsaw.kernel.fwd256=mma})
  * {@link #WGMMA_WS} and {@link #WGMMA_PINGPONG} run the D = 256 Hopper forward, by default with 128-row CTAs over
