@@ -158,6 +158,11 @@ struct WgRows {
         }
     }
 
+    // a row's log-sum-exp from its running max and its (quad-summed) sum; -inf for a row that attends nothing
+    __device__ __forceinline__ float lse(float rowMax, float sum) const {
+        return sum > 0.f ? (rowMax * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+    }
+
     // normalise this thread's rows of O into sQ (its own warpgroup's rows: their Q K^T is done) and write LSE
     __device__ __forceinline__ void stageOutput(const float (&o)[OR], const float (&m)[2], const float (&l)[2], float* LSE,
                                                 int Sq) const {
@@ -173,7 +178,7 @@ struct WgRows {
             }
             const int q = q0 + rowInTile;
             if (t == 0 && q < Sq) {
-                LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+                LSE[(size_t)bh * Sq + q] = lse(m[r], sum);
             }
         }
     }
@@ -194,7 +199,7 @@ struct WgRows {
                 for (int n = 0; n < D / 8; ++n) {
                     *reinterpret_cast<uint32_t*>(row + n * 8) = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
                 }
-                if (t == 0) LSE[(size_t)bh * Sq + q] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+                if (t == 0) LSE[(size_t)bh * Sq + q] = lse(m[r], sum);
             }
         }
     }
@@ -551,6 +556,46 @@ __device__ __forceinline__ void rows_done(int* work) {
     }
 }
 
+// The persistent forwards' ring of rows in shared memory: the thread that takes the rows from the work queue hands the
+// CTA's j-th row to the consumer warps in entry j % 2 (a full barrier of one arrival, an empty one of every consumer
+// warp). A slot past the last row ends the consumers' loops.
+struct RowRing {
+    uint64_t* full;
+    uint64_t* empty;
+    int* slot;
+
+    // the two entries' barriers and slots from `at` on; returns the end
+    __device__ __forceinline__ unsigned char* place(uint64_t* at) {
+        full = at;
+        empty = at + 2;
+        slot = reinterpret_cast<int*>(at + 4);
+        return reinterpret_cast<unsigned char*>(slot + 2);
+    }
+
+    // by one thread, before the CTA barrier
+    __device__ __forceinline__ void init(uint32_t consumerWarps) const {
+        for (int e = 0; e < 2; ++e) {
+            mbar_init(full + e, 1);
+            mbar_init(empty + e, consumerWarps);
+        }
+    }
+
+    // by the taking thread: the CTA's row j is slot `s` of the work order, once the consumers have read row j - 2
+    __device__ __forceinline__ void hand(int j, int s) const {
+        if (j >= 2) mbar_wait(empty + (j & 1), ((j >> 1) - 1) & 1);
+        slot[j & 1] = s;
+        mbar_arrive(full + (j & 1));
+    }
+
+    // by every consumer thread: the CTA's row j
+    __device__ __forceinline__ int take(int j, bool lane0) const {
+        mbar_wait(full + (j & 1), (j >> 1) & 1);
+        const int s = slot[j & 1];
+        warp_arrive(empty + (j & 1), lane0);
+        return s;
+    }
+};
+
 // Warp-specialised (FlashAttention-3's structure) and persistent: a grid of at most one CTA per SM takes the `items`
 // rows of the work order from a queue (next_row). Warpgroup 0 only loads (cp.async into the stages, each thread's
 // copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes before their
@@ -579,17 +624,15 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     ring.place(bars);
     uint64_t* fullQ = bars + 4 * ST;  // per consumer warpgroup: its 64 rows of Q landed / read
     uint64_t* emptyQ = fullQ + 2;
-    uint64_t* rowFull = emptyQ + 2;   // the two entries of the ring of rows handed to the consumers
-    uint64_t* rowEmpty = rowFull + 2;
-    int* rowSlot = reinterpret_cast<int*>(rowEmpty + 2);
+    RowRing rows;
+    rows.place(emptyQ + 2);
     if (threadIdx.x == 0) {
         ring.init(PRODUCERS, CONSUMER_WARPS);
         for (int w = 0; w < 2; ++w) {
             mbar_init(fullQ + w, PRODUCERS);
             mbar_init(emptyQ + w, CONSUMER_WARPS / 2);
-            mbar_init(rowFull + w, 1);
-            mbar_init(rowEmpty + w, CONSUMER_WARPS);
         }
+        rows.init(CONSUMER_WARPS);
         mbar_init_fence();
     }
     __syncthreads();
@@ -605,13 +648,9 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         for (int j = 0;; ++j) {
             // thread 0 takes the row and hands it to the consumers; the named barrier hands it to the other
             // producers (and keeps thread 0 from overwriting entry j % 2 before they have read it)
-            if (pt == 0) {
-                if (j >= 2) mbar_wait(rowEmpty + (j & 1), ((j >> 1) - 1) & 1);
-                rowSlot[j & 1] = next_row(work);
-                mbar_arrive(rowFull + (j & 1));
-            }
+            if (pt == 0) rows.hand(j, next_row(work));
             named_sync(5, PRODUCERS);
-            const int slot = rowSlot[j & 1];
+            const int slot = rows.slot[j & 1];
             if (slot >= items) break;
             const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq,
                                  scale, softcap, slot);
@@ -657,9 +696,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     RingAt<ST> at;
     uint32_t qLoads = 0;
     for (int j = 0;; ++j) {
-        mbar_wait(rowFull + (j & 1), (j >> 1) & 1);
-        const int slot = rowSlot[j & 1];
-        warp_arrive(rowEmpty + (j & 1), lane0);
+        const int slot = rows.take(j, lane0);
         if (slot >= items) break;
         c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap,
                slot);
