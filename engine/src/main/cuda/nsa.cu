@@ -254,6 +254,322 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
 
 SAW_NSA_HEADS(SAW_NSA_BWDS)
 
+// ---- Hopper backward (sm_90a), block 64: the chunked backward's items and outputs, warpgroup MMA -----------------
+//   nsa_bwd_wgmma_*_b64  one warpgroup per work item: K and V of the block in wgmma's 128-byte swizzle, the item's
+//                        rows gathered 64 at a time (double-buffered cp.async by the same 128 threads) in the same
+//                        swizzle, so that the five products of a step (S^T = K Q^T, dP^T = V dO^T, dV += P^T dO,
+//                        dQ = dS K, dK += dS^T Q) are wgmmas reading shared memory directly: attention_bwd_wgmma's
+//                        plain step (BwdWg) for 64 kv rows, with the causal test per gathered row (key <= its token)
+//                        instead of the bit tables. dQ is made in 64-column halves (registers: dK and dV hold 128 a
+//                        thread at D = 128) and added with the same fp32 vector atomics as nsa_bwd_chunked_*.
+//                        108 KB of shared memory at D = 128: two CTAs (8 warps) per SM, as the mma.sync kernel.
+namespace saw {
+constexpr int NSA_WG_THREADS = 128;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+template <typename T, int D, bool CAPPED>
+__device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* __restrict__ K,
+                                              const T* __restrict__ V, const T* __restrict__ dO,
+                                              const float* __restrict__ LSE, const float* __restrict__ Dsum,
+                                              float* __restrict__ dQacc, float* __restrict__ dKacc,
+                                              float* __restrict__ dVacc, int item, int begin, int end,
+                                              const int* __restrict__ colTok, int H, int Hkv, int Tn, int nkv,
+                                              float scale, float softcap) {
+    constexpr int BKV = 64;
+    constexpr int QS = NSA_ROWS;
+    constexpr int CHUNKS = D / 8;
+    constexpr int SR = QS / 2;  // score accumulators per thread: 64 kv x 64 rows
+    constexpr int OR = D / 2;   // dK and dV accumulators per thread: 64 kv x D
+    constexpr uint32_t PANEL = 64 * 128;          // bytes of one 64-column panel of K, V, a Q or a dO step
+    constexpr uint32_t TILE_BYTES = 64 * D * 2;   // K, V, one Q or dO stage
+    using Tile = Sw128<64, D>;
+    using DsTile = Sw128<BKV, QS>;
+
+    extern __shared__ unsigned char smemRaw[];
+    const uint32_t rawAddr = smem_u32(smemRaw);
+    T* sK = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
+    T* sV = sK + BKV * D;
+    T* sQ = sV + BKV * D;       // 2 stages
+    T* sdO = sQ + 2 * QS * D;   // 2 stages
+    T* sdS = sdO + 2 * QS * D;  // BKV x QS, dS transposed
+    float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
+    float* sDs = sLse + 2 * QS;
+    int* sTok = reinterpret_cast<int*>(sDs + 2 * QS);  // 2 stages: token of each row, -1 past the item
+    int* sBh = sTok + 2 * QS;                          // 2 stages: b * H + h of each row
+    const uint32_t aK = smem_u32(sK);
+    const uint32_t aV = smem_u32(sV);
+    const uint32_t aQ = smem_u32(sQ);
+    const uint32_t adO = smem_u32(sdO);
+    const uint32_t adS = smem_u32(sdS);
+
+    const int tid = threadIdx.x;
+    const int lane = tid & 31;
+    const int t = lane & 3;
+    const int row0 = (tid >> 5) * 16 + (lane >> 2);  // this thread's first kv row (and first q row of dQ); + 8 the other
+
+    const int kb = item % nkv;
+    const int plane = item / nkv;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int G = H / Hkv;
+    const int kv0 = kb * BKV;
+    const long long rows = (long long)(end - begin) * G;
+    const int steps = (int)((rows + QS - 1) / QS);
+    // tokens ascend within an item: below its first token's block every key precedes every row's token
+    const bool causal = kv0 + BKV - 1 > colTok[begin];
+
+    const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
+    const float capIn = CAPPED ? scale / softcap : 0.f;
+
+    // row r of step `step`: list entry (step * QS + r) / G, head (step * QS + r) % G. Thread tid copies chunk column
+    // tid % CHUNKS of rows tid / CHUNKS + k * (128 / CHUNKS).
+    auto loadStep = [&](int step, int stage) {
+        constexpr int ROW_STEP = NSA_WG_THREADS / CHUNKS;
+        const int c = tid % CHUNKS;
+        T* q = sQ + stage * QS * D;
+        T* g = sdO + stage * QS * D;
+#pragma unroll 4
+        for (int r = tid / CHUNKS; r < QS; r += ROW_STEP) {
+            const long long idx = (long long)step * QS + r;
+            const bool valid = idx < rows;
+            long long off = 0;
+            if (valid) {
+                const int token = colTok[begin + (int)(idx / G)];
+                off = (((long long)b * H + hkv * G + (int)(idx % G)) * Tn + token) * D + c * 8;
+            }
+            cp_async16(smem_u32(q + Tile::chunk(r, c)), Q + off, valid);
+            cp_async16(smem_u32(g + Tile::chunk(r, c)), dO + off, valid);
+        }
+        if (tid < QS) {
+            const int r = tid;
+            const long long idx = (long long)step * QS + r;
+            const bool valid = idx < rows;
+            int token = -1;
+            int bh = 0;
+            long long at = 0;
+            if (valid) {
+                token = colTok[begin + (int)(idx / G)];
+                bh = b * H + hkv * G + (int)(idx % G);
+                at = (long long)bh * Tn + token;
+            }
+            cp_async4(smem_u32(sLse + stage * QS + r), LSE + at, valid);
+            cp_async4(smem_u32(sDs + stage * QS + r), Dsum + at, valid);
+            sTok[stage * QS + r] = token;
+            sBh[stage * QS + r] = bh;
+        }
+    };
+
+    const size_t kvHead = (size_t)plane * Tn * D;
+    load_tile_sw128<BKV, D, NSA_WG_THREADS>(sK, K + kvHead, kv0, Tn, tid);
+    load_tile_sw128<BKV, D, NSA_WG_THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    if (steps > 0) loadStep(0, 0);
+    cp_async_commit();
+
+    float dk[OR];
+    float dv[OR];
+#pragma unroll
+    for (int i = 0; i < OR; ++i) {
+        dk[i] = 0.f;
+        dv[i] = 0.f;
+    }
+
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        cp_async_wait<0>();
+        fence_proxy_async();
+        __syncthreads();  // this step's rows are in; every wgmma and read of step it - 1 is done
+        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);  // into the stage step it - 1 read
+        cp_async_commit();
+
+        const uint32_t qStep = aQ + stage * TILE_BYTES;
+        const uint32_t doStep = adO + stage * TILE_BYTES;
+        const SharedRowStats stats{sLse + stage * QS, sDs + stage * QS};
+        const int* tTok = sTok + stage * QS;
+        const int* tBh = sBh + stage * QS;
+
+        // S^T = K Q^T and dP^T = V dO^T, both operands K-major, one commit group each
+        float s[SR];
+        float dp[SR];
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            const uint32_t at = (kc >> 2) * PANEL + (kc & 3) * 32;
+            Wgmma<T, 64>::ss(s, sw128_desc(aK + at, 16, 1024), sw128_desc(qStep + at, 16, 1024), kc > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            const uint32_t at = (kc >> 2) * PANEL + (kc & 3) * 32;
+            Wgmma<T, 64>::ss(dp, sw128_desc(aV + at, 16, 1024), sw128_desc(doStep + at, 16, 1024), kc > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();
+        fence_regs(s);
+
+        // P^T = exp(logits - LSE), zero for keys past the row's token; capped logits keep 1 - tanh^2 as fp16 pairs
+        __half2 dcap[CAPPED ? SR / 2 : 1];
+#pragma unroll
+        for (int n = 0; n < QS / 8; ++n) {
+            const float2 bias = stats.bias2(n, t);
+            const int2 tok = *reinterpret_cast<const int2*>(tTok + n * 8 + 2 * t);
+            float c[4];
+#pragma unroll
+            for (int x = 0; x < 4; ++x) {
+                const int i = 4 * n + x;
+                float z = s[i];
+                if constexpr (CAPPED) {
+                    const float th = tanhf(z * capIn);
+                    z = softcap * th;
+                    c[x] = 1.f - th * th;
+                }
+                const float pr = exp2_approx(fmaf(z, sl2, (x & 1) ? bias.y : bias.x));
+                const int key = kv0 + row0 + 8 * (x >> 1);
+                // select, not multiply: a row whose LSE is -inf must give 0, not NaN
+                s[i] = !causal || key <= ((x & 1) ? tok.y : tok.x) ? pr : 0.f;
+            }
+            if constexpr (CAPPED) {
+                dcap[2 * n] = __floats2half2_rn(c[0], c[1]);
+                dcap[2 * n + 1] = __floats2half2_rn(c[2], c[3]);
+            }
+        }
+
+        // dV += P^T dO: P^T is the A fragment (registers), dO read N-major
+        uint32_t p[QS / 16][4];
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+#pragma unroll
+            for (int x = 0; x < 4; ++x) p[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
+        }
+        fence_regs(dv);
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            Wgmma<T, D>::rs_nmajor(dv, p[kc], sw128_desc(doStep + kc * 16 * 128, PANEL, 1024), 1);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();  // dP^T has landed; dV may still run
+        fence_regs(dp);
+
+        // dS^T = P^T (dP^T - Dsum) (1 - tanh^2), packed, and stored for dQ while dV may still run
+#pragma unroll
+        for (int n = 0; n < QS / 8; ++n) {
+            const float2 dsum = stats.dsum2(n, t);
+#pragma unroll
+            for (int x = 0; x < 4; ++x) {
+                const int i = 4 * n + x;
+                s[i] *= dp[i] - ((x & 1) ? dsum.y : dsum.x);
+                if constexpr (CAPPED) {
+                    const float2 cc = __half22float2(dcap[2 * n + (x >> 1)]);
+                    s[i] *= (x & 1) ? cc.y : cc.x;
+                }
+            }
+        }
+        uint32_t ds[QS / 16][4];
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+#pragma unroll
+            for (int x = 0; x < 4; ++x) {
+                ds[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
+                *reinterpret_cast<uint32_t*>(sdS + DsTile::elem(row0 + 8 * (x & 1), 16 * kc + 8 * (x >> 1) + 2 * t)) =
+                    ds[kc][x];
+            }
+        }
+        fence_proxy_async();
+        __syncthreads();  // the whole dS^T tile is in shared memory
+
+        // dQ = dS K in 64-column halves (dS^T read MN-major, K N-major), each added to the gathered rows' fp32
+        // accumulators while the next product runs; dK += dS^T Q (Q read N-major) behind the first half
+        auto issueDq = [&](float (&dq)[32], int half) {
+#pragma unroll
+            for (int kc = 0; kc < BKV / 16; ++kc) {
+                WgmmaSs64<T>::template run<1, 1>(dq, sw128_desc(adS + kc * 16 * 128, 64 * 128, 1024),
+                                                 sw128_desc(aK + half * PANEL + kc * 16 * 128, PANEL, 1024),
+                                                 kc > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+        };
+        auto addDq = [&](const float (&dq)[32], int half) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int j = row0 + 8 * r;
+                const int token = tTok[j];
+                float* dst = dQacc + ((long long)tBh[j] * Tn + (token < 0 ? 0 : token)) * D + half * 64;
+#pragma unroll
+                for (int np = 0; np < 4; ++np) {
+                    add4_pair(dst + np * 16, dq[8 * np + 2 * r], dq[8 * np + 2 * r + 1], dq[8 * np + 4 + 2 * r],
+                              dq[8 * np + 4 + 2 * r + 1], t, token >= 0);
+                }
+            }
+        };
+        float dq[32];
+        wgmma_fence();
+        issueDq(dq, 0);
+        fence_regs(dk);
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            Wgmma<T, D>::rs_nmajor(dk, ds[kc], sw128_desc(qStep + kc * 16 * 128, PANEL, 1024), 1);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();  // dV and the first dQ half have landed; dK may still run
+        fence_regs(dv);
+        fence_frags(p);
+        fence_regs(dq);
+        addDq(dq, 0);
+        if constexpr (D == 128) {
+            fence_regs(dq);
+            wgmma_fence();
+            issueDq(dq, 1);
+            wgmma_wait<0>();
+            fence_regs(dq);
+            addDq(dq, 1);
+        }
+        wgmma_wait<0>();
+        fence_regs(dk);
+        fence_frags(ds);
+    }
+
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const int kv = kv0 + row0 + 8 * r;
+        const bool valid = kv < Tn;
+        float* k = dKacc + kvHead + (size_t)(valid ? kv : 0) * D;
+        float* v = dVacc + kvHead + (size_t)(valid ? kv : 0) * D;
+#pragma unroll
+        for (int np = 0; np < D / 16; ++np) {
+            add4_pair(k + np * 16, dk[8 * np + 2 * r], dk[8 * np + 2 * r + 1], dk[8 * np + 4 + 2 * r],
+                      dk[8 * np + 4 + 2 * r + 1], t, valid);
+            add4_pair(v + np * 16, dv[8 * np + 2 * r], dv[8 * np + 2 * r + 1], dv[8 * np + 4 + 2 * r],
+                      dv[8 * np + 4 + 2 * r + 1], t, valid);
+        }
+    }
+}
+#endif
+
+}  // namespace saw
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define SAW_NSA_BWD_WGMMA_BODY(T, D, CAPPED)                                                                      \
+    saw::nsa_bwd_wgmma<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dKacc, dVacc, items[3 * blockIdx.x],         \
+                                     items[3 * blockIdx.x + 1], items[3 * blockIdx.x + 2], colTok, H, Hkv, Tn,   \
+                                     nkv, scale, softcap);
+#else
+#define SAW_NSA_BWD_WGMMA_BODY(T, D, CAPPED) __trap(); /* wgmma needs sm_90a; the host never launches this elsewhere */
+#endif
+
+#define SAW_NSA_BWD_WGMMA(NAME, T, D, CAPPED)                                                                          \
+    extern "C" __global__ void __launch_bounds__(saw::NSA_WG_THREADS, 2) NAME(                                       \
+        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,           \
+        float* dKacc, float* dVacc, const int* items, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale, \
+        float softcap) {                                                                                             \
+        SAW_NSA_BWD_WGMMA_BODY(T, D, CAPPED)                                                                         \
+    }
+
+#define SAW_NSA_BWD_WGMMAS(TN, T, D)                                                 \
+    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b64, T, D, false)                 \
+    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b64_softcap, T, D, true)
+
+SAW_NSA_HEADS(SAW_NSA_BWD_WGMMAS)
+
 // ---- warp-order forward (the NSA paper's loop order), the default for G > 8 ----------------------------------------
 //   nsa_fwd_warp_*  one warp per (b, hkv, token, group of 16 heads): the token's heads are the MMA's M dimension
 //                   (G = 16 fills an m16n8k16 tile; smaller G leaves rows idle, larger G takes ceil(G / 16) warps).

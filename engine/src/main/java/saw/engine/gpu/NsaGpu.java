@@ -80,13 +80,71 @@ public final class NsaGpu implements NsaKernels {
         }
     }
 
+    /** The backward kernel. */
+    public enum Backward {
+        /**
+         * One warpgroup per work item with warpgroup MMA (nsa_bwd_wgmma_*_b64 in nsa.cu): compute capability 9.0 and
+         * block 64 only.
+         */
+        WGMMA,
+        /** mma.sync, every supported GPU and block size (nsa_bwd_chunked_* in nsa.cu). */
+        MMA,
+        /** WGMMA where it runs, else MMA. */
+        AUTO;
+
+        public static final String PROPERTY = "saw.nsa.bwd";
+        public static final String ENV = "SAW_NSA_BWD";
+
+        /** From -Dsaw.nsa.bwd or SAW_NSA_BWD (wgmma, mma or auto), else AUTO. */
+        public static Backward configured() {
+            String v = System.getProperty(PROPERTY, System.getenv(ENV));
+            if (v == null || v.isBlank()) {
+                return AUTO;
+            }
+            for (Backward b : values()) {
+                if (b.name().equalsIgnoreCase(v.trim())) {
+                    return b;
+                }
+            }
+            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be wgmma, mma or auto");
+        }
+
+        static boolean wgmmaRuns(int major, int block) {
+            return major == 9 && block == WGMMA_BLOCK;
+        }
+
+        /** The kernel this choice runs on a GPU of compute capability {@code major}.x with this block size. */
+        Backward resolve(int major, int block) {
+            if (this == AUTO) {
+                return wgmmaRuns(major, block) ? WGMMA : MMA;
+            }
+            if (this == WGMMA && !wgmmaRuns(major, block)) {
+                throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is wgmma, which runs NSA block size "
+                        + WGMMA_BLOCK + " on compute capability 9.0 only; this is block size " + block
+                        + " on compute capability " + major + ".x (use mma or auto)");
+            }
+            return this;
+        }
+    }
+
+    /** The block size of nsa_bwd_wgmma (its warpgroup's 64 kv rows). */
+    static final int WGMMA_BLOCK = 64;
+
     private final CudaDevice cuda;
     private final String description;
+    private final int major;
     private Forward forward = Forward.configured();
+    private Backward backward = Backward.configured();
 
-    private NsaGpu(CudaDevice cuda, String description) {
+    private NsaGpu(CudaDevice cuda, String description, int major) {
         this.cuda = cuda;
         this.description = description;
+        this.major = major;
+    }
+
+    /** The backward kernel from now on. */
+    public void backwardKernel(Backward kernel) {
+        this.backward = kernel;
     }
 
     /** The forward loop order from now on. */
@@ -109,12 +167,18 @@ public final class NsaGpu implements NsaKernels {
             throw new GpuException(status.message());
         }
         CudaDevice cuda = new CudaDevice(0);
-        return new NsaGpu(cuda, new JCudaProbe().device(0).name());
+        DeviceProbe.Device d = new JCudaProbe().device(0);
+        return new NsaGpu(cuda, d.name(), d.major());
     }
 
-    /** On another driver (a fake one in tests), with the kernels of {@code image}. */
+    /** On another driver (a fake one in tests), with the kernels of {@code image}, as compute capability 8.0. */
     static NsaGpu open(Driver driver, byte[] image, String device) {
-        return new NsaGpu(new CudaDevice(driver, 0, image), device);
+        return open(driver, image, device, 8);
+    }
+
+    /** As {@link #open(Driver, byte[], String)}, on a GPU of compute capability {@code major}.0. */
+    static NsaGpu open(Driver driver, byte[] image, String device, int major) {
+        return new NsaGpu(new CudaDevice(driver, 0, image), device, major);
     }
 
     /** Null when the kernels run this problem and selection, else a sentence saying why not. */
@@ -209,14 +273,23 @@ public final class NsaGpu implements NsaKernels {
         return "nsa_bwd_chunked_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
     }
 
+    static String wgmmaBackwardName(DType t, int d, boolean softcap) {
+        return "nsa_bwd_wgmma_" + t.label() + "_d" + d + "_b" + WGMMA_BLOCK + (softcap ? "_softcap" : "");
+    }
+
     /**
-     * One CTA of block / 16 warps per work item: K and V of the block, two stages of 64 gathered Q and dO rows, dS
-     * transposed, and per row LSE, Dsum, token and head in shared memory.
+     * One CTA per work item: K and V of the block, two stages of 64 gathered Q and dO rows, dS transposed, and per row
+     * LSE, Dsum, token and head in shared memory. MMA: block / 16 warps; WGMMA: one warpgroup, and 1024 bytes more to
+     * align the tiles for the 128-byte swizzle.
      */
-    static LaunchShape backwardShape(AttentionProblem p, int block, int items) {
+    static LaunchShape backwardShape(AttentionProblem p, int block, int items, Backward kernel) {
         int d = p.headDim();
         int smem = (2 * block * d + 4 * ROWS * d + block * ROWS) * 2 + 8 * ROWS * 4;
-        return new LaunchShape(backwardName(p.dtype(), d, block, p.softcap() > 0), Math.max(1, items), block / 16 * 32, smem);
+        boolean capped = p.softcap() > 0;
+        if (kernel == Backward.WGMMA) {
+            return new LaunchShape(wgmmaBackwardName(p.dtype(), d, capped), Math.max(1, items), 128, smem + 1024);
+        }
+        return new LaunchShape(backwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 16 * 32, smem);
     }
 
     /** bwd_dq_* over {@code elements} fp32 values (two per thread): the backward's dK and dV conversion. */
@@ -238,6 +311,8 @@ public final class NsaGpu implements NsaKernels {
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
                 }
+                names.add(wgmmaBackwardName(t, d, false));
+                names.add(wgmmaBackwardName(t, d, true));
                 names.add(mergeName(t, d));
             }
         }
@@ -275,7 +350,7 @@ public final class NsaGpu implements NsaKernels {
         final Forward order;
         final boolean backward;
 
-        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order) {
+        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order, Backward bwdKernel, int major) {
             String why = unsupported(p, sel);
             if (why != null) {
                 throw new IllegalArgumentException(why);
@@ -295,7 +370,8 @@ public final class NsaGpu implements NsaKernels {
             this.warp = warpShape(p, sel.blockSize());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3);
             this.merge = mergeShape(p);
-            this.bwd = backwardShape(p, sel.blockSize(), tables.bwdItems.length / 3);
+            this.bwd = backwardShape(p, sel.blockSize(), tables.bwdItems.length / 3,
+                    backward ? bwdKernel.resolve(major, sel.blockSize()) : Backward.MMA);
         }
     }
 
@@ -337,7 +413,7 @@ public final class NsaGpu implements NsaKernels {
 
     private AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
         AttentionProblem p = in.problem();
-        Plan plan = new Plan(p, sel, backward, forward);
+        Plan plan = new Plan(p, sel, backward, forward, this.backward, major);
         cuda.makeCurrent();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
@@ -406,7 +482,7 @@ public final class NsaGpu implements NsaKernels {
      * does not hold them.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
-        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward);
+        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, backward, major);
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);

@@ -173,12 +173,12 @@ class NsaGpuTest {
                     "nsa_bwd_chunked_bf16_d128_b32", "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched));
             assertTrue(driver.live.isEmpty(), "every buffer freed");
         }
-        LaunchShape c = NsaGpu.backwardShape(p, 32, 10);
+        LaunchShape c = NsaGpu.backwardShape(p, 32, 10, NsaGpu.Backward.MMA);
         assertEquals("nsa_bwd_chunked_bf16_d128_b32", c.kernel());
         assertEquals(10, c.grid());
         assertEquals(64, c.block(), "a warp per 16 keys of the block");
         assertEquals((2 * 32 * 128 + 4 * 64 * 128 + 32 * 64) * 2 + 8 * 64 * 4, c.sharedBytes());
-        assertEquals(1, NsaGpu.backwardShape(p, 32, 0).grid(), "never an empty grid");
+        assertEquals(1, NsaGpu.backwardShape(p, 32, 0, NsaGpu.Backward.MMA).grid(), "never an empty grid");
         assertEquals((2L * 500 * 128 / 2 + 255) / 256, NsaGpu.convertShape(p, p.kvElements()).grid());
         assertEquals(2048, NsaGpu.backwardChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0),
                 64), "32 MB of Q, dO and the dQ accumulator at G = 16, D = 128");
@@ -215,6 +215,67 @@ class NsaGpuTest {
                         : List.of("nsa_fwd_block_fp16_d64_b64", "nsa_merge_fp16_d64");  // AUTO at G = 4: block
                 assertEquals(kernels, kernelsOf(driver.launched), f.name());
                 assertTrue(driver.live.isEmpty(), "every buffer freed, " + f);
+            }
+        }
+    }
+
+    @Test
+    void hopperRunsTheWarpgroupBackwardAtBlock64AndMmaElsewhere() throws BadSelection {
+        AttentionProblem p = new AttentionProblem(1, 16, 2, 300, 300, 128, DType.BF16, 0.1, 0);
+        for (int block : NsaGpu.BLOCKS) {
+            for (int major : new int[] {8, 9}) {
+                NsaSelection sel = NsaSelections.random(1, 300, 2, 4, block, 7);
+                FakeDriver driver = new FakeDriver(1L << 34);
+                driver.kernels.addAll(NsaGpu.allNames());
+                try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", major)) {
+                    gpu.forwardOrder(NsaGpu.Forward.WARP);
+                    gpu.backwardKernel(NsaGpu.Backward.AUTO);
+                    gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
+                    String bwd = major == 9 && block == 64 ? "nsa_bwd_wgmma_bf16_d128_b64" : "nsa_bwd_chunked_bf16_d128_b" + block;
+                    assertEquals(List.of("nsa_fwd_warp_bf16_d128_b" + block, "bwd_pre_bf16_d128", bwd, "bwd_dq_bf16",
+                            "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched), "block " + block + ", major " + major);
+                    assertTrue(driver.live.isEmpty(), "every buffer freed");
+                }
+            }
+        }
+        AttentionProblem capped = new AttentionProblem(1, 16, 2, 300, 300, 64, DType.FP16, 0.1, 30);
+        LaunchShape w = NsaGpu.backwardShape(capped, 64, 12, NsaGpu.Backward.WGMMA);
+        assertEquals("nsa_bwd_wgmma_fp16_d64_b64_softcap", w.kernel());
+        assertEquals(12, w.grid());
+        assertEquals(128, w.block(), "one warpgroup");
+        assertEquals((2 * 64 * 64 + 4 * 64 * 64 + 64 * 64) * 2 + 8 * 64 * 4 + 1024, w.sharedBytes(),
+                "K, V, two Q and dO stages, dS^T, the row tables and the swizzle's alignment");
+        assertEquals(109_568, NsaGpu.backwardShape(p, 64, 1, NsaGpu.Backward.WGMMA).sharedBytes(),
+                "D = 128: two CTAs fit the H200's 227 KB per SM");
+    }
+
+    @Test
+    void theWarpgroupBackwardAskedWhereItCannotRunIsRefusedByName() throws BadSelection {
+        AttentionProblem p = new AttentionProblem(1, 4, 1, 200, 200, 64, DType.BF16, 0.1, 0);
+        NsaSelection sel = NsaSelections.random(1, 200, 1, 4, 32, 3);
+        FakeDriver driver = new FakeDriver(1L << 34);
+        driver.kernels.addAll(NsaGpu.allNames());
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", 9)) {
+            gpu.backwardKernel(NsaGpu.Backward.WGMMA);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel));
+            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is wgmma, which runs NSA block size 64 on compute capability 9.0 only; "
+                    + "this is block size 32 on compute capability 9.x (use mma or auto)", e.getMessage());
+            assertTrue(driver.launched.isEmpty(), "refused before anything ran");
+            gpu.forward(AttentionInputs.random(p, 1, false), sel);  // a forward never needs the backward kernel
+        }
+        String before = System.getProperty(NsaGpu.Backward.PROPERTY);
+        System.setProperty(NsaGpu.Backward.PROPERTY, "tma");
+        try {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Backward::configured);
+            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is 'tma'; it must be wgmma, mma or auto", e.getMessage());
+            System.setProperty(NsaGpu.Backward.PROPERTY, " MMA ");
+            assertEquals(NsaGpu.Backward.MMA, NsaGpu.Backward.configured());
+        } finally {
+            if (before == null) {
+                System.clearProperty(NsaGpu.Backward.PROPERTY);
+            } else {
+                System.setProperty(NsaGpu.Backward.PROPERTY, before);
             }
         }
     }
@@ -314,6 +375,8 @@ class NsaGpuTest {
         try (NsaGpu gpu = NsaGpu.open()) {
             for (int n = 0; n < 24; n++) {
                 gpu.forwardOrder(NsaGpu.Forward.values()[n % 3]);  // warp, block, auto
+                // auto (wgmma at block 64 on Hopper) and mma alternate
+                gpu.backwardKernel(n % 2 == 0 ? NsaGpu.Backward.AUTO : NsaGpu.Backward.MMA);
                 long seed = master * 1_000_003L + n;
                 SplittableRandom rnd = new SplittableRandom(seed);
                 int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
