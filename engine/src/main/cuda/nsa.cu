@@ -313,10 +313,11 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     const int hkv = plane % Hkv;
     const int G = H / Hkv;
     const int kv0 = kb * BKV;
-    const long long rows = (long long)(end - begin) * G;
-    const int steps = (int)((rows + QS - 1) / QS);
+    // an item's rows fit 32 bits: NsaGpu.backwardChunkTokens keeps them within a chunk
+    const int rows = (end - begin) * G;
+    const int steps = (rows + QS - 1) / QS;
     // tokens ascend within an item: below its first token's block every key precedes every row's token
-    const bool causal = kv0 + BKV - 1 > colTok[begin];
+    const bool causal = steps > 0 && kv0 + BKV - 1 > colTok[begin];
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
@@ -330,26 +331,26 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         T* g = sdO + stage * QS * D;
 #pragma unroll 4
         for (int r = tid / CHUNKS; r < QS; r += ROW_STEP) {
-            const long long idx = (long long)step * QS + r;
+            const int idx = step * QS + r;
             const bool valid = idx < rows;
             long long off = 0;
             if (valid) {
-                const int token = colTok[begin + (int)(idx / G)];
-                off = (((long long)b * H + hkv * G + (int)(idx % G)) * Tn + token) * D + c * 8;
+                const int token = colTok[begin + idx / G];
+                off = (((long long)b * H + hkv * G + idx % G) * Tn + token) * D + c * 8;
             }
             cp_async16(smem_u32(q + Tile::chunk(r, c)), Q + off, valid);
             cp_async16(smem_u32(g + Tile::chunk(r, c)), dO + off, valid);
         }
         if (tid < QS) {
             const int r = tid;
-            const long long idx = (long long)step * QS + r;
+            const int idx = step * QS + r;
             const bool valid = idx < rows;
             int token = -1;
             int bh = 0;
             long long at = 0;
             if (valid) {
-                token = colTok[begin + (int)(idx / G)];
-                bh = b * H + hkv * G + (int)(idx % G);
+                token = colTok[begin + idx / G];
+                bh = b * H + hkv * G + idx % G;
                 at = (long long)bh * Tn + token;
             }
             cp_async4(smem_u32(sLse + stage * QS + r), LSE + at, valid);
