@@ -4,19 +4,21 @@
 #   1. verify     saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap,
 #                 random, scored and mask selections), forward and backward against the fp64 reference: the default
 #                 order (auto: per-block for G <= 8, warp above) and each order explicitly on groups auto does not
-#                 give it; the backward as auto picks it (SAW_NSA_BWD: the warpgroup kernel at block 64 on Hopper,
-#                 the chunked mma.sync one elsewhere), and the chunked one explicitly on four block-64 cases.
+#                 give it; the backward as auto picks it (SAW_NSA_BWD: the warpgroup kernel at blocks 64 and 128 on
+#                 Hopper, the chunked mma.sync one elsewhere), and the chunked one explicitly on five such cases.
 #                 NSA_VERIFY=quick: 11 of the cases, both orders
 #   2. sanitizer  compute-sanitizer on small cases: block forward + chunked backward (G = 4, block 32), warp forward
 #                 + chunked backward (G = 24: two warps per token, one padded) and the warpgroup backward (block 64,
-#                 G = 24 and G = 4 with softcap); NSA_SAN_TOOLS picks the tools (memcheck racecheck synccheck)
+#                 G = 24 and G = 4; block 128, G = 24; softcap); NSA_SAN_TOOLS picks the tools (memcheck racecheck
+#                 synccheck)
 #   3. compare    side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site):
 #                 the same block_indices .npy for both; outputs and gradients cross-checked on one shape from
 #                 `saw dump` in each order of NSA_COMPARE_ORDERS (default "warp block"); medians of saw's CUDA-event
 #                 timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x); the backward
 #                 timed with each kernel of NSA_BWD_KERNELS (default "wgmma mma", SAW_NSA_BWD). NSA_SHAPES:
 #                 all (default), quick (T=64K G=16, G=4, G=8, D=64), groups (G = 1, 2, 4, 8, 16 at T=32K, for the
-#                 order crossover), final (T=64K G=16 and T=32K G=8). Rows while NSA_COMPARE_SECONDS lasts; the
+#                 order crossover), final (T=64K G=16 and T=32K G=8), list (NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;...").
+#                 Rows while NSA_COMPARE_SECONDS lasts; the
 #                 whole part is cut at NSA_COMPARE_TIMEOUT (170 s), keeping the rows done (compare-summary.txt).
 #   4. scored     the T=32K G=16 shape on a top-S-of-block-scores selection, both orders
 # The final check: NSA_PARTS="verify sanitizer compare" NSA_VERIFY=quick NSA_SAN_TOOLS=memcheck NSA_SHAPES=final \
@@ -87,12 +89,16 @@ full && v block --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 
         v -     --nsa random --nsa-block 64  --nsa-s 16 --heads 24 --kv-heads 1 --head-dim 128 --dtype fp16 --seq 1300 --softcap 30
 full && v -     --nsa random --nsa-block 64  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 64  --dtype bf16 --seq 1
 full && v -     --nsa random --nsa-block 64  --nsa-s 3  --heads 48 --kv-heads 3 --head-dim 128 --dtype bf16 --seq 5000 --batch 2
+# block 128 (two warpgroups): G = 24, D = 64 with softcap, and a one-token selection
+        v -     --nsa random --nsa-block 128 --nsa-s 6  --heads 24 --kv-heads 1 --head-dim 64  --dtype bf16 --seq 1900 --softcap 30
+full && v -     --nsa random --nsa-block 128 --nsa-s 4  --heads 16 --kv-heads 4 --head-dim 128 --dtype fp16 --seq 1
 # the chunked backward at block 64, where auto would not run it on Hopper
 bwd=mma
         v -     --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
 full && v -     --nsa random --nsa-block 64  --nsa-s 4  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
 full && v warp  --nsa random --nsa-block 64  --nsa-s 4  --heads 2  --kv-heads 2 --head-dim 64  --dtype fp16 --seq 777 --batch 2
 full && v -     --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
+        v -     --nsa random --nsa-block 128 --nsa-s 8  --heads 48 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 3000
 bwd=auto
 echo "verify matrix (${NSA_VERIFY:-all}; backward auto, and mma where named): $vpass passed, $vfail failed" | tee -a "$summary"
 for f in "${vfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
@@ -103,9 +109,9 @@ slog="$logs/sanitizer.log"; : >"$slog"
 if ! part sanitizer; then
   echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
 elif command -v compute-sanitizer >/dev/null; then
-  san() {  # TOOL ORDER BLOCK ARGS (the backward as auto picks it: block 64 is the warpgroup kernel on Hopper)
+  san() {  # TOOL ORDER BLOCK ARGS (the backward as auto picks it: blocks 64 and 128 are the warpgroup kernel on Hopper)
     local tool=$1 order=$2 block=$3; shift 3
-    local what="$tool fwd $order, block $block ($([[ $block == 64 ]] && echo wgmma || echo chunked) bwd) $*"
+    local what="$tool fwd $order, block $block ($([[ $block != 32 ]] && echo wgmma || echo chunked) bwd) $*"
     o=$(SAW_NSA_FWD=$order timeout 80 compute-sanitizer --tool $tool --error-exitcode 9 "$here/runtime/bin/java" \
         -cp "$here/lib/*" saw.app.Main verify --nsa random --seq 300 --dtype bf16 --nsa-block $block --nsa-s 6 --backend gpu \
         --softcap 20 --pass fwd,bwd "$@" 2>&1); rc=$?
@@ -118,6 +124,7 @@ elif command -v compute-sanitizer >/dev/null; then
     san $tool warp 32 --heads 24 --kv-heads 1 --head-dim 128
     san $tool warp 64 --heads 24 --kv-heads 1 --head-dim 128
     san $tool block 64 --heads 8 --kv-heads 2 --head-dim 64
+    san $tool warp 128 --heads 24 --kv-heads 1 --head-dim 128
   done
 else
   echo "compute-sanitizer not found" | tee -a "$summary"
@@ -267,6 +274,8 @@ if os.environ.get("NSA_SHAPES", "all") == "groups":  # where each forward order 
               (1, 32768, 32, 4, 128, 64, 16), (1, 32768, 64, 4, 128, 64, 16), (1, 32768, 16, 4, 64, 64, 16)]
 if os.environ.get("NSA_SHAPES", "all") == "final":  # the headline shape against fla, then G = 8 (where fla does not run)
     shapes = [(1, 65536, 64, 4, 128, 64, 16), (1, 32768, 32, 4, 128, 64, 16)]
+if os.environ.get("NSA_SHAPES", "all") == "list":  # NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;..."
+    shapes = [tuple(int(x) for x in sh.split(",")) for sh in os.environ["NSA_SHAPE_LIST"].split(";") if sh.strip()]
 bwd_order = orders[0]  # the backward does not depend on the forward order; timed in the first order's run
 rule = lambda G: "block" if G <= 8 else "warp"  # NsaGpu.Forward.forGroup: what SAW_NSA_FWD=auto runs
 

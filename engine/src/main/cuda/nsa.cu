@@ -254,20 +254,22 @@ __device__ __forceinline__ void nsa_bwd(const T* __restrict__ Q, const T* __rest
 
 SAW_NSA_HEADS(SAW_NSA_BWDS)
 
-// ---- Hopper backward (sm_90a), block 64: the chunked backward's items and outputs, warpgroup MMA -----------------
-//   nsa_bwd_wgmma_*_b64  one warpgroup per work item: K and V of the block in wgmma's 128-byte swizzle, the item's
-//                        rows gathered 64 at a time (double-buffered cp.async by the same 128 threads) in the same
-//                        swizzle, so that the five products of a step (S^T = K Q^T, dP^T = V dO^T, dV += P^T dO,
-//                        dQ = dS K, dK += dS^T Q) are wgmmas reading shared memory directly: attention_bwd_wgmma's
-//                        plain step (BwdWg) for 64 kv rows, with the causal test per gathered row (key <= its token)
-//                        instead of the bit tables. dQ is made in 64-column halves (registers: dK and dV hold 128 a
-//                        thread at D = 128) and added with the same fp32 vector atomics as nsa_bwd_chunked_*.
-//                        108 KB of shared memory at D = 128: two CTAs (8 warps) per SM, as the mma.sync kernel.
+// ---- Hopper backward (sm_90a), blocks 64 and 128: the chunked backward's items and outputs, warpgroup MMA -------
+//   nsa_bwd_wgmma_*_b{64,128}  one warpgroup per 64 kv rows of the block, one CTA per work item: K and V of the block
+//                        in wgmma's 128-byte swizzle, the item's rows gathered 64 at a time (double-buffered cp.async
+//                        by all the CTA's threads) in the same swizzle, so that the five products of a step
+//                        (S^T = K Q^T, dP^T = V dO^T, dV += P^T dO, dQ = dS K, dK += dS^T Q) are wgmmas reading shared
+//                        memory directly: attention_bwd_wgmma's plain step (BwdWg) with the causal test per gathered
+//                        row (key <= its token) instead of the bit tables. dQ (added with the same fp32 vector atomics
+//                        as nsa_bwd_chunked_*): at D = 128 in 64-column halves over all the block's kv rows, both
+//                        halves by the one warpgroup at block 64 (registers: dK and dV hold 128 a thread), one each at
+//                        block 128; at D = 64 each warpgroup adds its own kv rows' share. Shared memory at D = 128:
+//                        108 KB at block 64 (two CTAs, 8 warps, per SM, as the mma.sync kernel), 144 KB at block 128.
 namespace saw {
 constexpr int NSA_WG_THREADS = 128;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-template <typename T, int D, bool CAPPED>
+template <typename T, int D, int BKV, bool CAPPED>
 __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* __restrict__ K,
                                               const T* __restrict__ V, const T* __restrict__ dO,
                                               const float* __restrict__ LSE, const float* __restrict__ Dsum,
@@ -275,14 +277,16 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
                                               float* __restrict__ dVacc, int item, int begin, int end,
                                               const int* __restrict__ colTok, int H, int Hkv, int Tn, int nkv,
                                               float scale, float softcap) {
-    constexpr int BKV = 64;
+    constexpr int WGS = BKV / 64;  // warpgroups
+    constexpr int THREADS = WGS * NSA_WG_THREADS;
     constexpr int QS = NSA_ROWS;
     constexpr int CHUNKS = D / 8;
     constexpr int SR = QS / 2;  // score accumulators per thread: 64 kv x 64 rows
     constexpr int OR = D / 2;   // dK and dV accumulators per thread: 64 kv x D
-    constexpr uint32_t PANEL = 64 * 128;          // bytes of one 64-column panel of K, V, a Q or a dO step
-    constexpr uint32_t TILE_BYTES = 64 * D * 2;   // K, V, one Q or dO stage
-    using Tile = Sw128<64, D>;
+    constexpr uint32_t PANEL = QS * 128;          // bytes of one 64-column panel of a Q or a dO step
+    constexpr uint32_t KV_PANEL = BKV * 128;      // bytes of one 64-column panel of K or V
+    constexpr uint32_t TILE_BYTES = QS * D * 2;   // one Q or dO stage
+    using Tile = Sw128<QS, D>;
     using DsTile = Sw128<BKV, QS>;
 
     extern __shared__ unsigned char smemRaw[];
@@ -305,7 +309,9 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     const int tid = threadIdx.x;
     const int lane = tid & 31;
     const int t = lane & 3;
-    const int row0 = (tid >> 5) * 16 + (lane >> 2);  // this thread's first kv row (and first q row of dQ); + 8 the other
+    const int wg = tid >> 7;
+    const int qRow0 = ((tid >> 5) & 3) * 16 + (lane >> 2);  // this thread's first q row of dQ; + 8 the other
+    const int row0 = wg * 64 + qRow0;                       // its first kv row; + 8 the other
 
     const int kb = item % nkv;
     const int plane = item / nkv;
@@ -325,7 +331,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     // row r of step `step`: list entry (step * QS + r) / G, head (step * QS + r) % G. Thread tid copies chunk column
     // tid % CHUNKS of rows tid / CHUNKS + k * (128 / CHUNKS).
     auto loadStep = [&](int step, int stage) {
-        constexpr int ROW_STEP = NSA_WG_THREADS / CHUNKS;
+        constexpr int ROW_STEP = THREADS / CHUNKS;
         const int c = tid % CHUNKS;
         T* q = sQ + stage * QS * D;
         T* g = sdO + stage * QS * D;
@@ -361,8 +367,8 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     };
 
     const size_t kvHead = (size_t)plane * Tn * D;
-    load_tile_sw128<BKV, D, NSA_WG_THREADS>(sK, K + kvHead, kv0, Tn, tid);
-    load_tile_sw128<BKV, D, NSA_WG_THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
+    load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
     if (steps > 0) loadStep(0, 0);
     cp_async_commit();
 
@@ -388,20 +394,23 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         const int* tTok = sTok + stage * QS;
         const int* tBh = sBh + stage * QS;
 
-        // S^T = K Q^T and dP^T = V dO^T, both operands K-major, one commit group each
+        // S^T = K Q^T and dP^T = V dO^T for this warpgroup's 64 kv rows, both operands K-major, one commit group each
         float s[SR];
         float dp[SR];
+        const uint32_t rowsW = (uint32_t)wg * 64 * 128;
         wgmma_fence();
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t at = (kc >> 2) * PANEL + (kc & 3) * 32;
-            Wgmma<T, 64>::ss(s, sw128_desc(aK + at, 16, 1024), sw128_desc(qStep + at, 16, 1024), kc > 0 ? 1 : 0);
+            const uint32_t in = (kc & 3) * 32;
+            Wgmma<T, 64>::ss(s, sw128_desc(aK + rowsW + (kc >> 2) * KV_PANEL + in, 16, 1024),
+                             sw128_desc(qStep + (kc >> 2) * PANEL + in, 16, 1024), kc > 0 ? 1 : 0);
         }
         wgmma_commit();
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t at = (kc >> 2) * PANEL + (kc & 3) * 32;
-            Wgmma<T, 64>::ss(dp, sw128_desc(aV + at, 16, 1024), sw128_desc(doStep + at, 16, 1024), kc > 0 ? 1 : 0);
+            const uint32_t in = (kc & 3) * 32;
+            Wgmma<T, 64>::ss(dp, sw128_desc(aV + rowsW + (kc >> 2) * KV_PANEL + in, 16, 1024),
+                             sw128_desc(doStep + (kc >> 2) * PANEL + in, 16, 1024), kc > 0 ? 1 : 0);
         }
         wgmma_commit();
         wgmma_wait<1>();
@@ -479,12 +488,16 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         __syncthreads();  // the whole dS^T tile is in shared memory
 
         // dQ = dS K in 64-column halves (dS^T read MN-major, K N-major), each added to the gathered rows' fp32
-        // accumulators while the next product runs; dK += dS^T Q (Q read N-major) behind the first half
+        // accumulators while the next product runs; dK += dS^T Q (Q read N-major) behind the first half. D = 128:
+        // half h over all kv rows (k16 steps of 16 rows, 2048 bytes); D = 64: the one half over this warpgroup's rows.
+        constexpr int DQ_STEPS = D == 128 ? BKV / 16 : 4;
+        const uint32_t dqFirst = D == 128 ? 0u : rowsW;
         auto issueDq = [&](float (&dq)[32], int half) {
 #pragma unroll
-            for (int kc = 0; kc < BKV / 16; ++kc) {
-                WgmmaSs64<T>::template run<1, 1>(dq, sw128_desc(adS + kc * 16 * 128, 64 * 128, 1024),
-                                                 sw128_desc(aK + half * PANEL + kc * 16 * 128, PANEL, 1024),
+            for (int kc = 0; kc < DQ_STEPS; ++kc) {
+                const uint32_t rows = dqFirst + kc * 16 * 128;
+                WgmmaSs64<T>::template run<1, 1>(dq, sw128_desc(adS + rows, 64 * 128, 1024),
+                                                 sw128_desc(aK + half * KV_PANEL + rows, KV_PANEL, 1024),
                                                  kc > 0 ? 1 : 0);
             }
             wgmma_commit();
@@ -492,7 +505,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         auto addDq = [&](const float (&dq)[32], int half) {
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
-                const int j = row0 + 8 * r;
+                const int j = qRow0 + 8 * r;
                 const int token = tTok[j];
                 float* dst = dQacc + ((long long)tBh[j] * Tn + (token < 0 ? 0 : token)) * D + half * 64;
 #pragma unroll
@@ -502,9 +515,11 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
                 }
             }
         };
+        // the first (or only) half: at block 128 and D = 128 warpgroup wg makes half wg
+        const int half0 = D == 128 && WGS == 2 ? wg : 0;
         float dq[32];
         wgmma_fence();
-        issueDq(dq, 0);
+        issueDq(dq, half0);
         fence_regs(dk);
 #pragma unroll
         for (int kc = 0; kc < QS / 16; ++kc) {
@@ -515,8 +530,8 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         fence_regs(dv);
         fence_frags(p);
         fence_regs(dq);
-        addDq(dq, 0);
-        if constexpr (D == 128) {
+        addDq(dq, half0);
+        if constexpr (D == 128 && WGS == 1) {
             fence_regs(dq);
             wgmma_fence();
             issueDq(dq, 1);
@@ -549,25 +564,27 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
 }  // namespace saw
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define SAW_NSA_BWD_WGMMA_BODY(T, D, CAPPED)                                                                      \
-    saw::nsa_bwd_wgmma<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dKacc, dVacc, items[3 * blockIdx.x],         \
+#define SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED)                                                                 \
+    saw::nsa_bwd_wgmma<T, D, BKV, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dKacc, dVacc, items[3 * blockIdx.x],         \
                                      items[3 * blockIdx.x + 1], items[3 * blockIdx.x + 2], colTok, H, Hkv, Tn,   \
                                      nkv, scale, softcap);
 #else
-#define SAW_NSA_BWD_WGMMA_BODY(T, D, CAPPED) __trap(); /* wgmma needs sm_90a; the host never launches this elsewhere */
+#define SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED) __trap(); /* wgmma needs sm_90a; the host never launches this elsewhere */
 #endif
 
-#define SAW_NSA_BWD_WGMMA(NAME, T, D, CAPPED)                                                                          \
-    extern "C" __global__ void __launch_bounds__(saw::NSA_WG_THREADS, 2) NAME(                                       \
+#define SAW_NSA_BWD_WGMMA(NAME, T, D, BKV, CAPPED)                                                                     \
+    extern "C" __global__ void __launch_bounds__(BKV / 64 * saw::NSA_WG_THREADS, 128 / BKV) NAME(                     \
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,           \
         float* dKacc, float* dVacc, const int* items, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale, \
         float softcap) {                                                                                             \
-        SAW_NSA_BWD_WGMMA_BODY(T, D, CAPPED)                                                                         \
+        SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED)                                                                    \
     }
 
-#define SAW_NSA_BWD_WGMMAS(TN, T, D)                                                 \
-    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b64, T, D, false)                 \
-    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b64_softcap, T, D, true)
+#define SAW_NSA_BWD_WGMMA_BLOCK(TN, T, D, BKV)                                              \
+    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV, T, D, BKV, false)                \
+    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true)
+
+#define SAW_NSA_BWD_WGMMAS(TN, T, D) SAW_NSA_BWD_WGMMA_BLOCK(TN, T, D, 64) SAW_NSA_BWD_WGMMA_BLOCK(TN, T, D, 128)
 
 SAW_NSA_HEADS(SAW_NSA_BWD_WGMMAS)
 

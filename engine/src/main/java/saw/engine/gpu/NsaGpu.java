@@ -83,8 +83,8 @@ public final class NsaGpu implements NsaKernels {
     /** The backward kernel. */
     public enum Backward {
         /**
-         * One warpgroup per work item with warpgroup MMA (nsa_bwd_wgmma_*_b64 in nsa.cu): compute capability 9.0 and
-         * block 64 only.
+         * One warpgroup per 64 kv rows of a work item with warpgroup MMA (nsa_bwd_wgmma_* in nsa.cu): compute capability
+         * 9.0, blocks 64 and 128.
          */
         WGMMA,
         /** mma.sync, every supported GPU and block size (nsa_bwd_chunked_* in nsa.cu). */
@@ -110,7 +110,7 @@ public final class NsaGpu implements NsaKernels {
         }
 
         static boolean wgmmaRuns(int major, int block) {
-            return major == 9 && block == WGMMA_BLOCK;
+            return major == 9 && block % 64 == 0;
         }
 
         /** The kernel this choice runs on a GPU of compute capability {@code major}.x with this block size. */
@@ -119,16 +119,13 @@ public final class NsaGpu implements NsaKernels {
                 return wgmmaRuns(major, block) ? WGMMA : MMA;
             }
             if (this == WGMMA && !wgmmaRuns(major, block)) {
-                throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is wgmma, which runs NSA block size "
-                        + WGMMA_BLOCK + " on compute capability 9.0 only; this is block size " + block
+                throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is wgmma, which runs NSA block sizes 64 "
+                        + "and 128 on compute capability 9.0 only; this is block size " + block
                         + " on compute capability " + major + ".x (use mma or auto)");
             }
             return this;
         }
     }
-
-    /** The block size of nsa_bwd_wgmma (its warpgroup's 64 kv rows). */
-    static final int WGMMA_BLOCK = 64;
 
     private final CudaDevice cuda;
     private final String description;
@@ -273,21 +270,22 @@ public final class NsaGpu implements NsaKernels {
         return "nsa_bwd_chunked_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
     }
 
-    static String wgmmaBackwardName(DType t, int d, boolean softcap) {
-        return "nsa_bwd_wgmma_" + t.label() + "_d" + d + "_b" + WGMMA_BLOCK + (softcap ? "_softcap" : "");
+    static String wgmmaBackwardName(DType t, int d, int block, boolean softcap) {
+        return "nsa_bwd_wgmma_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
     }
 
     /**
      * One CTA per work item: K and V of the block, two stages of 64 gathered Q and dO rows, dS transposed, and per row
-     * LSE, Dsum, token and head in shared memory. MMA: block / 16 warps; WGMMA: one warpgroup, and 1024 bytes more to
-     * align the tiles for the 128-byte swizzle.
+     * LSE, Dsum, token and head in shared memory. MMA: block / 16 warps; WGMMA: a warpgroup per 64 kv rows, and 1024
+     * bytes more to align the tiles for the 128-byte swizzle.
      */
     static LaunchShape backwardShape(AttentionProblem p, int block, int items, Backward kernel) {
         int d = p.headDim();
         int smem = (2 * block * d + 4 * ROWS * d + block * ROWS) * 2 + 8 * ROWS * 4;
         boolean capped = p.softcap() > 0;
         if (kernel == Backward.WGMMA) {
-            return new LaunchShape(wgmmaBackwardName(p.dtype(), d, capped), Math.max(1, items), 128, smem + 1024);
+            return new LaunchShape(wgmmaBackwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 64 * 128,
+                    smem + 1024);
         }
         return new LaunchShape(backwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 16 * 32, smem);
     }
@@ -310,9 +308,11 @@ public final class NsaGpu implements NsaKernels {
                     names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
+                    if (b % 64 == 0) {
+                        names.add(wgmmaBackwardName(t, d, b, false));
+                        names.add(wgmmaBackwardName(t, d, b, true));
+                    }
                 }
-                names.add(wgmmaBackwardName(t, d, false));
-                names.add(wgmmaBackwardName(t, d, true));
                 names.add(mergeName(t, d));
             }
         }

@@ -220,7 +220,7 @@ class NsaGpuTest {
     }
 
     @Test
-    void hopperRunsTheWarpgroupBackwardAtBlock64AndMmaElsewhere() throws BadSelection {
+    void hopperRunsTheWarpgroupBackwardAtBlocks64And128AndMmaElsewhere() throws BadSelection {
         AttentionProblem p = new AttentionProblem(1, 16, 2, 300, 300, 128, DType.BF16, 0.1, 0);
         for (int block : NsaGpu.BLOCKS) {
             for (int major : new int[] {8, 9}) {
@@ -231,7 +231,7 @@ class NsaGpuTest {
                     gpu.forwardOrder(NsaGpu.Forward.WARP);
                     gpu.backwardKernel(NsaGpu.Backward.AUTO);
                     gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
-                    String bwd = major == 9 && block == 64 ? "nsa_bwd_wgmma_bf16_d128_b64" : "nsa_bwd_chunked_bf16_d128_b" + block;
+                    String bwd = (major == 9 && block >= 64 ? "nsa_bwd_wgmma_bf16_d128_b" : "nsa_bwd_chunked_bf16_d128_b") + block;
                     assertEquals(List.of("nsa_fwd_warp_bf16_d128_b" + block, "bwd_pre_bf16_d128", bwd, "bwd_dq_bf16",
                             "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched), "block " + block + ", major " + major);
                     assertTrue(driver.live.isEmpty(), "every buffer freed");
@@ -247,6 +247,10 @@ class NsaGpuTest {
                 "K, V, two Q and dO stages, dS^T, the row tables and the swizzle's alignment");
         assertEquals(109_568, NsaGpu.backwardShape(p, 64, 1, NsaGpu.Backward.WGMMA).sharedBytes(),
                 "D = 128: two CTAs fit the H200's 227 KB per SM");
+        LaunchShape two = NsaGpu.backwardShape(p, 128, 3, NsaGpu.Backward.WGMMA);
+        assertEquals("nsa_bwd_wgmma_bf16_d128_b128", two.kernel());
+        assertEquals(256, two.block(), "a warpgroup per 64 kv rows");
+        assertEquals((2 * 128 * 128 + 4 * 64 * 128 + 128 * 64) * 2 + 8 * 64 * 4 + 1024, two.sharedBytes());
     }
 
     @Test
@@ -259,8 +263,8 @@ class NsaGpuTest {
             gpu.backwardKernel(NsaGpu.Backward.WGMMA);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel));
-            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is wgmma, which runs NSA block size 64 on compute capability 9.0 only; "
-                    + "this is block size 32 on compute capability 9.x (use mma or auto)", e.getMessage());
+            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is wgmma, which runs NSA block sizes 64 and 128 on compute capability "
+                    + "9.0 only; this is block size 32 on compute capability 9.x (use mma or auto)", e.getMessage());
             assertTrue(driver.launched.isEmpty(), "refused before anything ran");
             gpu.forward(AttentionInputs.random(p, 1, false), sel);  // a forward never needs the backward kernel
         }
