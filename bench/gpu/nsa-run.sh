@@ -4,8 +4,9 @@
 #   1. verify     saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap,
 #                 random, scored and mask selections), forward and backward against the fp64 reference: the default
 #                 order (auto: per-block for G <= 8, warp above) and each order explicitly on groups auto does not
-#                 give it; the backward as auto picks it (SAW_NSA_BWD: the warpgroup kernel at blocks 64 and 128 on
-#                 Hopper, the chunked mma.sync one elsewhere), and the chunked one explicitly on five such cases.
+#                 give it; the per-block forward's and the backward's kernels as auto picks them (SAW_NSA_FAMILY: the
+#                 warpgroup kernels at blocks 64 and 128 on Hopper, mma.sync elsewhere), and mma.sync explicitly on
+#                 five such cases.
 #                 NSA_VERIFY=quick: 11 of the cases, both orders
 #   2. sanitizer  compute-sanitizer on small cases: block forward + chunked backward (G = 4, block 32), warp forward
 #                 + chunked backward (G = 24: two warps per token, one padded) and the warpgroup backward (block 64,
@@ -14,8 +15,9 @@
 #   3. compare    side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site):
 #                 the same block_indices .npy for both; outputs and gradients cross-checked on one shape from
 #                 `saw dump` in each order of NSA_COMPARE_ORDERS (default "warp block"); medians of saw's CUDA-event
-#                 timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x); the backward
-#                 timed with each kernel of NSA_BWD_KERNELS (default "wgmma mma", SAW_NSA_BWD). NSA_SHAPES:
+#                 timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x); the per-block
+#                 forward and the backward timed in each family of NSA_FAMILIES (default "wgmma mma",
+#                 SAW_NSA_FAMILY). NSA_SHAPES:
 #                 all (default), quick (T=64K G=16, G=4, G=8, D=64), groups (G = 1, 2, 4, 8, 16 at T=32K, for the
 #                 order crossover), final (T=64K G=16 and T=32K G=8), list (NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;...").
 #                 Rows while NSA_COMPARE_SECONDS lasts; the
@@ -32,7 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 logs=${OUT:-$here}/nsa
 mkdir -p "$logs"
 export SAW_JAVA_OPTS=${SAW_JAVA_OPTS:--Xmx24g}
-unset SAW_NSA_FWD SAW_NSA_BWD
+unset SAW_NSA_FWD SAW_NSA_FAMILY
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 summary="$logs/summary.txt"
@@ -44,13 +46,13 @@ vlog="$logs/verify.log"; : >"$vlog"
 vpass=0; vfail=0; vfailed=()
 full() { [[ ${NSA_VERIFY:-all} != quick ]]; }
 # v [order] ARGS: saw verify fwd,bwd in that forward order (auto when "-"), the selection and shape from ARGS, the
-# backward kernel $bwd (auto unless set)
-bwd=auto
+# kernel family $fam (auto unless set)
+fam=auto
 v() {
   local order=$1 o rc; shift
   [[ $order == - ]] && order=auto
-  o=$(SAW_NSA_FWD=$order SAW_NSA_BWD=$bwd timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
-  local what="fwd=$order bwd=$bwd $*"
+  o=$(SAW_NSA_FWD=$order SAW_NSA_FAMILY=$fam timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
+  local what="fwd=$order family=$fam $*"
   { echo "== $what"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
   if [[ $rc == 0 ]]; then vpass=$((vpass + 1)); else vfail=$((vfail + 1)); vfailed+=("$what"); fi
   printf '%-4s %s  %s\n' "$([[ $rc == 0 ]] && echo ok || echo FAIL)" "$what" \
@@ -92,15 +94,15 @@ full && v -     --nsa random --nsa-block 64  --nsa-s 3  --heads 48 --kv-heads 3 
 # block 128 (two warpgroups): G = 24, D = 64 with softcap, and a one-token selection
         v -     --nsa random --nsa-block 128 --nsa-s 6  --heads 24 --kv-heads 1 --head-dim 64  --dtype bf16 --seq 1900 --softcap 30
 full && v -     --nsa random --nsa-block 128 --nsa-s 4  --heads 16 --kv-heads 4 --head-dim 128 --dtype fp16 --seq 1
-# the chunked backward at block 64, where auto would not run it on Hopper
-bwd=mma
+# mma.sync at blocks 64 and 128, where auto would not run it on Hopper
+fam=mma
         v -     --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
 full && v -     --nsa random --nsa-block 64  --nsa-s 4  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
 full && v warp  --nsa random --nsa-block 64  --nsa-s 4  --heads 2  --kv-heads 2 --head-dim 64  --dtype fp16 --seq 777 --batch 2
 full && v -     --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
         v -     --nsa random --nsa-block 128 --nsa-s 8  --heads 48 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 3000
-bwd=auto
-echo "verify matrix (${NSA_VERIFY:-all}; backward auto, and mma where named): $vpass passed, $vfail failed" | tee -a "$summary"
+fam=auto
+echo "verify matrix (${NSA_VERIFY:-all}; family auto, and mma where named): $vpass passed, $vfail failed" | tee -a "$summary"
 for f in "${vfailed[@]}"; do echo "  failed: $f" | tee -a "$summary"; done
 fi
 
@@ -109,9 +111,9 @@ slog="$logs/sanitizer.log"; : >"$slog"
 if ! part sanitizer; then
   echo "compute-sanitizer: not asked for (NSA_PARTS)" | tee -a "$summary"
 elif command -v compute-sanitizer >/dev/null; then
-  san() {  # TOOL ORDER BLOCK ARGS (the backward as auto picks it: blocks 64 and 128 are the warpgroup kernel on Hopper)
+  san() {  # TOOL ORDER BLOCK ARGS (the family as auto picks it: blocks 64 and 128 are the warpgroup kernels on Hopper)
     local tool=$1 order=$2 block=$3; shift 3
-    local what="$tool fwd $order, block $block ($([[ $block != 32 ]] && echo wgmma || echo chunked) bwd) $*"
+    local what="$tool fwd $order, block $block ($([[ $block != 32 ]] && echo wgmma || echo mma.sync) family) $*"
     o=$(SAW_NSA_FWD=$order timeout 80 compute-sanitizer --tool $tool --error-exitcode 9 "$here/runtime/bin/java" \
         -cp "$here/lib/*" saw.app.Main verify --nsa random --seq 300 --dtype bf16 --nsa-block $block --nsa-s 6 --backend gpu \
         --softcap 20 --pass fwd,bwd "$@" 2>&1); rc=$?
@@ -177,16 +179,17 @@ def indices(B, T, H, S, BS, seed):
     cnt = (idx >= 0).sum(-1)
     return idx.to(torch.int32), cnt.to(torch.int32)
 
-def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order, passes, bwd="auto"):
+def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order, passes, family="auto"):
     out = os.path.join(work, "row.jsonl")
     cmd = [saw, "bench", "--nsa", idx_path, "--nsa-counts", cnt_path, "--nsa-block", str(BS), "--heads", str(HQ),
            "--head-dim", str(D), "--dtype", dtype, "--backend", "gpu", "--pass", passes, "--warmup", "3",
            "--reps", str(reps), "--out", out]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=150,
-                       env=dict(os.environ, SAW_NSA_FWD=order, SAW_NSA_BWD=bwd))
-    log.write(f"SAW_NSA_FWD={order} SAW_NSA_BWD={bwd} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n"); log.flush()
+                       env=dict(os.environ, SAW_NSA_FWD=order, SAW_NSA_FAMILY=family))
+    log.write(f"SAW_NSA_FWD={order} SAW_NSA_FAMILY={family} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
+    log.flush()
     if p.returncode != 0:
-        say(f"saw bench failed (fwd {order}, bwd {bwd}):", p.stderr.strip()[-400:])
+        say(f"saw bench failed (fwd {order}, family {family}):", p.stderr.strip()[-400:])
         return None
     rows = [json.loads(l) for l in open(out)]
     with open(os.path.join(logs, "saw-bench.jsonl"), "a") as f:
@@ -213,26 +216,26 @@ def fla_times(q, k, v, idx, cnt, BS, scale):
     except Exception as e:
         return None, None, (type(e).__name__ + ": " + str(e)).replace("\n", " ")[:200]
 
-def cross_check(B, T, HQ, H, D, BS, S, dtype, orders, bwds):
-    """saw dump (GPU) in each forward order (with the first backward kernel) and with each other backward kernel (in the
-    first order) on one selection, fla on the very same q, k, v, dO and indices; relative errors per run (the dumps
-    share the seed, so q, k, v and dO are the same for every run)."""
+def cross_check(B, T, HQ, H, D, BS, S, dtype, orders, fams):
+    """saw dump (GPU) in each forward order (in the first family) and in each other family (in each order) on one
+    selection, fla on the very same q, k, v, dO and indices; relative errors per run (the dumps share the seed, so q,
+    k, v and dO are the same for every run)."""
     tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
     idx, cnt = indices(B, T, H, S, BS, 7)
     ip, cp = os.path.join(work, "xi.npy"), os.path.join(work, "xc.npy")
     np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
     dumps = {}
-    for order, bwd in [(o, bwds[0]) for o in orders] + [(orders[0], b) for b in bwds[1:]]:
-        d = os.path.join(work, "dump-" + order + "-" + bwd)
+    for order, fam in [(o, fm) for fm in fams for o in orders]:
+        d = os.path.join(work, "dump-" + order + "-" + fam)
         cmd = [saw, "dump", "--nsa", ip, "--nsa-counts", cp, "--nsa-block", str(BS), "--heads", str(HQ), "--head-dim",
                str(D), "--dtype", dtype, "--backend", "gpu", "--pass", "bwd", "--seed", "3", "--out", d]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=150,
-                           env=dict(os.environ, SAW_NSA_FWD=order, SAW_NSA_BWD=bwd))
-        log.write(f"SAW_NSA_FWD={order} SAW_NSA_BWD={bwd} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
+                           env=dict(os.environ, SAW_NSA_FWD=order, SAW_NSA_FAMILY=fam))
+        log.write(f"SAW_NSA_FWD={order} SAW_NSA_FAMILY={fam} " + " ".join(cmd) + "\n" + p.stdout + p.stderr + "\n")
         if p.returncode != 0:
-            say(f"saw dump failed (fwd {order}, bwd {bwd}):", p.stderr.strip()[-400:])
+            say(f"saw dump failed (fwd {order}, family {fam}):", p.stderr.strip()[-400:])
         else:
-            dumps[f"forward {order}, backward {bwd}"] = d
+            dumps[f"forward {order}, family {fam}"] = d
     if not dumps or ParallelNSAFunction is None:
         return {}
     ld = lambda d, n: torch.from_numpy(np.load(os.path.join(d, n + ".npy"))).to(dev)
@@ -253,9 +256,12 @@ def cross_check(B, T, HQ, H, D, BS, S, dtype, orders, bwds):
     return res
 
 orders = os.environ.get("NSA_COMPARE_ORDERS", "warp block").split()
-bwds = os.environ.get("NSA_BWD_KERNELS", "wgmma mma").split()
+fams = os.environ.get("NSA_FAMILIES", "wgmma mma").split()
+# forward columns: the warp order is mma.sync only; the per-block order in each family
+fwdcols = [(o + "/" + fm if o == "block" else o, o, fm) for o in orders for fm in (fams if o == "block" else fams[:1])]
+label = lambda o: o + "/" + fams[0] if o == "block" else o
 rows = []
-for run, xc in cross_check(1, 4096, 64, 4, 128, 64, 16, "bf16", orders, bwds).items():
+for run, xc in cross_check(1, 4096, 64, 4, 128, 64, 16, "bf16", orders, fams).items():
     say(f"cross-check saw ({run}) vs fla, B=1 T=4096 HQ=64 Hkv=4 D=128 block 64 S=16 bf16, "
         "relative error:", "  ".join(f"{k} {v:.2e}" for k, v in xc.items()), keep=True)
 
@@ -277,7 +283,7 @@ if os.environ.get("NSA_SHAPES", "all") == "final":  # the headline shape against
 if os.environ.get("NSA_SHAPES", "all") == "list":  # NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;..."
     shapes = [tuple(int(x) for x in sh.split(",")) for sh in os.environ["NSA_SHAPE_LIST"].split(";") if sh.strip()]
 bwd_order = orders[0]  # the backward does not depend on the forward order; timed in the first order's run
-rule = lambda G: "block" if G <= 8 else "warp"  # NsaGpu.Forward.forGroup: what SAW_NSA_FWD=auto runs
+rule = lambda G: label("block" if G <= 8 else "warp")  # NsaGpu.Forward.forGroup: what SAW_NSA_FWD=auto runs
 
 def f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
@@ -286,20 +292,20 @@ def table_row(r):
     fl = 4.0 * r["D"] * r["pairs"] if r["pairs"] else None
     sp = lambda a, b: None if a is None or b is None else b / a
     tfs = lambda ms, m: None if ms is None or fl is None else m * fl / (ms * 1e-3) / 1e12
-    times = {o: r["saw_fwd_" + o] for o in orders if r["saw_fwd_" + o] is not None}
+    times = {c: r["saw_fwd_" + c] for c, _, _ in fwdcols if r["saw_fwd_" + c] is not None}
     auto = times.get(r["rule"])
     mark = "!" if auto is not None and min(times.values()) < auto else " "
     return (f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | " +
-            " ".join(f"{f(r['saw_fwd_' + o]):>8}" for o in orders) + f" {r['rule'] + mark:>6} {f(r['fla_fwd']):>8} "
-            f"{f(sp(auto, r['fla_fwd'])):>5} {f(tfs(auto, 1), '{:.0f}'):>6} | " +
-            " ".join(f"{f(r['saw_bwd_' + b]):>8}" for b in bwds) + f" {f(r['fla_bwd']):>8} "
+            " ".join(f"{f(r['saw_fwd_' + c]):>11}" for c, _, _ in fwdcols) + f" {r['rule'] + mark:>12} "
+            f"{f(r['fla_fwd']):>8} {f(sp(auto, r['fla_fwd'])):>5} {f(tfs(auto, 1), '{:.0f}'):>6} | " +
+            " ".join(f"{f(r['saw_bwd_' + b]):>9}" for b in fams) + f" {f(r['fla_bwd']):>8} "
             f"{f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | {r['fla_error'][:60]}")
 
-say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; " + " / ".join(orders) +
-    " = SAW_NSA_FWD orders; auto = the order the rule picks, ! when another measured faster; x = fla / auto; "
-    "backward " + " / ".join(bwds) + " = SAW_NSA_BWD kernels, x and TF/s for " + bwds[0] + "; TFLOP/s useful)", keep=True)
-say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | " + " ".join(f"{o:>8}" for o in orders) +
-    f" {'auto':>6} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | " + " ".join(f"{'bwd ' + b:>8}" for b in bwds) +
+say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; forward order/family = "
+    "SAW_NSA_FWD / SAW_NSA_FAMILY; auto = what the rule picks, ! when another measured faster; x = fla / auto; "
+    "backward per family, x and TF/s for " + fams[0] + "; TFLOP/s useful)", keep=True)
+say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | " + " ".join(f"{c:>11}" for c, _, _ in fwdcols) +
+    f" {'auto':>12} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | " + " ".join(f"{'bwd ' + b:>9}" for b in fams) +
     f" {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note", keep=True)
 budget = time.time() + float(os.environ.get("NSA_COMPARE_SECONDS", "110"))
 for (B, T, HQ, H, D, BS, S) in shapes:
@@ -309,12 +315,13 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     ip, cp = os.path.join(work, "i.npy"), os.path.join(work, "c.npy")
     np.save(ip, idx.cpu().numpy()); np.save(cp, cnt.cpu().numpy())
     reps = 10 if B * T <= 65536 else 5
-    runs = {o: saw_bench(ip, cp, HQ, D, BS, "bf16", reps, o, "fwd,bwd" if o == bwd_order else "fwd", bwds[0])
-            for o in orders}
-    back = {bwds[0]: runs[bwd_order]}
-    for b in bwds[1:]:
+    first = fwdcols[0][0]  # bwd_order in the first family: its run times the backward too
+    runs = {c: saw_bench(ip, cp, HQ, D, BS, "bf16", reps, o, "fwd,bwd" if c == first else "fwd", fm)
+            for c, o, fm in fwdcols}
+    back = {fams[0]: runs[first]}
+    for b in fams[1:]:
         back[b] = saw_bench(ip, cp, HQ, D, BS, "bf16", reps, bwd_order, "bwd", b)
-    s = runs[bwd_order]
+    s = runs[first]
     anyrun = next((x for x in runs.values() if x), None)
     q = torch.randn(B, T, HQ, D, device=dev, dtype=torch.bfloat16)
     k = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
@@ -324,11 +331,12 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S,
              pairs=anyrun["fwd"]["selected_pairs"] if anyrun else None,
              saw_bwd=s["bwd"]["median_ms"] if s else None, rule=rule(HQ // H),
+             kernels={c: x["fwd"].get("kernel") for c, x in runs.items() if x},
              bwd_kernels={b: x["bwd"].get("kernel") for b, x in back.items() if x},
              fla_fwd=tf, fla_bwd=tb, fla_error=err)
-    for o in orders:
-        r["saw_fwd_" + o] = runs[o]["fwd"]["median_ms"] if runs[o] else None
-    for b in bwds:
+    for c, _, _ in fwdcols:
+        r["saw_fwd_" + c] = runs[c]["fwd"]["median_ms"] if runs[c] else None
+    for b in fams:
         r["saw_bwd_" + b] = back[b]["bwd"]["median_ms"] if back[b] else None
     rows.append(r)
     log.write(json.dumps(r) + "\n")

@@ -1022,6 +1022,211 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
     }
 }
 
+// The per-block forward on Hopper (sm_90a), blocks 64 and 128: nsa_fwd_block's items, partials and merge, one
+// warpgroup per item with warpgroup MMA. K and V of the block and the gathered Q rows (two stages) sit in wgmma's
+// 128-byte swizzle; per 64-row step S = Q K^T (SS, both K-major) covers the whole block, each row's max and sum come
+// from quad shuffles (the rows are complete: no online softmax), and O = P V (P from registers, V read N-major) / sum
+// is staged over the step's own Q rows (their Q K^T is done) and written with 16-byte stores, as nsa_fwd_block does.
+template <typename T, int D, int BKV>
+__device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, const T* __restrict__ K,
+                                                    const T* __restrict__ V, T* __restrict__ Opart,
+                                                    float2* __restrict__ ML, const int* __restrict__ items,
+                                                    const int* __restrict__ colTok, const int* __restrict__ colSlot,
+                                                    int H, int Hkv, int Tn, int nkv, int S, float scale,
+                                                    float softcap) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    constexpr int QS = NSA_ROWS;
+    constexpr int THREADS = NSA_WG_THREADS;
+    constexpr int CHUNKS = D / 8;
+    constexpr int SR = BKV / 2;  // score accumulators per thread: 64 rows x BKV keys
+    constexpr int OR = D / 2;    // output accumulators per thread: 64 rows x D
+    constexpr uint32_t PANEL = QS * 128;      // bytes of one 64-column panel of a Q stage
+    constexpr uint32_t KV_PANEL = BKV * 128;  // bytes of one 64-column panel of K or V
+    constexpr uint32_t TILE_BYTES = QS * D * 2;
+    using Tile = Sw128<QS, D>;
+
+    extern __shared__ unsigned char smemRaw[];
+    const uint32_t rawAddr = smem_u32(smemRaw);
+    T* sK = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
+    T* sV = sK + BKV * D;
+    T* sQ = sV + BKV * D;                                 // 2 stages of QS x D
+    int* sTok = reinterpret_cast<int*>(sQ + 2 * QS * D);  // 2 stages: token of each row, -1 past the item
+    int* sOut = sTok + 2 * QS;  // 2 stages: partial row (((b * T + t) * Hkv + hkv) * S + slot) * G + head, -1 past
+    const uint32_t aK = smem_u32(sK);
+    const uint32_t aV = smem_u32(sV);
+    const uint32_t aQ = smem_u32(sQ);
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int t = lane & 3;
+    const int row0 = warp * 16 + (lane >> 2);  // this thread's first row of the step; + 8 the other
+
+    const int entry = items[3 * blockIdx.x];  // plane * nkv + kv-block
+    const int begin = items[3 * blockIdx.x + 1];
+    const int end = items[3 * blockIdx.x + 2];
+    const int kb = entry % nkv;
+    const int plane = entry / nkv;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int G = H / Hkv;
+    const int kv0 = kb * BKV;
+    const int rows = (end - begin) * G;
+    const int steps = (rows + QS - 1) / QS;
+    // tokens ascend within an item: below its first token's block every key precedes every row's token
+    const bool causal = steps > 0 && kv0 + BKV - 1 > colTok[begin];
+
+    const bool capped = softcap > 0.f;
+    const float sl2 = capped ? LOG2E : scale * LOG2E;
+    const float capIn = capped ? scale / softcap : 0.f;
+
+    // row r of step `step`: list entry (step * QS + r) / G, head (step * QS + r) % G; thread tid copies chunk column
+    // tid % CHUNKS of rows tid / CHUNKS + k * (THREADS / CHUNKS)
+    auto loadStep = [&](int step, int stage) {
+        constexpr int ROW_STEP = THREADS / CHUNKS;
+        const int c = tid % CHUNKS;
+        T* q = sQ + stage * QS * D;
+#pragma unroll 4
+        for (int r = tid / CHUNKS; r < QS; r += ROW_STEP) {
+            const int idx = step * QS + r;
+            const bool valid = idx < rows;
+            long long off = 0;
+            if (valid) {
+                const int token = colTok[begin + idx / G];
+                off = (((long long)b * H + hkv * G + idx % G) * Tn + token) * D + c * 8;
+            }
+            cp_async16(smem_u32(q + Tile::chunk(r, c)), Q + off, valid);
+        }
+        if (tid < QS) {
+            const int idx = step * QS + tid;
+            int token = -1;
+            int out = -1;
+            if (idx < rows) {
+                const int e = begin + idx / G;
+                token = colTok[e];
+                out = ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + idx % G;
+            }
+            sTok[stage * QS + tid] = token;
+            sOut[stage * QS + tid] = out;
+        }
+    };
+
+    const size_t kvHead = (size_t)plane * Tn * D;
+    load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
+    load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    if (steps > 0) loadStep(0, 0);
+    cp_async_commit();
+
+    for (int it = 0; it < steps; ++it) {
+        const int stage = it & 1;
+        cp_async_wait<0>();
+        fence_proxy_async();
+        __syncthreads();  // this step's rows are in; step it - 1's stores from its stage are done
+        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);
+        cp_async_commit();
+
+        const uint32_t qStep = aQ + stage * TILE_BYTES;
+        T* tQ = sQ + stage * QS * D;
+        const int* tTok = sTok + stage * QS;
+        const int* tOut = sOut + stage * QS;
+
+        // S = Q K^T over the whole block
+        float s[SR];
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            const uint32_t in = (kc & 3) * 32;
+            Wgmma<T, BKV>::ss(s, sw128_desc(qStep + (kc >> 2) * PANEL + in, 16, 1024),
+                              sw128_desc(aK + (kc >> 2) * KV_PANEL + in, 16, 1024), kc > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(s);
+
+        // each row's softmax over the block (causal: key <= its token; -1: no row), P unnormalised
+        float mlog[2];
+        float sum[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int token = tTok[row0 + 8 * r];
+            float mx = -INFINITY;
+#pragma unroll
+            for (int n = 0; n < BKV / 8; ++n) {
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    float z = s[4 * n + 2 * r + e];
+                    if (capped) z = softcap * tanhf(z * capIn);
+                    const int key = kv0 + n * 8 + 2 * t + e;
+                    z = token >= 0 && (!causal || key <= token) ? z : -INFINITY;
+                    s[4 * n + 2 * r + e] = z;
+                    mx = fmaxf(mx, z);
+                }
+            }
+            mx = quad_max(mx);
+            const float base = mx == -INFINITY ? 0.f : mx * sl2;
+            float l = 0.f;
+#pragma unroll
+            for (int n = 0; n < BKV / 8; ++n) {
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const float p = exp2_approx(fmaf(s[4 * n + 2 * r + e], sl2, -base));
+                    s[4 * n + 2 * r + e] = p;
+                    l += p;
+                }
+            }
+            sum[r] = quad_sum(l);
+            mlog[r] = mx == -INFINITY ? -INFINITY : base;
+        }
+
+        // O = P V: P is the A fragment (registers), V read N-major
+        uint32_t p[BKV / 16][4];
+#pragma unroll
+        for (int kc = 0; kc < BKV / 16; ++kc) {
+#pragma unroll
+            for (int x = 0; x < 4; ++x) p[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
+        }
+        float o[OR];
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < BKV / 16; ++kc) {
+            Wgmma<T, D>::rs_nmajor(o, p[kc], sw128_desc(aV + kc * 16 * 128, KV_PANEL, 1024), kc > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+        wgmma_wait<0>();
+        fence_regs(o);
+        fence_frags(p);
+
+        // O / sum staged over the step's Q rows once every warp's Q K^T has read them, then each warp's 16 rows out
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int row = row0 + 8 * r;
+            const float inv = sum[r] > 0.f ? 1.f / sum[r] : 0.f;
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) {
+                *reinterpret_cast<uint32_t*>(tQ + Tile::elem(row, n * 8 + 2 * t)) =
+                    Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
+            }
+            const int out = tOut[row];
+            if (t == 0 && out >= 0) ML[out] = make_float2(mlog[r], sum[r]);
+        }
+        __syncwarp();
+#pragma unroll
+        for (int i = lane; i < 16 * CHUNKS; i += 32) {
+            const int row = warp * 16 + i / CHUNKS;
+            const int c = i % CHUNKS;
+            const int out = tOut[row];
+            if (out >= 0) {
+                *reinterpret_cast<uint4*>(Opart + (size_t)out * D + c * 8) =
+                    *reinterpret_cast<const uint4*>(tQ + Tile::chunk(row, c));
+            }
+        }
+    }
+#else
+    __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
+#endif
+}
+
 // One warp per (b, hkv, token, head): O = sum_s w_s O_s / W with w_s = l_s 2^(m_s - M), W = sum_s w_s, M = max_s m_s,
 // LSE = (M + log2 W) ln 2; slots with l_s = 0 (nothing at or before the token) count for nothing.
 template <typename T, int D>
@@ -1122,6 +1327,17 @@ __device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const flo
         saw::nsa_merge<T, D>(Opart, ML, indices, counts, O, LSE, B, H, Hkv, Tn, S);                                  \
     }
 
-#define SAW_NSA_BLOCK_FWDS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_BLOCK_FWD, TN, T, D) SAW_NSA_MERGE(TN, T, D)
+#define SAW_NSA_BLOCK_FWD_WGMMA(TN, T, D, BKV)                                                                     \
+    extern "C" __global__ void __launch_bounds__(saw::NSA_WG_THREADS, BKV == 64 ? 3 : 2)                            \
+        nsa_fwd_block_wgmma_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* Opart, float2* ML,          \
+                                                 const int* items, const int* colTok, const int* colSlot, int H,    \
+                                                 int Hkv, int Tn, int nkv, int S, float scale, float softcap) {     \
+        saw::nsa_fwd_block_wgmma<T, D, BKV>(Q, K, V, Opart, ML, items, colTok, colSlot, H, Hkv, Tn, nkv, S, scale,    \
+                                            softcap);                                                              \
+    }
+
+#define SAW_NSA_BLOCK_FWDS(TN, T, D)                                                                 \
+    SAW_NSA_BLOCKS(SAW_NSA_BLOCK_FWD, TN, T, D) SAW_NSA_MERGE(TN, T, D)                              \
+    SAW_NSA_BLOCK_FWD_WGMMA(TN, T, D, 64) SAW_NSA_BLOCK_FWD_WGMMA(TN, T, D, 128)
 
 SAW_NSA_HEADS(SAW_NSA_BLOCK_FWDS)

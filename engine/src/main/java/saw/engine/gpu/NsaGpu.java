@@ -80,28 +80,28 @@ public final class NsaGpu implements NsaKernels {
         }
     }
 
-    /** The backward kernel. */
-    public enum Backward {
+    /** The instructions the per-block forward and the backward run on (the warp-order forward is mma.sync only). */
+    public enum Family {
         /**
-         * One warpgroup per 64 kv rows of a work item with warpgroup MMA (nsa_bwd_wgmma_* in nsa.cu): compute capability
-         * 9.0, blocks 64 and 128.
+         * Warpgroup MMA, a warpgroup per 64 kv rows of a work item (nsa_fwd_block_wgmma_* and nsa_bwd_wgmma_* in
+         * nsa.cu): compute capability 9.0, blocks 64 and 128.
          */
         WGMMA,
-        /** mma.sync, every supported GPU and block size (nsa_bwd_chunked_* in nsa.cu). */
+        /** mma.sync, every supported GPU and block size (nsa_fwd_block_* and nsa_bwd_chunked_* in nsa.cu). */
         MMA,
         /** WGMMA where it runs, else MMA. */
         AUTO;
 
-        public static final String PROPERTY = "saw.nsa.bwd";
-        public static final String ENV = "SAW_NSA_BWD";
+        public static final String PROPERTY = "saw.nsa.family";
+        public static final String ENV = "SAW_NSA_FAMILY";
 
-        /** From -Dsaw.nsa.bwd or SAW_NSA_BWD (wgmma, mma or auto), else AUTO. */
-        public static Backward configured() {
+        /** From -Dsaw.nsa.family or SAW_NSA_FAMILY (wgmma, mma or auto), else AUTO. */
+        public static Family configured() {
             String v = System.getProperty(PROPERTY, System.getenv(ENV));
             if (v == null || v.isBlank()) {
                 return AUTO;
             }
-            for (Backward b : values()) {
+            for (Family b : values()) {
                 if (b.name().equalsIgnoreCase(v.trim())) {
                     return b;
                 }
@@ -113,8 +113,8 @@ public final class NsaGpu implements NsaKernels {
             return major == 9 && block % 64 == 0;
         }
 
-        /** The kernel this choice runs on a GPU of compute capability {@code major}.x with this block size. */
-        Backward resolve(int major, int block) {
+        /** The family this choice runs on a GPU of compute capability {@code major}.x with this block size. */
+        Family resolve(int major, int block) {
             if (this == AUTO) {
                 return wgmmaRuns(major, block) ? WGMMA : MMA;
             }
@@ -131,7 +131,7 @@ public final class NsaGpu implements NsaKernels {
     private final String description;
     private final int major;
     private Forward forward = Forward.configured();
-    private Backward backward = Backward.configured();
+    private Family family = Family.configured();
 
     private NsaGpu(CudaDevice cuda, String description, int major) {
         this.cuda = cuda;
@@ -139,9 +139,9 @@ public final class NsaGpu implements NsaKernels {
         this.major = major;
     }
 
-    /** The backward kernel from now on. */
-    public void backwardKernel(Backward kernel) {
-        this.backward = kernel;
+    /** The per-block forward's and the backward's instructions from now on. */
+    public void family(Family kernels) {
+        this.family = kernels;
     }
 
     /** The forward loop order from now on. */
@@ -240,11 +240,21 @@ public final class NsaGpu implements NsaKernels {
         return Math.max(1, BLOCK_ITEM_ROWS / (p.heads() / p.kvHeads()));
     }
 
-    /** One CTA per work item; K and V of the block, two 64-row Q stages and their row tables in shared memory. */
-    static LaunchShape blockShape(AttentionProblem p, int block, int items) {
+    static String blockWgmmaName(DType t, int d, int block) {
+        return "nsa_fwd_block_wgmma_" + t.label() + "_d" + d + "_b" + block;
+    }
+
+    /**
+     * One CTA per work item; K and V of the block, two 64-row Q stages and their row tables in shared memory. MMA: four
+     * warps; WGMMA: one warpgroup, and 1024 bytes more to align the tiles for the 128-byte swizzle.
+     */
+    static LaunchShape blockShape(AttentionProblem p, int block, int items, Family kernels) {
         int d = p.headDim();
-        return new LaunchShape(blockName(p.dtype(), d, block), Math.max(1, items), BLOCK_WARPS * 32, (2 * block * d + 2 * ROWS * d) * 2
-                + 4 * ROWS * 4);
+        int smem = (2 * block * d + 2 * ROWS * d) * 2 + 4 * ROWS * 4;
+        if (kernels == Family.WGMMA) {
+            return new LaunchShape(blockWgmmaName(p.dtype(), d, block), Math.max(1, items), 128, smem + 1024);
+        }
+        return new LaunchShape(blockName(p.dtype(), d, block), Math.max(1, items), BLOCK_WARPS * 32, smem);
     }
 
     static LaunchShape mergeShape(AttentionProblem p) {
@@ -279,11 +289,11 @@ public final class NsaGpu implements NsaKernels {
      * LSE, Dsum, token and head in shared memory. MMA: block / 16 warps; WGMMA: a warpgroup per 64 kv rows, and 1024
      * bytes more to align the tiles for the 128-byte swizzle.
      */
-    static LaunchShape backwardShape(AttentionProblem p, int block, int items, Backward kernel) {
+    static LaunchShape backwardShape(AttentionProblem p, int block, int items, Family kernel) {
         int d = p.headDim();
         int smem = (2 * block * d + 4 * ROWS * d + block * ROWS) * 2 + 8 * ROWS * 4;
         boolean capped = p.softcap() > 0;
-        if (kernel == Backward.WGMMA) {
+        if (kernel == Family.WGMMA) {
             return new LaunchShape(wgmmaBackwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 64 * 128,
                     smem + 1024);
         }
@@ -309,6 +319,7 @@ public final class NsaGpu implements NsaKernels {
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
                     if (b % 64 == 0) {
+                        names.add(blockWgmmaName(t, d, b));
                         names.add(wgmmaBackwardName(t, d, b, false));
                         names.add(wgmmaBackwardName(t, d, b, true));
                     }
@@ -350,7 +361,7 @@ public final class NsaGpu implements NsaKernels {
         final Forward order;
         final boolean backward;
 
-        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order, Backward bwdKernel, int major) {
+        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order, Family family, int major) {
             String why = unsupported(p, sel);
             if (why != null) {
                 throw new IllegalArgumentException(why);
@@ -367,11 +378,12 @@ public final class NsaGpu implements NsaKernels {
             }
             this.tables = NsaTables.of(sel, perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
                     backward ? backwardChunkTokens(p, sel.blockSize()) : 0, blockItemTokens(p));
+            // resolved only where a kernel of the family runs: a warp-order forward alone needs neither
+            Family kernels = backward || perBlock ? family.resolve(major, sel.blockSize()) : Family.MMA;
             this.warp = warpShape(p, sel.blockSize());
-            this.block = blockShape(p, sel.blockSize(), tables.items.length / 3);
+            this.block = blockShape(p, sel.blockSize(), tables.items.length / 3, kernels);
             this.merge = mergeShape(p);
-            this.bwd = backwardShape(p, sel.blockSize(), tables.bwdItems.length / 3,
-                    backward ? bwdKernel.resolve(major, sel.blockSize()) : Backward.MMA);
+            this.bwd = backwardShape(p, sel.blockSize(), tables.bwdItems.length / 3, kernels);
         }
     }
 
@@ -413,7 +425,7 @@ public final class NsaGpu implements NsaKernels {
 
     private AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
         AttentionProblem p = in.problem();
-        Plan plan = new Plan(p, sel, backward, forward, this.backward, major);
+        Plan plan = new Plan(p, sel, backward, forward, family, major);
         cuda.makeCurrent();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
@@ -482,7 +494,7 @@ public final class NsaGpu implements NsaKernels {
      * does not hold them.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
-        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, backward, major);
+        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, family, major);
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);

@@ -149,10 +149,14 @@ class NsaGpuTest {
                     kernelsOf(driver.launched));
             assertTrue(driver.live.isEmpty(), "every buffer freed");
         }
-        LaunchShape s = NsaGpu.blockShape(p, 128, 77);
+        LaunchShape s = NsaGpu.blockShape(p, 128, 77, NsaGpu.Family.MMA);
         assertEquals("nsa_fwd_block_fp16_d64_b128", s.kernel());
         assertEquals(77, s.grid());
         assertEquals((2 * 128 * 64 + 2 * 64 * 64) * 2 + 4 * 64 * 4, s.sharedBytes());
+        LaunchShape w = NsaGpu.blockShape(p, 128, 77, NsaGpu.Family.WGMMA);
+        assertEquals("nsa_fwd_block_wgmma_fp16_d64_b128", w.kernel());
+        assertEquals(128, w.block(), "one warpgroup");
+        assertEquals((2 * 128 * 64 + 2 * 64 * 64) * 2 + 4 * 64 * 4 + 1024, w.sharedBytes(), "and the swizzle's alignment");
         LaunchShape m = NsaGpu.mergeShape(p);
         assertEquals((2L * 32 * 300 + 7) / 8, m.grid());
         assertEquals(4096, NsaGpu.blockChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0), 64));
@@ -173,12 +177,12 @@ class NsaGpuTest {
                     "nsa_bwd_chunked_bf16_d128_b32", "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched));
             assertTrue(driver.live.isEmpty(), "every buffer freed");
         }
-        LaunchShape c = NsaGpu.backwardShape(p, 32, 10, NsaGpu.Backward.MMA);
+        LaunchShape c = NsaGpu.backwardShape(p, 32, 10, NsaGpu.Family.MMA);
         assertEquals("nsa_bwd_chunked_bf16_d128_b32", c.kernel());
         assertEquals(10, c.grid());
         assertEquals(64, c.block(), "a warp per 16 keys of the block");
         assertEquals((2 * 32 * 128 + 4 * 64 * 128 + 32 * 64) * 2 + 8 * 64 * 4, c.sharedBytes());
-        assertEquals(1, NsaGpu.backwardShape(p, 32, 0, NsaGpu.Backward.MMA).grid(), "never an empty grid");
+        assertEquals(1, NsaGpu.backwardShape(p, 32, 0, NsaGpu.Family.MMA).grid(), "never an empty grid");
         assertEquals((2L * 500 * 128 / 2 + 255) / 256, NsaGpu.convertShape(p, p.kvElements()).grid());
         assertEquals(2048, NsaGpu.backwardChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0),
                 64), "32 MB of Q, dO and the dQ accumulator at G = 16, D = 128");
@@ -220,66 +224,77 @@ class NsaGpuTest {
     }
 
     @Test
-    void hopperRunsTheWarpgroupBackwardAtBlocks64And128AndMmaElsewhere() throws BadSelection {
+    void hopperRunsTheWarpgroupKernelsAtBlocks64And128AndMmaElsewhere() throws BadSelection {
         AttentionProblem p = new AttentionProblem(1, 16, 2, 300, 300, 128, DType.BF16, 0.1, 0);
         for (int block : NsaGpu.BLOCKS) {
             for (int major : new int[] {8, 9}) {
-                NsaSelection sel = NsaSelections.random(1, 300, 2, 4, block, 7);
-                FakeDriver driver = new FakeDriver(1L << 34);
-                driver.kernels.addAll(NsaGpu.allNames());
-                try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", major)) {
-                    gpu.forwardOrder(NsaGpu.Forward.WARP);
-                    gpu.backwardKernel(NsaGpu.Backward.AUTO);
-                    gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
-                    String bwd = (major == 9 && block >= 64 ? "nsa_bwd_wgmma_bf16_d128_b" : "nsa_bwd_chunked_bf16_d128_b") + block;
-                    assertEquals(List.of("nsa_fwd_warp_bf16_d128_b" + block, "bwd_pre_bf16_d128", bwd, "bwd_dq_bf16",
-                            "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched), "block " + block + ", major " + major);
-                    assertTrue(driver.live.isEmpty(), "every buffer freed");
+                for (NsaGpu.Forward order : new NsaGpu.Forward[] {NsaGpu.Forward.WARP, NsaGpu.Forward.BLOCK}) {
+                    NsaSelection sel = NsaSelections.random(1, 300, 2, 4, block, 7);
+                    FakeDriver driver = new FakeDriver(1L << 34);
+                    driver.kernels.addAll(NsaGpu.allNames());
+                    try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", major)) {
+                        gpu.forwardOrder(order);
+                        gpu.family(NsaGpu.Family.AUTO);
+                        gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
+                        boolean hopper = major == 9 && block >= 64;
+                        List<String> fwd = order == NsaGpu.Forward.WARP ? List.of("nsa_fwd_warp_bf16_d128_b" + block)
+                                : List.of((hopper ? "nsa_fwd_block_wgmma_bf16_d128_b" : "nsa_fwd_block_bf16_d128_b") + block,
+                                        "nsa_merge_bf16_d128");
+                        String bwd = (hopper ? "nsa_bwd_wgmma_bf16_d128_b" : "nsa_bwd_chunked_bf16_d128_b") + block;
+                        List<String> all = new ArrayList<>(fwd);
+                        all.addAll(List.of("bwd_pre_bf16_d128", bwd, "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"));
+                        assertEquals(all, kernelsOf(driver.launched), order + ", block " + block + ", major " + major);
+                        assertTrue(driver.live.isEmpty(), "every buffer freed");
+                    }
                 }
             }
         }
         AttentionProblem capped = new AttentionProblem(1, 16, 2, 300, 300, 64, DType.FP16, 0.1, 30);
-        LaunchShape w = NsaGpu.backwardShape(capped, 64, 12, NsaGpu.Backward.WGMMA);
+        LaunchShape w = NsaGpu.backwardShape(capped, 64, 12, NsaGpu.Family.WGMMA);
         assertEquals("nsa_bwd_wgmma_fp16_d64_b64_softcap", w.kernel());
         assertEquals(12, w.grid());
         assertEquals(128, w.block(), "one warpgroup");
         assertEquals((2 * 64 * 64 + 4 * 64 * 64 + 64 * 64) * 2 + 8 * 64 * 4 + 1024, w.sharedBytes(),
                 "K, V, two Q and dO stages, dS^T, the row tables and the swizzle's alignment");
-        assertEquals(109_568, NsaGpu.backwardShape(p, 64, 1, NsaGpu.Backward.WGMMA).sharedBytes(),
+        assertEquals(109_568, NsaGpu.backwardShape(p, 64, 1, NsaGpu.Family.WGMMA).sharedBytes(),
                 "D = 128: two CTAs fit the H200's 227 KB per SM");
-        LaunchShape two = NsaGpu.backwardShape(p, 128, 3, NsaGpu.Backward.WGMMA);
+        LaunchShape two = NsaGpu.backwardShape(p, 128, 3, NsaGpu.Family.WGMMA);
         assertEquals("nsa_bwd_wgmma_bf16_d128_b128", two.kernel());
         assertEquals(256, two.block(), "a warpgroup per 64 kv rows");
         assertEquals((2 * 128 * 128 + 4 * 64 * 128 + 128 * 64) * 2 + 8 * 64 * 4 + 1024, two.sharedBytes());
     }
 
     @Test
-    void theWarpgroupBackwardAskedWhereItCannotRunIsRefusedByName() throws BadSelection {
+    void theWarpgroupFamilyAskedWhereItCannotRunIsRefusedByName() throws BadSelection {
         AttentionProblem p = new AttentionProblem(1, 4, 1, 200, 200, 64, DType.BF16, 0.1, 0);
         NsaSelection sel = NsaSelections.random(1, 200, 1, 4, 32, 3);
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
         try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", 9)) {
-            gpu.backwardKernel(NsaGpu.Backward.WGMMA);
+            gpu.family(NsaGpu.Family.WGMMA);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel));
-            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is wgmma, which runs NSA block sizes 64 and 128 on compute capability "
+            assertEquals("saw.nsa.family / SAW_NSA_FAMILY is wgmma, which runs NSA block sizes 64 and 128 on compute capability "
                     + "9.0 only; this is block size 32 on compute capability 9.x (use mma or auto)", e.getMessage());
             assertTrue(driver.launched.isEmpty(), "refused before anything ran");
-            gpu.forward(AttentionInputs.random(p, 1, false), sel);  // a forward never needs the backward kernel
+            gpu.forwardOrder(NsaGpu.Forward.BLOCK);
+            assertThrows(IllegalArgumentException.class, () -> gpu.forward(AttentionInputs.random(p, 1, false), sel),
+                    "the per-block forward is of the family too");
+            gpu.forwardOrder(NsaGpu.Forward.WARP);
+            gpu.forward(AttentionInputs.random(p, 1, false), sel);  // the warp-order forward is mma.sync only
         }
-        String before = System.getProperty(NsaGpu.Backward.PROPERTY);
-        System.setProperty(NsaGpu.Backward.PROPERTY, "tma");
+        String before = System.getProperty(NsaGpu.Family.PROPERTY);
+        System.setProperty(NsaGpu.Family.PROPERTY, "tma");
         try {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Backward::configured);
-            assertEquals("saw.nsa.bwd / SAW_NSA_BWD is 'tma'; it must be wgmma, mma or auto", e.getMessage());
-            System.setProperty(NsaGpu.Backward.PROPERTY, " MMA ");
-            assertEquals(NsaGpu.Backward.MMA, NsaGpu.Backward.configured());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Family::configured);
+            assertEquals("saw.nsa.family / SAW_NSA_FAMILY is 'tma'; it must be wgmma, mma or auto", e.getMessage());
+            System.setProperty(NsaGpu.Family.PROPERTY, " MMA ");
+            assertEquals(NsaGpu.Family.MMA, NsaGpu.Family.configured());
         } finally {
             if (before == null) {
-                System.clearProperty(NsaGpu.Backward.PROPERTY);
+                System.clearProperty(NsaGpu.Family.PROPERTY);
             } else {
-                System.setProperty(NsaGpu.Backward.PROPERTY, before);
+                System.setProperty(NsaGpu.Family.PROPERTY, before);
             }
         }
     }
@@ -380,7 +395,7 @@ class NsaGpuTest {
             for (int n = 0; n < 24; n++) {
                 gpu.forwardOrder(NsaGpu.Forward.values()[n % 3]);  // warp, block, auto
                 // auto (wgmma at block 64 on Hopper) and mma alternate
-                gpu.backwardKernel(n % 2 == 0 ? NsaGpu.Backward.AUTO : NsaGpu.Backward.MMA);
+                gpu.family(n % 2 == 0 ? NsaGpu.Family.AUTO : NsaGpu.Family.MMA);
                 long seed = master * 1_000_003L + n;
                 SplittableRandom rnd = new SplittableRandom(seed);
                 int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
