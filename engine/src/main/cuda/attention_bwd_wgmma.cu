@@ -139,6 +139,78 @@ struct KvFrags64 {
 template <int D> struct KvFragsFor { using type = NoKvFrags; };
 template <> struct KvFragsFor<64> { using type = KvFrags64; };
 
+// The parts of a q step that every Hopper backward shares (BwdWg::step here, nsa_bwd_wgmma in nsa.cu): a warpgroup's
+// 64 kv rows against a step of QS = 64 q rows, P^T and dS^T in the m64n64 accumulator layout (accumulator i: kv row
+// g + 8 ((i / 2) % 2), q column 8 (i / 4) + 2t + i % 2), which is also the A fragment of k16 step kc (n8 blocks 2kc and
+// 2kc + 1). The step's Q and dO tiles are read N-major, 16 q rows (2048 bytes) per k16 step, 64-column panels
+// QS * 128 bytes apart.
+template <typename T, int D, bool CAPPED>
+struct BwdStepParts {
+    static constexpr int QS = 64;
+    static constexpr uint32_t STEP_PANEL = QS * 128;
+
+    // P^T packed into A fragments, then dV += P^T dO issued as one commit group
+    static __device__ __forceinline__ void issueDv(float (&dv)[D / 2], uint32_t (&p)[QS / 16][4], const float (&s)[QS / 2],
+                                                   uint32_t doStep) {
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+#pragma unroll
+            for (int x = 0; x < 4; ++x) p[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
+        }
+        fence_regs(dv);
+        wgmma_fence();
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            Wgmma<T, D>::rs_nmajor(dv, p[kc], sw128_desc(doStep + kc * 16 * 128, STEP_PANEL, 1024), 1);
+        }
+        wgmma_commit();
+    }
+
+    // dS^T = P^T (dP^T - Dsum) (1 - tanh^2) over s (P^T in, dS^T out; dcap: the capped logits' 1 - tanh^2 as fp16
+    // pairs), packed into ds and stored to this thread's kv rows row0 and row0 + 8 of the DS_TILE in shared memory,
+    // fenced for the async proxy (the dQ product reads it)
+    template <class DS_TILE, class STATS, int DC>
+    static __device__ __forceinline__ void dsT(float (&s)[QS / 2], const float (&dp)[QS / 2], const __half2 (&dcap)[DC],
+                                               STATS stats, int t, uint32_t (&ds)[QS / 16][4], T* sdS, int row0) {
+#pragma unroll
+        for (int n = 0; n < QS / 8; ++n) {
+            const float2 dsum = stats.dsum2(n, t);
+#pragma unroll
+            for (int x = 0; x < 4; ++x) {
+                const int i = 4 * n + x;
+                s[i] *= dp[i] - ((x & 1) ? dsum.y : dsum.x);
+                if constexpr (CAPPED) {
+                    const float2 c = __half22float2(dcap[2 * n + (x >> 1)]);
+                    s[i] *= (x & 1) ? c.y : c.x;
+                }
+            }
+        }
+        // packed and stored while dV may still run: the caller's fence_frags(p) keeps P^T's registers from being
+        // reused for dS^T until dV has read them
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+#pragma unroll
+            for (int x = 0; x < 4; ++x) {
+                ds[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
+                // A fragment register x: row + 8 (x & 1), n8 block 2kc + (x >> 1)
+                *reinterpret_cast<uint32_t*>(sdS + DS_TILE::elem(row0 + 8 * (x & 1), 16 * kc + 8 * (x >> 1) + 2 * t)) =
+                    ds[kc][x];
+            }
+        }
+        fence_proxy_async();
+    }
+
+    // dK += dS^T Q issued as one commit group
+    static __device__ __forceinline__ void issueDk(float (&dk)[D / 2], const uint32_t (&ds)[QS / 16][4], uint32_t qStep) {
+        fence_regs(dk);
+#pragma unroll
+        for (int kc = 0; kc < QS / 16; ++kc) {
+            Wgmma<T, D>::rs_nmajor(dk, ds[kc], sw128_desc(qStep + kc * 16 * 128, STEP_PANEL, 1024), 1);
+        }
+        wgmma_commit();
+    }
+};
+
 // One compute warpgroup's share of the backward: the constants, this thread's place, and one q step (shared by the
 // plain kernel and the warp-specialised one, which differ only in how the step's inputs arrive and are released).
 template <typename T, int D, bool CAPPED>
@@ -155,6 +227,7 @@ struct BwdWg {
     static constexpr uint32_t STEP_BYTES = QS * D * 2;
     using KvTile = Sw128<BKV, D>;
     using DsTile = Sw128<BKV, QS>;
+    using Parts = BwdStepParts<T, D, CAPPED>;
 
     int wg, t, row0, qRow0;  // row0: this thread's first kv row in the tile (the second is + 8); qRow0: its first
                              // q row of a dQ product
@@ -266,52 +339,14 @@ struct BwdWg {
         }
         if (partial) mask_pt<BKV, WORDS>(s, bitsT, maskIdx[cur.e], row0, cur.sub * (QS / 32), t);
 
-        // dV += P^T dO: P^T in the accumulator layout is the A fragment of k16 step kc (n8 blocks 2kc, 2kc + 1);
-        // dO read N-major, 16 q rows (2048 bytes) per step, 64-column panels STEP_PANEL bytes apart
+        // dV += P^T dO
         uint32_t p[QS / 16][4];
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-#pragma unroll
-            for (int x = 0; x < 4; ++x) p[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
-        }
-        fence_regs(dv);
-        wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(dv, p[kc], sw128_desc(doStep + kc * 16 * 128, STEP_PANEL, 1024), 1);
-        }
-        wgmma_commit();
+        Parts::issueDv(dv, p, s, doStep);
         wgmma_wait<1>();  // dP^T has landed; dV may still run
         fence_regs(dp);
 
-        // dS^T = P^T (dP^T - Dsum) (1 - tanh^2)
-#pragma unroll
-        for (int n = 0; n < QS / 8; ++n) {
-            const float2 dsum = stats.dsum2(n, t);
-#pragma unroll
-            for (int x = 0; x < 4; ++x) {
-                const int i = 4 * n + x;
-                s[i] *= dp[i] - ((x & 1) ? dsum.y : dsum.x);
-                if constexpr (CAPPED) {
-                    const float2 c = __half22float2(dcap[2 * n + (x >> 1)]);
-                    s[i] *= (x & 1) ? c.y : c.x;
-                }
-            }
-        }
-        // dS^T packed and stored while dV may still run: fence_frags(p) below keeps P^T's registers from being
-        // reused for dS^T until dV has read them
         uint32_t ds[QS / 16][4];
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-#pragma unroll
-            for (int x = 0; x < 4; ++x) {
-                ds[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
-                // A fragment register x: row + 8 (x & 1), n8 block 2kc + (x >> 1)
-                *reinterpret_cast<uint32_t*>(sdS + DsTile::elem(row0 + 8 * (x & 1), 16 * kc + 8 * (x >> 1) + 2 * t)) =
-                    ds[kc][x];
-            }
-        }
-        fence_proxy_async();
+        Parts::template dsT<DsTile>(s, dp, dcap, stats, t, ds, sdS, row0);
         shareDs();  // both warpgroups' dS^T rows are in shared memory
 
         // dQ += dS K before dK += dS^T Q, so that taking dQ (sinkDq) overlaps dK.
@@ -332,12 +367,7 @@ struct BwdWg {
         }
         wgmma_commit();
         // dK += dS^T Q, Q read N-major like dO
-        fence_regs(dk);
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(dk, ds[kc], sw128_desc(qStep + kc * 16 * 128, STEP_PANEL, 1024), 1);
-        }
-        wgmma_commit();
+        Parts::issueDk(dk, ds, qStep);
         wgmma_wait<1>();  // dV and dQ have landed; dK may still run
         fence_regs(dv);
         fence_frags(p);

@@ -36,6 +36,46 @@ namespace saw {
 
 constexpr int NSA_ROWS = 64;
 
+// A work item of the per-block orders (items[]: plane * nkv + kv-block, then a range [begin, end) of colTok): its
+// rows, NSA_ROWS per step, are the tokens colTok[begin .. end) x the G heads of the plane's group, row idx being list
+// entry begin + idx / G and head idx % G. The chunked mma.sync backward keeps its own 64-bit copy of this arithmetic.
+struct NsaItem {
+    int begin, plane, b, hkv, G, kv0, rows, steps;
+
+    __device__ __forceinline__ NsaItem(int entry, int begin_, int end, int H, int Hkv, int nkv, int bkv) {
+        begin = begin_;
+        const int kb = entry % nkv;
+        plane = entry / nkv;
+        b = plane / Hkv;
+        hkv = plane % Hkv;
+        G = H / Hkv;
+        kv0 = kb * bkv;
+        rows = (end - begin) * G;
+        steps = (rows + NSA_ROWS - 1) / NSA_ROWS;
+    }
+
+    // b * H + h of row idx
+    __device__ __forceinline__ int bh(int idx, int H) const { return b * H + hkv * G + idx % G; }
+
+    // where row idx's token row starts in a [B, H, T, D] tensor
+    __device__ __forceinline__ long long rowStart(int idx, int token, int H, int Tn, int D) const {
+        return (((long long)b * H + hkv * G + idx % G) * Tn + token) * D;
+    }
+
+    // tokens ascend within an item: below its first token's block every key precedes every row's token, so only an
+    // item whose block reaches past it needs the causal test
+    __device__ __forceinline__ bool causal(const int* colTok, int bkv) const {
+        return steps > 0 && kv0 + bkv - 1 > colTok[begin];
+    }
+
+    // the per-block forward's slot for row idx of list entry e: partial row (((b * T + t) * Hkv + hkv) * S + slot) * G
+    // + head
+    __device__ __forceinline__ int partialRow(int idx, int e, int token, const int* colSlot, int Tn, int Hkv,
+                                              int S) const {
+        return ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + idx % G;
+    }
+};
+
 // One work item: plane * nkv + kv-block; its rows are the tokens colTok[begin .. end) x G heads. The block's other
 // tokens belong to other items (other token chunks), so dK and dV are added to fp32 accumulators dKacc / dVacc
 // (unscaled) and converted afterwards.
@@ -288,6 +328,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     constexpr uint32_t TILE_BYTES = QS * D * 2;   // one Q or dO stage
     using Tile = Sw128<QS, D>;
     using DsTile = Sw128<BKV, QS>;
+    using Parts = BwdStepParts<T, D, CAPPED>;
 
     extern __shared__ unsigned char smemRaw[];
     const uint32_t rawAddr = smem_u32(smemRaw);
@@ -313,17 +354,12 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     const int qRow0 = ((tid >> 5) & 3) * 16 + (lane >> 2);  // this thread's first q row of dQ; + 8 the other
     const int row0 = wg * 64 + qRow0;                       // its first kv row; + 8 the other
 
-    const int kb = item % nkv;
-    const int plane = item / nkv;
-    const int b = plane / Hkv;
-    const int hkv = plane % Hkv;
-    const int G = H / Hkv;
-    const int kv0 = kb * BKV;
     // an item's rows fit 32 bits: NsaGpu.backwardChunkTokens keeps them within a chunk
-    const int rows = (end - begin) * G;
-    const int steps = (rows + QS - 1) / QS;
-    // tokens ascend within an item: below its first token's block every key precedes every row's token
-    const bool causal = steps > 0 && kv0 + BKV - 1 > colTok[begin];
+    const NsaItem it0(item, begin, end, H, Hkv, nkv, BKV);
+    const int kv0 = it0.kv0;
+    const int rows = it0.rows;
+    const int steps = it0.steps;
+    const bool causal = it0.causal(colTok, BKV);
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
@@ -340,10 +376,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             const int idx = step * QS + r;
             const bool valid = idx < rows;
             long long off = 0;
-            if (valid) {
-                const int token = colTok[begin + idx / G];
-                off = (((long long)b * H + hkv * G + idx % G) * Tn + token) * D + c * 8;
-            }
+            if (valid) off = it0.rowStart(idx, colTok[begin + idx / it0.G], H, Tn, D) + c * 8;
             cp_async16(smem_u32(q + Tile::chunk(r, c)), Q + off, valid);
             cp_async16(smem_u32(g + Tile::chunk(r, c)), dO + off, valid);
         }
@@ -355,8 +388,8 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             int bh = 0;
             long long at = 0;
             if (valid) {
-                token = colTok[begin + idx / G];
-                bh = b * H + hkv * G + idx % G;
+                token = colTok[begin + idx / it0.G];
+                bh = it0.bh(idx, H);
                 at = (long long)bh * Tn + token;
             }
             cp_async4(smem_u32(sLse + stage * QS + r), LSE + at, valid);
@@ -366,7 +399,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         }
     };
 
-    const size_t kvHead = (size_t)plane * Tn * D;
+    const size_t kvHead = (size_t)it0.plane * Tn * D;
     load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
     load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
     if (steps > 0) loadStep(0, 0);
@@ -443,48 +476,13 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             }
         }
 
-        // dV += P^T dO: P^T is the A fragment (registers), dO read N-major
+        // dV += P^T dO; dS^T, packed, and stored for dQ while dV may still run
         uint32_t p[QS / 16][4];
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-#pragma unroll
-            for (int x = 0; x < 4; ++x) p[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
-        }
-        fence_regs(dv);
-        wgmma_fence();
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(dv, p[kc], sw128_desc(doStep + kc * 16 * 128, PANEL, 1024), 1);
-        }
-        wgmma_commit();
+        Parts::issueDv(dv, p, s, doStep);
         wgmma_wait<1>();  // dP^T has landed; dV may still run
         fence_regs(dp);
-
-        // dS^T = P^T (dP^T - Dsum) (1 - tanh^2), packed, and stored for dQ while dV may still run
-#pragma unroll
-        for (int n = 0; n < QS / 8; ++n) {
-            const float2 dsum = stats.dsum2(n, t);
-#pragma unroll
-            for (int x = 0; x < 4; ++x) {
-                const int i = 4 * n + x;
-                s[i] *= dp[i] - ((x & 1) ? dsum.y : dsum.x);
-                if constexpr (CAPPED) {
-                    const float2 cc = __half22float2(dcap[2 * n + (x >> 1)]);
-                    s[i] *= (x & 1) ? cc.y : cc.x;
-                }
-            }
-        }
         uint32_t ds[QS / 16][4];
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-#pragma unroll
-            for (int x = 0; x < 4; ++x) {
-                ds[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
-                *reinterpret_cast<uint32_t*>(sdS + DsTile::elem(row0 + 8 * (x & 1), 16 * kc + 8 * (x >> 1) + 2 * t)) =
-                    ds[kc][x];
-            }
-        }
-        fence_proxy_async();
+        Parts::template dsT<DsTile>(s, dp, dcap, stats, t, ds, sdS, row0);
         __syncthreads();  // the whole dS^T tile is in shared memory
 
         // dQ = dS K in 64-column halves (dS^T read MN-major, K N-major), each added to the gathered rows' fp32
@@ -520,12 +518,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         float dq[32];
         wgmma_fence();
         issueDq(dq, half0);
-        fence_regs(dk);
-#pragma unroll
-        for (int kc = 0; kc < QS / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(dk, ds[kc], sw128_desc(qStep + kc * 16 * 128, PANEL, 1024), 1);
-        }
-        wgmma_commit();
+        Parts::issueDk(dk, ds, qStep);
         wgmma_wait<1>();  // dV and the first dQ half have landed; dK may still run
         fence_regs(dv);
         fence_frags(p);
@@ -874,17 +867,10 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
     const int g = lane >> 2;
     const int t = lane & 3;
 
-    const int entry = items[3 * blockIdx.x];  // plane * nkv + kv-block
-    const int begin = items[3 * blockIdx.x + 1];
-    const int end = items[3 * blockIdx.x + 2];
-    const int kb = entry % nkv;
-    const int plane = entry / nkv;
-    const int b = plane / Hkv;
-    const int hkv = plane % Hkv;
-    const int G = H / Hkv;
-    const int kv0 = kb * BKV;
-    const int rows = (end - begin) * G;
-    const int steps = (rows + QS - 1) / QS;
+    const NsaItem item(items[3 * blockIdx.x], items[3 * blockIdx.x + 1], items[3 * blockIdx.x + 2], H, Hkv, nkv, BKV);
+    const int kv0 = item.kv0;
+    const int rows = item.rows;
+    const int steps = item.steps;
 
     const bool capped = softcap > 0.f;
     const float sl2 = capped ? LOG2E : scale * LOG2E;
@@ -897,10 +883,7 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
             const int idx = step * QS + r;
             const bool valid = idx < rows;
             long long off = 0;
-            if (valid) {
-                const int token = colTok[begin + idx / G];
-                off = (((long long)b * H + hkv * G + idx % G) * Tn + token) * D + c * 8;
-            }
+            if (valid) off = item.rowStart(idx, colTok[item.begin + idx / item.G], H, Tn, D) + c * 8;
             cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, c)), Q + off, valid);
         }
         for (int r = tid; r < QS; r += THREADS) {
@@ -908,16 +891,16 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
             int token = -1;
             int out = -1;
             if (idx < rows) {
-                const int e = begin + idx / G;
+                const int e = item.begin + idx / item.G;
                 token = colTok[e];
-                out = ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + idx % G;
+                out = item.partialRow(idx, e, token, colSlot, Tn, Hkv, S);
             }
             sTok[stage * QS + r] = token;
             sOut[stage * QS + r] = out;
         }
     };
 
-    const size_t kvHead = (size_t)plane * Tn * D;
+    const size_t kvHead = (size_t)item.plane * Tn * D;
     load_tile<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
     load_tile<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
     if (steps > 0) loadStep(0, 0);
@@ -1062,19 +1045,11 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
     const int t = lane & 3;
     const int row0 = warp * 16 + (lane >> 2);  // this thread's first row of the step; + 8 the other
 
-    const int entry = items[3 * blockIdx.x];  // plane * nkv + kv-block
-    const int begin = items[3 * blockIdx.x + 1];
-    const int end = items[3 * blockIdx.x + 2];
-    const int kb = entry % nkv;
-    const int plane = entry / nkv;
-    const int b = plane / Hkv;
-    const int hkv = plane % Hkv;
-    const int G = H / Hkv;
-    const int kv0 = kb * BKV;
-    const int rows = (end - begin) * G;
-    const int steps = (rows + QS - 1) / QS;
-    // tokens ascend within an item: below its first token's block every key precedes every row's token
-    const bool causal = steps > 0 && kv0 + BKV - 1 > colTok[begin];
+    const NsaItem item(items[3 * blockIdx.x], items[3 * blockIdx.x + 1], items[3 * blockIdx.x + 2], H, Hkv, nkv, BKV);
+    const int kv0 = item.kv0;
+    const int rows = item.rows;
+    const int steps = item.steps;
+    const bool causal = item.causal(colTok, BKV);
 
     const bool capped = softcap > 0.f;
     const float sl2 = capped ? LOG2E : scale * LOG2E;
@@ -1091,10 +1066,7 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
             const int idx = step * QS + r;
             const bool valid = idx < rows;
             long long off = 0;
-            if (valid) {
-                const int token = colTok[begin + idx / G];
-                off = (((long long)b * H + hkv * G + idx % G) * Tn + token) * D + c * 8;
-            }
+            if (valid) off = item.rowStart(idx, colTok[item.begin + idx / item.G], H, Tn, D) + c * 8;
             cp_async16(smem_u32(q + Tile::chunk(r, c)), Q + off, valid);
         }
         if (tid < QS) {
@@ -1102,16 +1074,16 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
             int token = -1;
             int out = -1;
             if (idx < rows) {
-                const int e = begin + idx / G;
+                const int e = item.begin + idx / item.G;
                 token = colTok[e];
-                out = ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + idx % G;
+                out = item.partialRow(idx, e, token, colSlot, Tn, Hkv, S);
             }
             sTok[stage * QS + tid] = token;
             sOut[stage * QS + tid] = out;
         }
     };
 
-    const size_t kvHead = (size_t)plane * Tn * D;
+    const size_t kvHead = (size_t)item.plane * Tn * D;
     load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
     load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
     if (steps > 0) loadStep(0, 0);
