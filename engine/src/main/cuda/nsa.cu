@@ -354,7 +354,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     const int qRow0 = ((tid >> 5) & 3) * 16 + (lane >> 2);  // this thread's first q row of dQ; + 8 the other
     const int row0 = wg * 64 + qRow0;                       // its first kv row; + 8 the other
 
-    // an item's rows fit 32 bits: NsaGpu.backwardChunkTokens keeps them within a chunk
+    // an item's rows fit 32 bits: NsaGpu.blockItemTokens caps an item at 2048 rows (at G rows past G = 2048)
     const NsaItem it0(item, begin, end, H, Hkv, nkv, BKV);
     const int kv0 = it0.kv0;
     const int rows = it0.rows;

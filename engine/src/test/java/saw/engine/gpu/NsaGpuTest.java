@@ -265,6 +265,17 @@ class NsaGpuTest {
     }
 
     @Test
+    void aWorkItemsGatheredRowsStayWithin2048OrOneTokensGroup() {
+        // nsa.cu's per-block kernels count an item's rows (tokens x G) in 32 bits
+        for (int group : new int[] {1, 3, 4, 16, 24, 2048, 4096}) {
+            AttentionProblem p = new AttentionProblem(1, group, 1, 1000, 1000, 64, DType.BF16, 0.1, 0);
+            long rows = (long) NsaGpu.blockItemTokens(p) * group;
+            assertTrue(rows <= Math.max(NsaGpu.BLOCK_ITEM_ROWS, group), "G = " + group + ": " + rows + " rows");
+            assertTrue(rows >= Math.min(NsaGpu.BLOCK_ITEM_ROWS, group), "an item holds at least one token");
+        }
+    }
+
+    @Test
     void theWarpgroupFamilyAskedWhereItCannotRunIsRefusedByName() throws BadSelection {
         AttentionProblem p = new AttentionProblem(1, 4, 1, 200, 200, 64, DType.BF16, 0.1, 0);
         NsaSelection sel = NsaSelections.random(1, 200, 1, 4, 32, 3);
