@@ -294,38 +294,37 @@ class NsaGpuTest {
             gpu.forwardOrder(NsaGpu.Forward.WARP);
             gpu.forward(AttentionInputs.random(p, 1, false), sel);  // the warp-order forward is mma.sync only
         }
-        String before = System.getProperty(NsaGpu.Family.PROPERTY);
-        System.setProperty(NsaGpu.Family.PROPERTY, "tma");
-        try {
+        withProperty(NsaGpu.Family.PROPERTY, "tma", () -> {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Family::configured);
             assertEquals("saw.nsa.family / SAW_NSA_FAMILY is 'tma'; it must be wgmma, mma or auto", e.getMessage());
             System.setProperty(NsaGpu.Family.PROPERTY, " MMA ");
             assertEquals(NsaGpu.Family.MMA, NsaGpu.Family.configured());
-        } finally {
-            if (before == null) {
-                System.clearProperty(NsaGpu.Family.PROPERTY);
-            } else {
-                System.setProperty(NsaGpu.Family.PROPERTY, before);
-            }
-        }
+        });
     }
 
     @Test
     void anUnknownForwardOrderIsRefusedWithTheValidOnes() {
-        String before = System.getProperty(NsaGpu.Forward.PROPERTY);
-        System.setProperty(NsaGpu.Forward.PROPERTY, "tile");
-        try {
+        withProperty(NsaGpu.Forward.PROPERTY, "tile", () -> {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Forward::configured);
             assertEquals("saw.nsa.fwd / SAW_NSA_FWD is 'tile'; it must be warp, block or auto", e.getMessage());
             System.setProperty(NsaGpu.Forward.PROPERTY, " Warp ");
             assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.configured());
             System.setProperty(NsaGpu.Forward.PROPERTY, "block");
             assertEquals(NsaGpu.Forward.BLOCK, NsaGpu.Forward.configured());
+        });
+    }
+
+    /** Runs {@code body} with the system property {@code key} set to {@code value}, then puts back what was there. */
+    private static void withProperty(String key, String value, Runnable body) {
+        String before = System.getProperty(key);
+        System.setProperty(key, value);
+        try {
+            body.run();
         } finally {
             if (before == null) {
-                System.clearProperty(NsaGpu.Forward.PROPERTY);
+                System.clearProperty(key);
             } else {
-                System.setProperty(NsaGpu.Forward.PROPERTY, before);
+                System.setProperty(key, before);
             }
         }
     }
