@@ -149,6 +149,35 @@ struct BwdStepParts {
     static constexpr int QS = 64;
     static constexpr uint32_t STEP_PANEL = QS * 128;
 
+    // P^T = exp(logits - LSE) over s in place, softcapped first (dcap: 1 - tanh^2 of each capped logit, in [0, 1], as
+    // fp16 pairs: 16 registers instead of 32, which D = 128 needs); keep(n) gives, for n8 block n, what each
+    // probability becomes (x: its place in the block's four accumulators), e.g. 0 for a key past the row's token
+    template <class STATS, class KEEP, int DC>
+    static __device__ __forceinline__ void pt(float (&s)[QS / 2], __half2 (&dcap)[DC], STATS stats, int t, float sl2,
+                                              float capIn, float softcap, KEEP keep) {
+#pragma unroll
+        for (int n = 0; n < QS / 8; ++n) {
+            const float2 bias = stats.bias2(n, t);
+            const auto kept = keep(n);
+            float c[4];
+#pragma unroll
+            for (int x = 0; x < 4; ++x) {
+                const int i = 4 * n + x;
+                float z = s[i];
+                if constexpr (CAPPED) {
+                    const float th = tanhf(z * capIn);
+                    z = softcap * th;
+                    c[x] = 1.f - th * th;
+                }
+                s[i] = kept(x, exp2_approx(fmaf(z, sl2, (x & 1) ? bias.y : bias.x)));
+            }
+            if constexpr (CAPPED) {
+                dcap[2 * n] = __floats2half2_rn(c[0], c[1]);
+                dcap[2 * n + 1] = __floats2half2_rn(c[2], c[3]);
+            }
+        }
+    }
+
     // P^T packed into A fragments, then dV += P^T dO issued as one commit group
     static __device__ __forceinline__ void issueDv(float (&dv)[D / 2], uint32_t (&p)[QS / 16][4], const float (&s)[QS / 2],
                                                    uint32_t doStep) {
@@ -314,29 +343,9 @@ struct BwdWg {
         wgmma_wait<1>();
         fence_regs(s);
 
-        // P^T = exp(logits - LSE); rows that attend nothing (LSE = -inf) give 0. Capped logits keep their
-        // derivative factor 1 - tanh^2 (in [0, 1]) as fp16 pairs: 16 registers instead of 32, which D = 128 needs
+        // P^T = exp(logits - LSE); rows that attend nothing (LSE = -inf) give 0; PARTIAL tiles' token mask after
         __half2 dcap[CAPPED ? SR / 2 : 1];
-#pragma unroll
-        for (int n = 0; n < QS / 8; ++n) {
-            const float2 bias = stats.bias2(n, t);
-            float c[4];
-#pragma unroll
-            for (int x = 0; x < 4; ++x) {
-                const int i = 4 * n + x;
-                float z = s[i];
-                if constexpr (CAPPED) {
-                    const float th = tanhf(z * capIn);
-                    z = softcap * th;
-                    c[x] = 1.f - th * th;
-                }
-                s[i] = exp2_approx(fmaf(z, sl2, (x & 1) ? bias.y : bias.x));
-            }
-            if constexpr (CAPPED) {
-                dcap[2 * n] = __floats2half2_rn(c[0], c[1]);
-                dcap[2 * n + 1] = __floats2half2_rn(c[2], c[3]);
-            }
-        }
+        Parts::pt(s, dcap, stats, t, sl2, capIn, softcap, [](int) { return [](int, float p) { return p; }; });
         if (partial) mask_pt<BKV, WORDS>(s, bitsT, maskIdx[cur.e], row0, cur.sub * (QS / 32), t);
 
         // dV += P^T dO

@@ -449,32 +449,16 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         wgmma_wait<1>();
         fence_regs(s);
 
-        // P^T = exp(logits - LSE), zero for keys past the row's token; capped logits keep 1 - tanh^2 as fp16 pairs
+        // P^T = exp(logits - LSE), zero for keys past the row's token (a select, not a multiply: a row whose LSE is
+        // -inf must give 0, not NaN)
         __half2 dcap[CAPPED ? SR / 2 : 1];
-#pragma unroll
-        for (int n = 0; n < QS / 8; ++n) {
-            const float2 bias = stats.bias2(n, t);
+        Parts::pt(s, dcap, stats, t, sl2, capIn, softcap, [&](int n) {
             const int2 tok = *reinterpret_cast<const int2*>(tTok + n * 8 + 2 * t);
-            float c[4];
-#pragma unroll
-            for (int x = 0; x < 4; ++x) {
-                const int i = 4 * n + x;
-                float z = s[i];
-                if constexpr (CAPPED) {
-                    const float th = tanhf(z * capIn);
-                    z = softcap * th;
-                    c[x] = 1.f - th * th;
-                }
-                const float pr = exp2_approx(fmaf(z, sl2, (x & 1) ? bias.y : bias.x));
+            return [=](int x, float pr) {
                 const int key = kv0 + row0 + 8 * (x >> 1);
-                // select, not multiply: a row whose LSE is -inf must give 0, not NaN
-                s[i] = !causal || key <= ((x & 1) ? tok.y : tok.x) ? pr : 0.f;
-            }
-            if constexpr (CAPPED) {
-                dcap[2 * n] = __floats2half2_rn(c[0], c[1]);
-                dcap[2 * n + 1] = __floats2half2_rn(c[2], c[3]);
-            }
-        }
+                return !causal || key <= ((x & 1) ? tok.y : tok.x) ? pr : 0.f;
+            };
+        });
 
         // dV += P^T dO; dS^T, packed, and stored for dQ while dV may still run
         uint32_t p[QS / 16][4];
