@@ -40,16 +40,7 @@ public final class NsaGpu implements NsaKernels {
 
         /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (warp, block or auto), else AUTO. */
         public static Forward configured() {
-            String v = System.getProperty(PROPERTY, System.getenv(ENV));
-            if (v == null || v.isBlank()) {
-                return AUTO;
-            }
-            for (Forward f : values()) {
-                if (f.name().equalsIgnoreCase(v.trim())) {
-                    return f;
-                }
-            }
-            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be warp, block or auto");
+            return setting(values(), PROPERTY, ENV, AUTO, "warp, block or auto");
         }
 
         /**
@@ -97,16 +88,7 @@ public final class NsaGpu implements NsaKernels {
 
         /** From -Dsaw.nsa.family or SAW_NSA_FAMILY (wgmma, mma or auto), else AUTO. */
         public static Family configured() {
-            String v = System.getProperty(PROPERTY, System.getenv(ENV));
-            if (v == null || v.isBlank()) {
-                return AUTO;
-            }
-            for (Family b : values()) {
-                if (b.name().equalsIgnoreCase(v.trim())) {
-                    return b;
-                }
-            }
-            throw new IllegalArgumentException(PROPERTY + " / " + ENV + " is '" + v + "'; it must be wgmma, mma or auto");
+            return setting(values(), PROPERTY, ENV, AUTO, "wgmma, mma or auto");
         }
 
         static boolean wgmmaRuns(int major, int block) {
@@ -125,6 +107,25 @@ public final class NsaGpu implements NsaKernels {
             }
             return this;
         }
+    }
+
+    /**
+     * The constant named by the system property, else the environment variable (case and surrounding blanks
+     * ignored), else {@code fallback} when neither is set or blank.
+     *
+     * @throws IllegalArgumentException naming both settings and the valid values ({@code choices})
+     */
+    private static <E extends Enum<E>> E setting(E[] values, String property, String env, E fallback, String choices) {
+        String v = System.getProperty(property, System.getenv(env));
+        if (v == null || v.isBlank()) {
+            return fallback;
+        }
+        for (E e : values) {
+            if (e.name().equalsIgnoreCase(v.trim())) {
+                return e;
+            }
+        }
+        throw new IllegalArgumentException(property + " / " + env + " is '" + v + "'; it must be " + choices);
     }
 
     private final CudaDevice cuda;
