@@ -38,12 +38,15 @@ constexpr int NSA_ROWS = 64;
 
 // A work item of the per-block orders (items[]: plane * nkv + kv-block, then a range [begin, end) of colTok): its
 // rows, NSA_ROWS per step, are the tokens colTok[begin .. end) x the G heads of the plane's group, row idx being list
-// entry begin + idx / G and head idx % G. The chunked mma.sync backward keeps its own 64-bit copy of this arithmetic.
+// entry begin + idx / G and head idx % G. The kernels walk the rows with NsaRowCursor instead of dividing per row (the
+// divisions were a third of the per-block forward's instructions). The chunked mma.sync backward keeps its own 64-bit
+// copy of this arithmetic.
 struct NsaItem {
-    int begin, plane, b, hkv, G, kv0, rows, steps;
+    int begin, tokens, plane, b, hkv, G, kv0, rows, steps;
 
     __device__ __forceinline__ NsaItem(int entry, int begin_, int end, int H, int Hkv, int nkv, int bkv) {
         begin = begin_;
+        tokens = end - begin_;
         const int kb = entry % nkv;
         plane = entry / nkv;
         b = plane / Hkv;
@@ -54,12 +57,12 @@ struct NsaItem {
         steps = (rows + NSA_ROWS - 1) / NSA_ROWS;
     }
 
-    // b * H + h of row idx
-    __device__ __forceinline__ int bh(int idx, int H) const { return b * H + hkv * G + idx % G; }
+    // b * H + h of head h of the group
+    __device__ __forceinline__ int bh(int h, int H) const { return b * H + hkv * G + h; }
 
-    // where row idx's token row starts in a [B, H, T, D] tensor
-    __device__ __forceinline__ long long rowStart(int idx, int token, int H, int Tn, int D) const {
-        return (((long long)b * H + hkv * G + idx % G) * Tn + token) * D;
+    // where the group's first head starts in a [B, H, T, D] tensor; head h's row of token t is h * T * D + t * D past it
+    __device__ __forceinline__ long long groupStart(int H, int Tn, int D) const {
+        return ((long long)b * H + hkv * G) * Tn * D;
     }
 
     // tokens ascend within an item: below its first token's block every key precedes every row's token, so only an
@@ -68,11 +71,32 @@ struct NsaItem {
         return steps > 0 && kv0 + bkv - 1 > colTok[begin];
     }
 
-    // the per-block forward's slot for row idx of list entry e: partial row (((b * T + t) * Hkv + hkv) * S + slot) * G
+    // the per-block forward's slot for head h of list entry e: partial row (((b * T + t) * Hkv + hkv) * S + slot) * G
     // + head
-    __device__ __forceinline__ int partialRow(int idx, int e, int token, const int* colSlot, int Tn, int Hkv,
+    __device__ __forceinline__ int partialRow(int h, int e, int token, const int* colSlot, int Tn, int Hkv,
                                               int S) const {
-        return ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + idx % G;
+        return ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + h;
+    }
+};
+
+// A move by a fixed number of rows, split once into whole list entries and a remainder of heads.
+struct NsaRowStride {
+    int e, h;
+    __device__ __forceinline__ NsaRowStride(int rows, int G) : e(rows / G), h(rows % G) {}
+};
+
+// Row idx of an item as (list entry from the item's first, head): a thread that gathers rows r, r + k, r + 2k, ... of
+// every step moves its cursor by strides instead of dividing each row's index by G.
+struct NsaRowCursor {
+    int e, h;
+    __device__ __forceinline__ NsaRowCursor(int idx, int G) : e(idx / G), h(idx % G) {}
+    __device__ __forceinline__ void advance(NsaRowStride by, int G) {
+        e += by.e;
+        h += by.h;
+        if (h >= G) {
+            h -= G;
+            ++e;
+        }
     }
 };
 
@@ -357,52 +381,58 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     // an item's rows fit 32 bits: NsaGpu.blockItemTokens caps an item at 2048 rows (at G rows past G = 2048)
     const NsaItem it0(item, begin, end, H, Hkv, nkv, BKV);
     const int kv0 = it0.kv0;
-    const int rows = it0.rows;
     const int steps = it0.steps;
     const bool causal = it0.causal(colTok, BKV);
 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
 
-    // row r of step `step`: list entry (step * QS + r) / G, head (step * QS + r) % G. Thread tid copies chunk column
-    // tid % CHUNKS of rows tid / CHUNKS + k * (128 / CHUNKS).
-    auto loadStep = [&](int step, int stage) {
-        constexpr int ROW_STEP = THREADS / CHUNKS;
-        const int c = tid % CHUNKS;
+    // the steps' rows in order: thread tid copies chunk column tid % CHUNKS of rows tid / CHUNKS + k * ROW_STEP of each
+    // step, and thread tid < QS fills row tid's tables
+    constexpr int ROW_STEP = THREADS / CHUNKS;
+    const NsaRowStride byRow(ROW_STEP, it0.G);
+    const NsaRowStride byStep(QS, it0.G);
+    NsaRowCursor gatherNext(tid / CHUNKS, it0.G);
+    NsaRowCursor tableNext(tid, it0.G);
+    const long long groupOff = it0.groupStart(H, Tn, D) + (tid % CHUNKS) * 8;
+    const long long headStride = (long long)Tn * D;
+    auto loadStep = [&](int stage) {
         T* q = sQ + stage * QS * D;
         T* g = sdO + stage * QS * D;
-#pragma unroll 4
-        for (int r = tid / CHUNKS; r < QS; r += ROW_STEP) {
-            const int idx = step * QS + r;
-            const bool valid = idx < rows;
+        NsaRowCursor at = gatherNext;
+#pragma unroll
+        for (int k = 0; k < QS / ROW_STEP; ++k) {
+            const int r = tid / CHUNKS + k * ROW_STEP;
+            const bool valid = at.e < it0.tokens;
             long long off = 0;
-            if (valid) off = it0.rowStart(idx, colTok[begin + idx / it0.G], H, Tn, D) + c * 8;
-            cp_async16(smem_u32(q + Tile::chunk(r, c)), Q + off, valid);
-            cp_async16(smem_u32(g + Tile::chunk(r, c)), dO + off, valid);
+            if (valid) off = groupOff + at.h * headStride + (long long)colTok[begin + at.e] * D;
+            cp_async16(smem_u32(q + Tile::chunk(r, tid % CHUNKS)), Q + off, valid);
+            cp_async16(smem_u32(g + Tile::chunk(r, tid % CHUNKS)), dO + off, valid);
+            at.advance(byRow, it0.G);
         }
+        gatherNext.advance(byStep, it0.G);
         if (tid < QS) {
-            const int r = tid;
-            const int idx = step * QS + r;
-            const bool valid = idx < rows;
+            const bool valid = tableNext.e < it0.tokens;
             int token = -1;
             int bh = 0;
             long long at = 0;
             if (valid) {
-                token = colTok[begin + idx / it0.G];
-                bh = it0.bh(idx, H);
+                token = colTok[begin + tableNext.e];
+                bh = it0.bh(tableNext.h, H);
                 at = (long long)bh * Tn + token;
             }
-            cp_async4(smem_u32(sLse + stage * QS + r), LSE + at, valid);
-            cp_async4(smem_u32(sDs + stage * QS + r), Dsum + at, valid);
-            sTok[stage * QS + r] = token;
-            sBh[stage * QS + r] = bh;
+            cp_async4(smem_u32(sLse + stage * QS + tid), LSE + at, valid);
+            cp_async4(smem_u32(sDs + stage * QS + tid), Dsum + at, valid);
+            sTok[stage * QS + tid] = token;
+            sBh[stage * QS + tid] = bh;
+            tableNext.advance(byStep, it0.G);
         }
     };
 
     const size_t kvHead = (size_t)it0.plane * Tn * D;
     load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
     load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
-    if (steps > 0) loadStep(0, 0);
+    if (steps > 0) loadStep(0);
     cp_async_commit();
 
     float dk[OR];
@@ -418,7 +448,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         cp_async_wait<0>();
         fence_proxy_async();
         __syncthreads();  // this step's rows are in; every wgmma and read of step it - 1 is done
-        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);  // into the stage step it - 1 read
+        if (it + 1 < steps) loadStep(stage ^ 1);  // into the stage step it - 1 read
         cp_async_commit();
 
         const uint32_t qStep = aQ + stage * TILE_BYTES;
@@ -853,46 +883,56 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
 
     const NsaItem item(items[3 * blockIdx.x], items[3 * blockIdx.x + 1], items[3 * blockIdx.x + 2], H, Hkv, nkv, BKV);
     const int kv0 = item.kv0;
-    const int rows = item.rows;
     const int steps = item.steps;
 
     const bool capped = softcap > 0.f;
     const float sl2 = capped ? LOG2E : scale * LOG2E;
     const float capIn = capped ? scale / softcap : 0.f;
 
-    auto loadStep = [&](int step, int stage) {
-        for (int i = tid; i < QS * CHUNKS; i += THREADS) {
-            const int r = i / CHUNKS;
-            const int c = i % CHUNKS;
-            const int idx = step * QS + r;
-            const bool valid = idx < rows;
+    // the steps' rows in order: thread tid copies chunk column tid % CHUNKS of rows tid / CHUNKS + k * ROW_STEP of each
+    // step, and thread tid < QS fills row tid's tables
+    constexpr int ROW_STEP = THREADS / CHUNKS;
+    const NsaRowStride byRow(ROW_STEP, item.G);
+    const NsaRowStride byStep(QS, item.G);
+    NsaRowCursor gatherNext(tid / CHUNKS, item.G);
+    NsaRowCursor tableNext(tid, item.G);
+    const long long groupOff = item.groupStart(H, Tn, D) + (tid % CHUNKS) * 8;
+    const long long headStride = (long long)Tn * D;
+    auto loadStep = [&](int stage) {
+        NsaRowCursor at = gatherNext;
+#pragma unroll
+        for (int k = 0; k < QS / ROW_STEP; ++k) {
+            const int r = tid / CHUNKS + k * ROW_STEP;
+            const bool valid = at.e < item.tokens;
             long long off = 0;
-            if (valid) off = item.rowStart(idx, colTok[item.begin + idx / item.G], H, Tn, D) + c * 8;
-            cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, c)), Q + off, valid);
+            if (valid) off = groupOff + at.h * headStride + (long long)colTok[item.begin + at.e] * D;
+            cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, tid % CHUNKS)), Q + off, valid);
+            at.advance(byRow, item.G);
         }
-        for (int r = tid; r < QS; r += THREADS) {
-            const int idx = step * QS + r;
+        gatherNext.advance(byStep, item.G);
+        if (tid < QS) {
             int token = -1;
             int out = -1;
-            if (idx < rows) {
-                const int e = item.begin + idx / item.G;
+            if (tableNext.e < item.tokens) {
+                const int e = item.begin + tableNext.e;
                 token = colTok[e];
-                out = item.partialRow(idx, e, token, colSlot, Tn, Hkv, S);
+                out = item.partialRow(tableNext.h, e, token, colSlot, Tn, Hkv, S);
             }
-            sTok[stage * QS + r] = token;
-            sOut[stage * QS + r] = out;
+            sTok[stage * QS + tid] = token;
+            sOut[stage * QS + tid] = out;
+            tableNext.advance(byStep, item.G);
         }
     };
 
     const size_t kvHead = (size_t)item.plane * Tn * D;
     load_tile<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
     load_tile<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
-    if (steps > 0) loadStep(0, 0);
+    if (steps > 0) loadStep(0);
     cp_async_commit();
 
     for (int it = 0; it < steps; ++it) {
         const int stage = it & 1;
-        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);
+        if (it + 1 < steps) loadStep(stage ^ 1);
         cp_async_commit();
         cp_async_wait<1>();
         __syncthreads();
@@ -1031,7 +1071,6 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
 
     const NsaItem item(items[3 * blockIdx.x], items[3 * blockIdx.x + 1], items[3 * blockIdx.x + 2], H, Hkv, nkv, BKV);
     const int kv0 = item.kv0;
-    const int rows = item.rows;
     const int steps = item.steps;
     const bool causal = item.causal(colTok, BKV);
 
@@ -1039,38 +1078,45 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
     const float sl2 = capped ? LOG2E : scale * LOG2E;
     const float capIn = capped ? scale / softcap : 0.f;
 
-    // row r of step `step`: list entry (step * QS + r) / G, head (step * QS + r) % G; thread tid copies chunk column
-    // tid % CHUNKS of rows tid / CHUNKS + k * (THREADS / CHUNKS)
-    auto loadStep = [&](int step, int stage) {
-        constexpr int ROW_STEP = THREADS / CHUNKS;
-        const int c = tid % CHUNKS;
+    // the steps' rows in order: thread tid copies chunk column tid % CHUNKS of rows tid / CHUNKS + k * ROW_STEP of each
+    // step, and thread tid < QS fills row tid's tables
+    constexpr int ROW_STEP = THREADS / CHUNKS;
+    const NsaRowStride byRow(ROW_STEP, item.G);
+    const NsaRowStride byStep(QS, item.G);
+    NsaRowCursor gatherNext(tid / CHUNKS, item.G);
+    NsaRowCursor tableNext(tid, item.G);
+    const long long groupOff = item.groupStart(H, Tn, D) + (tid % CHUNKS) * 8;
+    const long long headStride = (long long)Tn * D;
+    auto loadStep = [&](int stage) {
         T* q = sQ + stage * QS * D;
-#pragma unroll 4
-        for (int r = tid / CHUNKS; r < QS; r += ROW_STEP) {
-            const int idx = step * QS + r;
-            const bool valid = idx < rows;
+        NsaRowCursor at = gatherNext;
+#pragma unroll
+        for (int k = 0; k < QS / ROW_STEP; ++k) {
+            const bool valid = at.e < item.tokens;
             long long off = 0;
-            if (valid) off = item.rowStart(idx, colTok[item.begin + idx / item.G], H, Tn, D) + c * 8;
-            cp_async16(smem_u32(q + Tile::chunk(r, c)), Q + off, valid);
+            if (valid) off = groupOff + at.h * headStride + (long long)colTok[item.begin + at.e] * D;
+            cp_async16(smem_u32(q + Tile::chunk(tid / CHUNKS + k * ROW_STEP, tid % CHUNKS)), Q + off, valid);
+            at.advance(byRow, item.G);
         }
+        gatherNext.advance(byStep, item.G);
         if (tid < QS) {
-            const int idx = step * QS + tid;
             int token = -1;
             int out = -1;
-            if (idx < rows) {
-                const int e = item.begin + idx / item.G;
+            if (tableNext.e < item.tokens) {
+                const int e = item.begin + tableNext.e;
                 token = colTok[e];
-                out = item.partialRow(idx, e, token, colSlot, Tn, Hkv, S);
+                out = item.partialRow(tableNext.h, e, token, colSlot, Tn, Hkv, S);
             }
             sTok[stage * QS + tid] = token;
             sOut[stage * QS + tid] = out;
+            tableNext.advance(byStep, item.G);
         }
     };
 
     const size_t kvHead = (size_t)item.plane * Tn * D;
     load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
     load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
-    if (steps > 0) loadStep(0, 0);
+    if (steps > 0) loadStep(0);
     cp_async_commit();
 
     for (int it = 0; it < steps; ++it) {
@@ -1078,8 +1124,6 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
         cp_async_wait<0>();
         fence_proxy_async();
         __syncthreads();  // this step's rows are in; step it - 1's stores from its stage are done
-        if (it + 1 < steps) loadStep(it + 1, stage ^ 1);
-        cp_async_commit();
 
         const uint32_t qStep = aQ + stage * TILE_BYTES;
         T* tQ = sQ + stage * QS * D;
@@ -1096,6 +1140,9 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
                               sw128_desc(aK + (kc >> 2) * KV_PANEL + in, 16, 1024), kc > 0 ? 1 : 0);
         }
         wgmma_commit();
+        // the next step's gathers (index loads and address arithmetic) while the tensor cores run S
+        if (it + 1 < steps) loadStep(stage ^ 1);
+        cp_async_commit();
         wgmma_wait<0>();
         fence_regs(s);
 
