@@ -1231,13 +1231,17 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
 }
 
 // One warp per (b, hkv, token, head): O = sum_s w_s O_s / W with w_s = l_s 2^(m_s - M), W = sum_s w_s, M = max_s m_s,
-// LSE = (M + log2 W) ln 2; slots with l_s = 0 (nothing at or before the token) count for nothing.
+// LSE = (M + log2 W) ln 2; slots with l_s = 0 (nothing at or before the token) count for nothing. The partial rows' loads
+// depend only on the count: they are issued, up to 16 slots at a time, before the chain list -> (max, sum) -> weights
+// resolves, so a warp waits for about two memory latencies instead of one per dependent step and per few slots.
 template <typename T, int D>
 __device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const float2* __restrict__ ML,
                                           const int* __restrict__ indices, const int* __restrict__ counts,
                                           T* __restrict__ O, float* __restrict__ LSE, int Bn, int H, int Hkv, int Tn,
                                           int S) {
-    constexpr int PER = D / 32;  // elements per lane: 4 at D = 128, 2 at D = 64
+    constexpr int PER = D / 32;     // elements per lane: 4 at D = 128, 2 at D = 64
+    constexpr int WORDS = PER / 2;  // 32-bit words per lane and slot
+    constexpr int SB = 16;          // slots loaded at once
     const int lane = threadIdx.x & 31;
     const long long item = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     const int G = H / Hkv;
@@ -1251,6 +1255,30 @@ __device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const flo
     const long long sel = ((long long)b * Tn + token) * Hkv + hkv;
     const int count = min(__ldg(counts + sel), S);
     const int* list = indices + sel * S;
+    const uint32_t* rows = reinterpret_cast<const uint32_t*>(Opart + (sel * S * G + head) * D) + lane * WORDS;
+    const long long slotWords = (long long)G * D / 2;
+
+    // slot s0 + j's row chunk of this lane, for j < SB and s0 + j < count (an unwritten slot is read and then dropped
+    // by the weight's select, never multiplied: its memory may hold NaN)
+    uint32_t raw[SB][WORDS];
+    auto loadSlots = [&](int s0) {
+#pragma unroll
+        for (int j = 0; j < SB; ++j) {
+#pragma unroll
+            for (int w = 0; w < WORDS; ++w) raw[j][w] = 0u;
+            if (s0 + j < count) {
+                const uint32_t* src = rows + (s0 + j) * slotWords;
+                if constexpr (WORDS == 2) {
+                    const uint2 u = *reinterpret_cast<const uint2*>(src);
+                    raw[j][0] = u.x;
+                    raw[j][1] = u.y;
+                } else {
+                    raw[j][0] = *src;
+                }
+            }
+        }
+    };
+    loadSlots(0);
 
     // lane j holds slot s0 + j's (max, sum): one load per 32 slots instead of a dependent chain per slot
     auto slotMs = [&](int s) -> float2 {
@@ -1260,7 +1288,7 @@ __device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const flo
         return ml;
     };
     float M = -INFINITY;
-    for (int s0 = 0; s0 < count; s0 += 32) M = fmaxf(M, slotMs(s0 + lane).x);
+    for (int c0 = 0; c0 < count; c0 += 32) M = fmaxf(M, slotMs(c0 + lane).x);
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) M = fmaxf(M, __shfl_xor_sync(0xffffffffu, M, off));
     float acc[PER];
@@ -1268,33 +1296,24 @@ __device__ __forceinline__ void nsa_merge(const T* __restrict__ Opart, const flo
     for (int e = 0; e < PER; ++e) acc[e] = 0.f;
     float W = 0.f;
     if (M != -INFINITY) {
-        for (int s0 = 0; s0 < count; s0 += 32) {
-            const float2 ml = slotMs(s0 + lane);
+        for (int c0 = 0; c0 < count; c0 += 32) {
+            const float2 ml = slotMs(c0 + lane);
             const float wl = ml.y > 0.f ? ml.y * exp2_approx(ml.x - M) : 0.f;
             W += wl;
-            const int n = min(32, count - s0);
-            // the loads do not depend on each other (an unwritten slot is read and then dropped by the select, never
-            // multiplied: its memory may hold NaN), so unrolling keeps several in flight per warp
-#pragma unroll 4
-            for (int j = 0; j < n; ++j) {
-                const float w = __shfl_sync(0xffffffffu, wl, j);
-                const T* src = Opart + ((sel * S + s0 + j) * G + head) * D + lane * PER;
-                float v[PER];
-                if constexpr (PER == 4) {
-                    const uint2 u = *reinterpret_cast<const uint2*>(src);
-                    const float2 a = Elem<T>::unpack(u.x);
-                    const float2 c = Elem<T>::unpack(u.y);
-                    v[0] = a.x;
-                    v[1] = a.y;
-                    v[2] = c.x;
-                    v[3] = c.y;
-                } else {
-                    const float2 a = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(src));
-                    v[0] = a.x;
-                    v[1] = a.y;
-                }
+            for (int h = 0; h < 32 && c0 + h < count; h += SB) {
+                const int s0 = c0 + h;
+                if (s0 > 0) loadSlots(s0);
 #pragma unroll
-                for (int e = 0; e < PER; ++e) acc[e] = w > 0.f ? fmaf(w, v[e], acc[e]) : acc[e];
+                for (int j = 0; j < SB; ++j) {
+                    const float w = __shfl_sync(0xffffffffu, wl, h + j);
+                    const bool use = w > 0.f && s0 + j < count;
+#pragma unroll
+                    for (int k = 0; k < WORDS; ++k) {
+                        const float2 v = Elem<T>::unpack(raw[j][k]);
+                        acc[2 * k] = use ? fmaf(w, v.x, acc[2 * k]) : acc[2 * k];
+                        acc[2 * k + 1] = use ? fmaf(w, v.y, acc[2 * k + 1]) : acc[2 * k + 1];
+                    }
+                }
             }
         }
 #pragma unroll
