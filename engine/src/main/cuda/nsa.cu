@@ -1087,28 +1087,39 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
     NsaRowCursor tableNext(tid, item.G);
     const long long groupOff = item.groupStart(H, Tn, D) + (tid % CHUNKS) * 8;
     const long long headStride = (long long)Tn * D;
+    // the next step's tokens (and row tid's slot), read before S is issued so that their latency hides behind it;
+    // loadStep then only does arithmetic on them
+    int nextTok[QS / ROW_STEP];
+    int tableTok = 0;
+    int tableSlot = 0;
+    auto fetchStep = [&]() {
+        NsaRowCursor at = gatherNext;
+#pragma unroll
+        for (int k = 0; k < QS / ROW_STEP; ++k) {
+            nextTok[k] = at.e < item.tokens ? colTok[item.begin + at.e] : 0;
+            at.advance(byRow, item.G);
+        }
+        if (tid < QS && tableNext.e < item.tokens) {
+            tableTok = colTok[item.begin + tableNext.e];
+            tableSlot = colSlot[item.begin + tableNext.e];
+        }
+    };
     auto loadStep = [&](int stage) {
         T* q = sQ + stage * QS * D;
         NsaRowCursor at = gatherNext;
 #pragma unroll
         for (int k = 0; k < QS / ROW_STEP; ++k) {
             const bool valid = at.e < item.tokens;
-            long long off = 0;
-            if (valid) off = groupOff + at.h * headStride + (long long)colTok[item.begin + at.e] * D;
+            const long long off = valid ? groupOff + at.h * headStride + (long long)nextTok[k] * D : 0;
             cp_async16(smem_u32(q + Tile::chunk(tid / CHUNKS + k * ROW_STEP, tid % CHUNKS)), Q + off, valid);
             at.advance(byRow, item.G);
         }
         gatherNext.advance(byStep, item.G);
         if (tid < QS) {
-            int token = -1;
-            int out = -1;
-            if (tableNext.e < item.tokens) {
-                const int e = item.begin + tableNext.e;
-                token = colTok[e];
-                out = item.partialRow(tableNext.h, e, token, colSlot, Tn, Hkv, S);
-            }
-            sTok[stage * QS + tid] = token;
-            sOut[stage * QS + tid] = out;
+            const bool valid = tableNext.e < item.tokens;
+            sTok[stage * QS + tid] = valid ? tableTok : -1;
+            sOut[stage * QS + tid] =
+                valid ? (((item.b * Tn + tableTok) * Hkv + item.hkv) * S + tableSlot) * item.G + tableNext.h : -1;
             tableNext.advance(byStep, item.G);
         }
     };
@@ -1116,7 +1127,10 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
     const size_t kvHead = (size_t)item.plane * Tn * D;
     load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
     load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
-    if (steps > 0) loadStep(0);
+    if (steps > 0) {
+        fetchStep();
+        loadStep(0);
+    }
     cp_async_commit();
 
     for (int it = 0; it < steps; ++it) {
@@ -1124,6 +1138,7 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
         cp_async_wait<0>();
         fence_proxy_async();
         __syncthreads();  // this step's rows are in; step it - 1's stores from its stage are done
+        if (it + 1 < steps) fetchStep();
 
         const uint32_t qStep = aQ + stage * TILE_BYTES;
         T* tQ = sQ + stage * QS * D;
@@ -1152,7 +1167,7 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             const int token = tTok[row0 + 8 * r];
-            float mx = -INFINITY;
+            float mxs[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};  // four chains, not one of BKV / 4
 #pragma unroll
             for (int n = 0; n < BKV / 8; ++n) {
 #pragma unroll
@@ -1162,22 +1177,22 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
                     const int key = kv0 + n * 8 + 2 * t + e;
                     z = token >= 0 && (!causal || key <= token) ? z : -INFINITY;
                     s[4 * n + 2 * r + e] = z;
-                    mx = fmaxf(mx, z);
+                    mxs[(2 * n + e) & 3] = fmaxf(mxs[(2 * n + e) & 3], z);
                 }
             }
-            mx = quad_max(mx);
+            const float mx = quad_max(fmaxf(fmaxf(mxs[0], mxs[1]), fmaxf(mxs[2], mxs[3])));
             const float base = mx == -INFINITY ? 0.f : mx * sl2;
-            float l = 0.f;
+            float ls[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
             for (int n = 0; n < BKV / 8; ++n) {
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const float p = exp2_approx(fmaf(s[4 * n + 2 * r + e], sl2, -base));
                     s[4 * n + 2 * r + e] = p;
-                    l += p;
+                    ls[(2 * n + e) & 3] += p;
                 }
             }
-            sum[r] = quad_sum(l);
+            sum[r] = quad_sum((ls[0] + ls[1]) + (ls[2] + ls[3]));
             mlog[r] = mx == -INFINITY ? -INFINITY : base;
         }
 
