@@ -71,11 +71,10 @@ struct NsaItem {
         return steps > 0 && kv0 + bkv - 1 > colTok[begin];
     }
 
-    // the per-block forward's slot for head h of list entry e: partial row (((b * T + t) * Hkv + hkv) * S + slot) * G
-    // + head
-    __device__ __forceinline__ int partialRow(int h, int e, int token, const int* colSlot, int Tn, int Hkv,
-                                              int S) const {
-        return ((((b * Tn + token) * Hkv + hkv) * S + colSlot[e]) * G) + h;
+    // the per-block forward's row for head h of token t's choice in slot `slot`: partial row
+    // (((b * T + t) * Hkv + hkv) * S + slot) * G + head
+    __device__ __forceinline__ int partialRow(int h, int token, int slot, int Tn, int Hkv, int S) const {
+        return ((((b * Tn + token) * Hkv + hkv) * S + slot) * G) + h;
     }
 };
 
@@ -916,7 +915,7 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
             if (tableNext.e < item.tokens) {
                 const int e = item.begin + tableNext.e;
                 token = colTok[e];
-                out = item.partialRow(tableNext.h, e, token, colSlot, Tn, Hkv, S);
+                out = item.partialRow(tableNext.h, token, colSlot[e], Tn, Hkv, S);
             }
             sTok[stage * QS + tid] = token;
             sOut[stage * QS + tid] = out;
@@ -1119,7 +1118,7 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
             const bool valid = tableNext.e < item.tokens;
             sTok[stage * QS + tid] = valid ? tableTok : -1;
             sOut[stage * QS + tid] =
-                valid ? (((item.b * Tn + tableTok) * Hkv + item.hkv) * S + tableSlot) * item.G + tableNext.h : -1;
+                valid ? item.partialRow(tableNext.h, tableTok, tableSlot, Tn, Hkv, S) : -1;
             tableNext.advance(byStep, item.G);
         }
     };
