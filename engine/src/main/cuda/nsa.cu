@@ -1117,8 +1117,7 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
         if (tid < QS) {
             const bool valid = tableNext.e < item.tokens;
             sTok[stage * QS + tid] = valid ? tableTok : -1;
-            sOut[stage * QS + tid] =
-                valid ? item.partialRow(tableNext.h, tableTok, tableSlot, Tn, Hkv, S) : -1;
+            sOut[stage * QS + tid] = valid ? item.partialRow(tableNext.h, tableTok, tableSlot, Tn, Hkv, S) : -1;
             tableNext.advance(byStep, item.G);
         }
     };
