@@ -1,17 +1,18 @@
-// Block-sparse attention forward at head dim 256 for Hopper (sm_90a): the same layout tables, outputs, launch
-// order and empty-row convention as attention_fwd.cu, on the 64x64 layout the mma.sync D = 256 forward reads, with
-// warpgroup MMA. At D = 256 a 64-row warpgroup's O accumulator is 64 x 256 fp32 = 128 registers per thread, and a
-// 128 x 256 K or V tile is 64 KB, so the D <= 128 design (128 q rows, 128-row K/V tiles, three stages) does not
-// fit: here a CTA owns one 64-row q tile (Q in shared memory once), K/V tiles of 64 rows in three stages
-// (32 KB + 3 x 64 KB), loaded by a producer warpgroup (cp.async, each thread's copies arriving on the stage's
-// mbarrier as they land, as in attention_fwd_wgmma_ws).
+// Block-sparse attention forwards for Hopper (sm_90a) on 64x64 layouts: the same layout tables, outputs, launch
+// order and empty-row convention as attention_fwd.cu, with warpgroup MMA. At D = 256 a 64-row warpgroup's O
+// accumulator is 64 x 256 fp32 = 128 registers per thread, and a 128 x 256 K or V tile is 64 KB, so the D <= 128
+// design (128 q rows, 128-row K/V tiles, three stages) does not fit: here a CTA owns one 64-row q tile (Q in shared
+// memory once) and K/V tiles of 64 rows in Q64Shape's stages, loaded by a producer warpgroup (cp.async, each
+// thread's copies arriving on the stage's mbarrier as they land, as in attention_fwd_wgmma_ws). At D = 64 and 128
+// the same kernels run the 64x64 layout, whose tiles waste fewer pairs than 128x128 on short rows (packed short
+// documents: 0.77 of the computed pairs are useful at 64x64 against 0.63 at 128x128).
 //
-// CONSUMERS = 1 (fwd_wgmmaws_*_d256): one consumer warpgroup with the intra-warpgroup overlap (S of tile i + 1
-// and P V of tile i in flight during the softmax of tile i + 1). CONSUMERS = 2 (fwd_wgmmapp_*_d256): two consumer
+// CONSUMERS = 1 (fwd_wgmmaws_*_q64_kv64): one consumer warpgroup with the intra-warpgroup overlap (S of tile i + 1
+// and P V of tile i in flight during the softmax of tile i + 1). CONSUMERS = 2 (fwd_wgmmapp_*_q64_kv64): two consumer
 // warpgroups take the row's kv tiles in turn (even, odd), each with its own online softmax over the same 64 q
 // rows, so one's softmax runs while the other's products occupy the tensor cores; at the end warpgroup 1 hands its
-// (m, l, O) to warpgroup 0 through the freed K/V stages, which merges them. (A 128-row q tile shared by two
-// warpgroups, FlashAttention-3's layout, would need a 128-row layout the mma.sync D = 256 kernels cannot run.)
+// (m, l, O) to warpgroup 0 through the freed K/V stages, which merges them. At D = 256 the 128-row CTA below
+// (FlashAttention-3's layout) runs the layout's mask compiled at 128x64.
 //
 // Built only in the sm_90a pass; the sm_80 image holds entry points that trap (the host never launches them there).
 // Included after attention_fwd_wgmma.cu (WgRows, KvRing, ws_consume, SAW_FWD_HOPPER).
@@ -24,10 +25,21 @@ namespace saw {
 constexpr int W256_D = 256;
 constexpr int W256_BQ = 64;
 constexpr int W256_BKV = 64;
-constexpr int W256_STAGES = 3;  // Q + 3 x (K, V) = 224 KB, inside Hopper's 227 KB
-// two consumer warpgroups: 128 x 56 + 256 x 224 registers = the 384 x 168 a CTA gets at launch
-constexpr int W256_PRODUCER_REGS = 56;
-constexpr int W256_CONSUMER_REGS = 224;
+
+// The 64-row forward's K/V stages, CTAs per SM, and the registers setmaxnreg gives its producer and consumer warpgroups
+// (0: no setmaxnreg, every thread keeps the launch's share).
+// D = 256: Q + 3 x (K, V) = 224 KB, inside Hopper's 227 KB; two consumers split the 384 x 168 registers a CTA gets
+// at launch as 128 x 56 + 256 x 224; one consumer keeps 256 x 255.
+// D <= 128, two consumers: the same, with four stages (Q + 4 x (K, V) = 144 KB at D = 128). One consumer: two CTAs
+// per SM, so one row's start (Q, first tile) and end (O) overlap the other CTA's products on rows of a few tiles;
+// two stages (80 KB at D = 128, two CTAs inside 228 KB) and 256 x 128 registers split as 128 x 24 + 128 x 232.
+template <int D, int CONSUMERS>
+struct Q64Shape {
+    static constexpr int STAGES = D == 256 ? 3 : CONSUMERS == 2 ? 4 : 2;
+    static constexpr int CTAS = D < 256 && CONSUMERS == 1 ? 2 : 1;
+    static constexpr int PRODUCER_REGS = CONSUMERS == 2 ? 56 : D < 256 ? 24 : 0;
+    static constexpr int CONSUMER_REGS = CONSUMERS == 2 ? 224 : D < 256 ? 232 : 0;
+};
 // the 128-row CTA (attention_fwd_wgmma_d256_q128): Q 128 x 256 and two K/V stages = 192 KB. 128 x 40 + 256 x 232
 // registers = the 384 x 168 a CTA gets at launch; at 56 / 224 the consumers spilled (24 bytes). (With cp.async the
 // producer spilled at 24; its one thread issuing bulk tensor copies would fit there, but the consumers need no more.)
@@ -65,9 +77,9 @@ template <> struct WgmmaN256<__half> {
 
 // One consumer warpgroup's view of a CTA: WgRows (attention_fwd_wgmma.cu) at BQ x 64 tiles, and the products. BQ = 64:
 // every consumer warpgroup works on the CTA's 64 q rows; BQ = 128: warpgroup wg owns rows [64 wg, 64 wg + 64).
-template <typename T, int BQ_ = W256_BQ, int ST_ = W256_STAGES>
-struct W256Cta : WgRows<T, W256_D, BQ_, W256_BKV, ST_> {
-    using Rows = WgRows<T, W256_D, BQ_, W256_BKV, ST_>;
+template <typename T, int D_, int BQ_, int ST_>
+struct Kv64Cta : WgRows<T, D_, BQ_, W256_BKV, ST_> {
+    using Rows = WgRows<T, D_, BQ_, W256_BKV, ST_>;
     using Rows::BQ;
     using Rows::BKV;
     using Rows::SR;
@@ -77,7 +89,7 @@ struct W256Cta : WgRows<T, W256_D, BQ_, W256_BKV, ST_> {
     using Rows::sV;
     using Rows::rowInTile0;
     using Rows::t;
-    static constexpr int D = W256_D;
+    static constexpr int D = D_;
     static constexpr int ST = ST_;
     static constexpr int KV_ELEMS = BKV * D;
     static_assert(BQ == 64 || BQ == 128, "one or two warpgroups' rows");
@@ -89,12 +101,16 @@ struct W256Cta : WgRows<T, W256_D, BQ_, W256_BKV, ST_> {
         Rows::issueQkT(s, smem_u32(sQ) + (BQ == 64 ? 0 : wg * 64 * 128), smem_u32(sK + stage * KV_ELEMS));
     }
 
-    // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, its four 64-column panels BKV * 128 bytes apart
+    // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, its D / 64 column panels BKV * 128 bytes apart
     __device__ __forceinline__ void issueOutput(float (&o)[OR], const uint32_t (&p)[BKV / 16][4], int stage) const {
         const uint32_t v = smem_u32(sV + stage * KV_ELEMS);
 #pragma unroll
         for (int kc = 0; kc < BKV / 16; ++kc) {
-            WgmmaN256<T>::rs_nmajor(o, p[kc], sw128_desc(v + kc * 16 * 128, BKV * 128, 1024), 1);
+            if constexpr (D == 256) {
+                WgmmaN256<T>::rs_nmajor(o, p[kc], sw128_desc(v + kc * 16 * 128, BKV * 128, 1024), 1);
+            } else {
+                Wgmma<T, D>::rs_nmajor(o, p[kc], sw128_desc(v + kc * 16 * 128, BKV * 128, 1024), 1);
+            }
         }
     }
 
@@ -166,11 +182,11 @@ __device__ __forceinline__ void produce_kv_tma(const CTA& c, int count, const Kv
 #endif
 
 template <typename T, int D, int CONSUMERS>
-__device__ __forceinline__ void attention_fwd_wgmma_d256(SAW_FWD_PARAMS(T)) {
-    static_assert(D == W256_D, "the head dim 256 forward");
+__device__ __forceinline__ void attention_fwd_wgmma_q64(SAW_FWD_PARAMS(T)) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
-    using Cta = W256Cta<T>;
+    using Shape = Q64Shape<D, CONSUMERS>;
+    using Cta = Kv64Cta<T, D, W256_BQ, Shape::STAGES>;
     constexpr int BQ = Cta::BQ;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = Cta::ST;
@@ -193,7 +209,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(SAW_FWD_PARAMS(T)) {
     if (threadIdx.x < 128) {
         // producer: Q once (its own barrier: with two consumers, warpgroup 1 starts on tile 1), then K(i) and V(i)
         // into stage i % ST once tile i - ST has been released
-        if (CONSUMERS == 2) regs_dealloc<W256_PRODUCER_REGS>();
+        if constexpr (Shape::PRODUCER_REGS > 0) regs_dealloc<Shape::PRODUCER_REGS>();
         const int pt = threadIdx.x;
         if (count > 0) {
             produce_tile_sw128<BQ, D, 128>(c.sQ, Qh, c.q0, Sq, pt);
@@ -202,7 +218,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256(SAW_FWD_PARAMS(T)) {
         produce_kv_ring(c, count, ring, pt);
         return;
     }
-    if (CONSUMERS == 2) regs_alloc<W256_CONSUMER_REGS>();
+    if constexpr (Shape::CONSUMER_REGS > 0) regs_alloc<Shape::CONSUMER_REGS>();
     const int ct = threadIdx.x - 128;
     const int cw = ct >> 7;  // consumer warpgroup: list entries cw, cw + CONSUMERS, ...
     c.seat(0, ct & 127);
@@ -330,7 +346,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T),
                                                               const TensorMap* vMap) {
     static_assert(D == W256_D, "the head dim 256 forward");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Cta = W256Cta<T, W256_WIDE_BQ, W256_WIDE_STAGES>;
+    using Cta = Kv64Cta<T, W256_D, W256_WIDE_BQ, W256_WIDE_STAGES>;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = Cta::ST;
     constexpr int CONSUMER_WARPS = 8;
@@ -409,13 +425,26 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T),
 
 }  // namespace saw
 
-#define SAW_FWD_WGMMA_D256(NAME, T, CONSUMERS) \
-    SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma_d256, 128 * (1 + CONSUMERS), T, 256, CONSUMERS)
+// The 64-row forwards (fwd_wgmma{ws,pp}_*_d{64,128,256}_q64_kv64): a producer and CONSUMERS consumer warpgroups,
+// Q64Shape's CTAs per SM
+#define SAW_FWD_WGMMA_Q64(NAME, T, D, CONSUMERS)                                                                    \
+    extern "C" __global__ void __launch_bounds__(128 * (1 + CONSUMERS), (saw::Q64Shape<D, CONSUMERS>::CTAS)) NAME(    \
+        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,              \
+        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,       \
+        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                      \
+        saw::attention_fwd_wgmma_q64<T, D, CONSUMERS>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx,   \
+                                                      maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap);            \
+    }
+#define SAW_FWD_WGMMA_Q64_ALL(TN, T, D)                                        \
+    SAW_FWD_WGMMA_Q64(fwd_wgmmaws_##TN##_d##D##_q64_kv64, T, D, 1)              \
+    SAW_FWD_WGMMA_Q64(fwd_wgmmapp_##TN##_d##D##_q64_kv64, T, D, 2)
 
-SAW_FWD_WGMMA_D256(fwd_wgmmaws_bf16_d256_q64_kv64, __nv_bfloat16, 1)
-SAW_FWD_WGMMA_D256(fwd_wgmmaws_fp16_d256_q64_kv64, __half, 1)
-SAW_FWD_WGMMA_D256(fwd_wgmmapp_bf16_d256_q64_kv64, __nv_bfloat16, 2)
-SAW_FWD_WGMMA_D256(fwd_wgmmapp_fp16_d256_q64_kv64, __half, 2)
+SAW_FWD_WGMMA_Q64_ALL(bf16, __nv_bfloat16, 64)
+SAW_FWD_WGMMA_Q64_ALL(fp16, __half, 64)
+SAW_FWD_WGMMA_Q64_ALL(bf16, __nv_bfloat16, 128)
+SAW_FWD_WGMMA_Q64_ALL(fp16, __half, 128)
+SAW_FWD_WGMMA_Q64_ALL(bf16, __nv_bfloat16, 256)
+SAW_FWD_WGMMA_Q64_ALL(fp16, __half, 256)
 
 // the forward's parameters, then the tensor maps of K and V ([B * Hkv][Skv][D], boxes of 64 x 64: GpuBackend)
 #define SAW_FWD_WGMMA_D256_Q128(NAME, T, PINGPONG)                                                                    \

@@ -158,9 +158,9 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         return KernelCatalog.wgmmaFits(p, tiles, major);
     }
 
-    /** Whether the head dim 256 Hopper forward of this family runs this problem with these tiles on this GPU. */
-    public boolean wideHopperForwardFits(AttentionProblem p, KernelTiles tiles, ForwardKernel family) {
-        return KernelCatalog.wideWgmmaFits(p, tiles, family, major);
+    /** Whether the 64-row Hopper forward of this family (64x64 tiles) runs this problem on this GPU. */
+    public boolean q64HopperForwardFits(AttentionProblem p, KernelTiles tiles, ForwardKernel family) {
+        return KernelCatalog.q64WgmmaFits(p, tiles, family, major);
     }
 
     /** Whether the head dim 256 Hopper backward runs this problem with these tiles on this GPU for this family. */

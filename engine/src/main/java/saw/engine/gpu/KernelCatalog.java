@@ -16,7 +16,8 @@ final class KernelCatalog {
     static final int[] HEAD_DIMS = {64, 128};
     /**
      * The head dim the mma.sync kernels run at q64 tiles, forward and backward (attention_fwd.cu, attention_bwd.cu); on
-     * Hopper at 64x64 also the wgmma ones behind their switches (attention_fwd_wgmma_d256.cu, attention_bwd_wgmma_d256.cu).
+     * Hopper at 64x64 also the wgmma ones behind their switches (attention_fwd_wgmma_d256.cu, attention_bwd_wgmma_d256.cu,
+     * whose 64-row forward runs D = 64 and 128 at 64x64 too).
      */
     static final int WIDE_HEAD_DIM = 256;
     static final int[] TILE_Q = {64, 128};
@@ -111,37 +112,38 @@ final class KernelCatalog {
 
     /** The forward launch for the preferred family, or the mma.sync one where the Hopper forward does not fit. */
     static LaunchShape forwardFor(AttentionProblem p, KernelTiles tiles, int numQBlocks, ForwardKernel kernel, int major) {
-        if (wideWgmmaFits(p, tiles, kernel, major)) {
-            return forwardWideWgmma(p, numQBlocks, kernel);
+        if (q64WgmmaFits(p, tiles, kernel, major)) {
+            return forwardQ64Wgmma(p, numQBlocks, kernel);
         }
         return kernel != ForwardKernel.MMA && wgmmaFits(p, tiles, major) ? forwardWgmma(p, numQBlocks, kernel)
                 : forward(p, tiles, numQBlocks);
     }
 
-    /** The head dim 256 Hopper forward's tile (attention_fwd_wgmma_d256.cu): the mma.sync D = 256 layout's 64x64. */
-    static final KernelTiles WIDE_WGMMA_TILES = new KernelTiles(64, 64);
-    /** K/V stages of the head dim 256 Hopper forward (W256_STAGES). */
-    static final int WIDE_WGMMA_STAGES = 3;
+    /** The 64-row Hopper forward's tile (attention_fwd_wgmma_d256.cu): the mma.sync D = 256 layout's 64x64. */
+    static final KernelTiles Q64_WGMMA_TILES = new KernelTiles(64, 64);
 
     /**
-     * Whether the head dim 256 Hopper forward runs this problem: compute capability 9.0, the 64x64 layout, and the
-     * warp-specialised families ({@link ForwardKernel#WGMMA_WS}: one consumer warpgroup; {@link ForwardKernel#WGMMA_PINGPONG}:
-     * two taking the kv tiles in turn). The other families run the mma.sync kernel at D = 256.
+     * Whether the 64-row Hopper forward runs this problem: compute capability 9.0, the 64x64 layout, head dim 64, 128
+     * or 256 (there unless the head dim 256 switch says {@code mma}), and the warp-specialised families
+     * ({@link ForwardKernel#WGMMA_WS}: one consumer warpgroup; {@link ForwardKernel#WGMMA_PINGPONG}: two taking the kv
+     * tiles in turn). The other families run the mma.sync kernel at 64x64.
      */
-    static boolean wideWgmmaFits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
-        return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(WIDE_WGMMA_TILES)
+    static boolean q64WgmmaFits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
+        int d = p.headDim();
+        return major == WGMMA_MAJOR && tiles.equals(Q64_WGMMA_TILES)
                 && (kernel == ForwardKernel.WGMMA_WS || kernel == ForwardKernel.WGMMA_PINGPONG)
-                && WIDE_FORWARD.configured() != WideFamily.MMA;
+                && (contains(HEAD_DIMS, d) || d == WIDE_HEAD_DIM && WIDE_FORWARD.configured() != WideFamily.MMA);
     }
 
     /**
-     * Whether the head dim 256 Hopper forward with 128-row CTAs runs this problem: where {@link #wideWgmmaFits} holds
-     * and the switch says {@code wgmma-q128}. It reads its own lists, the layout's mask compiled at
-     * {@link #WIDE_Q128_TILES} (GpuBackend builds them); callers that hold only the 64x64 lists (a ring's parts) run
-     * the 64-row kernel through {@link #forwardFor}.
+     * Whether the head dim 256 Hopper forward with 128-row CTAs runs this problem: head dim 256 where
+     * {@link #q64WgmmaFits} holds and the switch says {@code wgmma-q128}. It reads its own lists, the layout's mask
+     * compiled at {@link #WIDE_Q128_TILES} (GpuBackend builds them); callers that hold only the 64x64 lists (a ring's
+     * parts) run the 64-row kernel through {@link #forwardFor}.
      */
     static boolean wideQ128Fits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
-        return wideWgmmaFits(p, tiles, kernel, major) && WIDE_FORWARD.configured() == WideFamily.WGMMA_Q128;
+        return p.headDim() == WIDE_HEAD_DIM && q64WgmmaFits(p, tiles, kernel, major)
+                && WIDE_FORWARD.configured() == WideFamily.WGMMA_Q128;
     }
 
     /** Which kernel family head dim 256 runs on Hopper, as one of {@link WideSwitch}'s settings picks it. */
@@ -196,22 +198,31 @@ final class KernelCatalog {
     static final WideSwitch WIDE_BACKWARD = new WideSwitch("saw.kernel.bwd256", "SAW_KERNEL_BWD256", "head dim 256 backward",
             List.of(WideFamily.MMA, WideFamily.WGMMA), WideFamily.WGMMA);
 
-    static String forwardWideWgmmaName(DType t, ForwardKernel family) {
-        return family.kernelPrefix() + t.label() + "_d" + WIDE_HEAD_DIM + "_q64_kv64";
+    static String forwardQ64WgmmaName(DType t, int d, ForwardKernel family) {
+        return family.kernelPrefix() + t.label() + "_d" + d + "_q64_kv64";
     }
 
     /** A producer warpgroup and one ({@link ForwardKernel#WGMMA_WS}) or two consumer warpgroups. */
-    static int wideWgmmaThreads(ForwardKernel family) {
+    static int q64WgmmaThreads(ForwardKernel family) {
         return family == ForwardKernel.WGMMA_PINGPONG ? 384 : 256;
     }
 
-    /** Q and three K and V stages in the 128-byte swizzle, 1024 bytes to align them, a Q barrier and four per stage. */
-    static LaunchShape forwardWideWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
-        int d = WIDE_HEAD_DIM;
-        int side = WIDE_WGMMA_TILES.blockQ();
-        int smem = (side * d + 2 * WIDE_WGMMA_STAGES * side * d) * 2 + 1024 + (1 + 4 * WIDE_WGMMA_STAGES) * 8;
-        return new LaunchShape(forwardWideWgmmaName(p.dtype(), family), (long) p.batch() * p.heads() * numQBlocks,
-                wideWgmmaThreads(family), smem);
+    /**
+     * K/V stages of the 64-row Hopper forward (Q64Shape::STAGES): three at D = 256; at D = 64 and 128 four with two
+     * consumer warpgroups, two with one (whose CTAs run two per SM).
+     */
+    static int q64WgmmaStages(int d, ForwardKernel family) {
+        return d == WIDE_HEAD_DIM ? 3 : family == ForwardKernel.WGMMA_PINGPONG ? 4 : 2;
+    }
+
+    /** Q and the K and V stages in the 128-byte swizzle, 1024 bytes to align them, a Q barrier and four per stage. */
+    static LaunchShape forwardQ64Wgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
+        int d = p.headDim();
+        int side = Q64_WGMMA_TILES.blockQ();
+        int stages = q64WgmmaStages(d, family);
+        int smem = (side * d + 2 * stages * side * d) * 2 + 1024 + (1 + 4 * stages) * 8;
+        return new LaunchShape(forwardQ64WgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
+                q64WgmmaThreads(family), smem);
     }
 
     /** The tile of the head dim 256 Hopper forward with 128-row CTAs: two consumer warpgroups of 64 rows, 64-row kv tiles. */
@@ -271,7 +282,7 @@ final class KernelCatalog {
     /** The tensor map that kernel reads Q or dO through: [batch x heads][q rows][head dim], boxes of a 64-row step. */
     static TileMap backwardQdoMap(AttentionProblem p) {
         return TileMap.ofHeads(p.dtype() == DType.BF16, (long) p.batch() * p.heads(), p.seqQ(), p.headDim(),
-                WIDE_WGMMA_TILES.blockQ());
+                Q64_WGMMA_TILES.blockQ());
     }
 
     /** CTAs per kv tile of the mma.sync backward: 2 at head dim 256 (one per half of the output columns), else 1. */
@@ -341,7 +352,7 @@ final class KernelCatalog {
      * switch on. Elsewhere the mma.sync D = 256 backward runs (two CTAs per kv tile).
      */
     static boolean wideBackwardWgmmaFits(AttentionProblem p, KernelTiles tiles, BackwardKernel kernel, int major) {
-        return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(WIDE_WGMMA_TILES)
+        return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(Q64_WGMMA_TILES)
                 && kernel != BackwardKernel.MMA && WIDE_BACKWARD.configured() == WideFamily.WGMMA;
     }
 
@@ -361,7 +372,7 @@ final class KernelCatalog {
      */
     static LaunchShape backwardWideWgmma(AttentionProblem p, int numKvBlocks) {
         int d = WIDE_HEAD_DIM;
-        int side = WIDE_WGMMA_TILES.blockKv();
+        int side = Q64_WGMMA_TILES.blockKv();
         int smem = (2 * side * d + 4 * side * d + 2 * side * side) * 2 + side * side * 4 + 4 * side * 4 + 2 * 8 + 4 + 1024;
         return new LaunchShape(backwardWideWgmmaName(p.dtype(), p.softcap() > 0),
                 (long) p.batch() * p.kvHeads() * numKvBlocks, WIDE_WGMMA_BWD_THREADS, smem);
@@ -459,6 +470,8 @@ final class KernelCatalog {
                 for (ForwardKernel family : ForwardKernel.hopper()) {
                     names.add(forwardWgmmaName(t, d, family));
                 }
+                names.add(forwardQ64WgmmaName(t, d, ForwardKernel.WGMMA_WS));
+                names.add(forwardQ64WgmmaName(t, d, ForwardKernel.WGMMA_PINGPONG));
                 names.add("bwd_pre_" + t.label() + "_d" + d);
                 for (BackwardKernel family : BackwardKernel.hopper()) {
                     names.add(backwardWgmmaName(t, d, false, family));
@@ -471,8 +484,8 @@ final class KernelCatalog {
                 names.add(backwardName(t, WIDE_HEAD_DIM, tiles, false));
                 names.add(backwardName(t, WIDE_HEAD_DIM, tiles, true));
             }
-            names.add(forwardWideWgmmaName(t, ForwardKernel.WGMMA_WS));
-            names.add(forwardWideWgmmaName(t, ForwardKernel.WGMMA_PINGPONG));
+            names.add(forwardQ64WgmmaName(t, WIDE_HEAD_DIM, ForwardKernel.WGMMA_WS));
+            names.add(forwardQ64WgmmaName(t, WIDE_HEAD_DIM, ForwardKernel.WGMMA_PINGPONG));
             names.add(forwardWideQ128Name(t, ForwardKernel.WGMMA_WS));
             names.add(forwardWideQ128Name(t, ForwardKernel.WGMMA_PINGPONG));
             names.add(backwardWideWgmmaName(t, false));
@@ -496,7 +509,9 @@ final class KernelCatalog {
     static String families() {
         return "compute capability " + WGMMA_MAJOR + ".0 with " + WGMMA_TILES + " tiles and head dim 64 or 128: forward "
                 + ForwardKernel.configured().label() + ", backward " + BackwardKernel.configured().label()
-                + "; with " + WIDE_WGMMA_TILES + " tiles and head dim 256: forward " + WIDE_FORWARD.configured().label()
+                + "; with " + Q64_WGMMA_TILES + " tiles and head dim 64 or 128: forward wgmma-ws or wgmma-pp with 64-row CTAs"
+                + " where the forward family is one of them, else mma.sync, backward mma.sync"
+                + "; with " + Q64_WGMMA_TILES + " tiles and head dim 256: forward " + WIDE_FORWARD.configured().label()
                 + " (-D" + WIDE_FORWARD.property() + " or " + WIDE_FORWARD.env() + "; wgmma runs wgmma-ws or wgmma-pp, wgmma-q128 them with "
                 + WIDE_Q128_TILES + " CTAs, the others mma.sync)"
                 + ", backward " + WIDE_BACKWARD.configured().label() + " (-D" + WIDE_BACKWARD.property() + " or " + WIDE_BACKWARD.env()

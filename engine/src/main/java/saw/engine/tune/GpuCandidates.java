@@ -48,7 +48,7 @@ public final class GpuCandidates implements CandidateRunner {
                 }
             } else if (pass == Pass.FWD) {
                 for (ForwardKernel f : ForwardKernel.values()) {
-                    if (gpu.wideHopperForwardFits(p, t, f)) {
+                    if (gpu.q64HopperForwardFits(p, t, f)) {
                         out.add(new Candidate(t, f.label()));
                     }
                 }

@@ -194,12 +194,51 @@ class KernelCatalogTest {
         assertEquals("fwd_bf16_d256_q64_kv32",
                 KernelCatalog.forwardFor(p, new KernelTiles(64, 32), 16, ForwardKernel.WGMMA_PINGPONG, 9).kernel());
         AttentionProblem p128 = AttentionProblem.of(1, 2, 1, 512, 512, 128, DType.FP16);
-        assertEquals("fwd_fp16_d128_q64_kv64", KernelCatalog.forwardFor(p128, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel());
+        assertEquals("fwd_wgmmapp_fp16_d128_q64_kv64", KernelCatalog.forwardFor(p128, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel(),
+                "the 64-row kernel runs D = 128 too");
         for (DType dt : DType.values()) {
             for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.WGMMA_WS, ForwardKernel.WGMMA_PINGPONG}) {
                 AttentionProblem q = AttentionProblem.of(1, 2, 1, 512, 512, 256, dt);
                 String name = KernelCatalog.forwardFor(q, t, 8, family, 9).kernel();
                 assertTrue(KernelCatalog.allNames().contains(name), name + " is in the catalog");
+            }
+        }
+    }
+
+    @Test
+    void the64RowHopperForwardRunsHeadDims64And128At64x64WithTheWarpSpecialisedFamiliesOnly() {
+        KernelTiles t = new KernelTiles(64, 64);
+        for (int d : new int[] {64, 128}) {
+            AttentionProblem p = new AttentionProblem(3, 8, 2, 1000, 1500, d, DType.BF16, 0.0625, 30);
+            LaunchShape pp = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9);
+            assertEquals("fwd_wgmmapp_bf16_d" + d + "_q64_kv64", pp.kernel());
+            assertEquals(3L * 8 * 16, pp.grid(), "one CTA per q tile, head and batch entry");
+            assertEquals(384, pp.block(), "a producer and two consumer warpgroups");
+            assertFalse(pp.persistent());
+            // Q (64 x d), four stages of K and V (64 x d), alignment, a Q barrier and four per stage
+            assertEquals((64 * d + 8 * 64 * d) * 2 + 1024 + 17 * 8, pp.sharedBytes());
+            LaunchShape ws = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9);
+            assertEquals("fwd_wgmmaws_bf16_d" + d + "_q64_kv64", ws.kernel());
+            assertEquals(256, ws.block(), "a producer and one consumer warpgroup");
+            // two stages, so that two CTAs fit an SM's 228 KB (each also holds 1 KB the system reserves)
+            assertEquals((64 * d + 4 * 64 * d) * 2 + 1024 + 9 * 8, ws.sharedBytes());
+            assertTrue(2 * (ws.sharedBytes() + 1024) <= 228 * 1024, "two CTAs per SM at D = " + d);
+            for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.MMA, ForwardKernel.WGMMA, ForwardKernel.WGMMA_OVERLAP}) {
+                assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, family, 9).kernel(), family.label());
+            }
+            assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 8).kernel(),
+                    "sm_90a code: cc 9.0 only");
+            for (KernelTiles other : new KernelTiles[] {new KernelTiles(64, 32), new KernelTiles(64, 128), new KernelTiles(128, 64)}) {
+                assertFalse(KernelCatalog.q64WgmmaFits(p, other, ForwardKernel.WGMMA_PINGPONG, 9), other.toString());
+            }
+            assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9), "128-row CTAs are D = 256's");
+            withWideForward("mma", () -> assertEquals("fwd_wgmmaws_bf16_d" + d + "_q64_kv64",
+                    KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9).kernel(), "the D = 256 switch is D = 256's"));
+            for (DType dt : DType.values()) {
+                for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.WGMMA_WS, ForwardKernel.WGMMA_PINGPONG}) {
+                    String name = KernelCatalog.forwardQ64WgmmaName(dt, d, family);
+                    assertTrue(KernelCatalog.allNames().contains(name), name + " is in the catalog");
+                }
             }
         }
     }
