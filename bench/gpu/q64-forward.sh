@@ -9,7 +9,8 @@
 # (2) compute-sanitizer memcheck, racecheck and synccheck on small forwards of both families;
 # (3) forward timings, useful TFLOP/s: 64x64 with wgmma-pp and wgmma-ws against 128x128 (the 128-row Hopper
 #     forward of the same family) on 64 packed documents in 32K, 8 documents, window 1024, causal, GQA.
-# Q64_PARTS picks parts ("sass verify sanitizer timing"). Everything goes to $OUT/q64/; a summary is printed last.
+# Q64_PARTS picks parts ("sass verify sanitizer timing"), Q64_ROUNDS the timing rounds (2). Everything goes to
+# $OUT/q64/; a summary is printed last.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 saw="$here/saw"
@@ -101,7 +102,7 @@ bench() { # TAG FAMILY BLOCKS SPEC D EXTRA...
 }
 if part timing; then
   note "== forward timings =="
-  for round in 1 2; do
+  for round in $(seq 1 "${Q64_ROUNDS:-2}"); do
     for row in "docs64-32k 128" "docs64-32k 64" "docs8-8k 128" "docs8-16k 128" "window1024-16k 128" "causal-8k 128" \
                "gqa-32k 128|--kv-heads 8"; do
       IFS='|' read -r sd extra <<<"$row"; read -r sp d <<<"$sd"

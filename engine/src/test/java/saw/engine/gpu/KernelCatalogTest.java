@@ -294,7 +294,7 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2 + 2, names.size()); // + bwd_dq_perm per dtype, sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2 + 2 + 2 * 2 * 2, names.size()); // + bwd_dq_perm per dtype, sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype; 64-row Hopper forwards (ws, pp) at D = 64 and 128 per dtype
         assertTrue(names.contains("fwd_wgmmapp_bf16_d256_q128_kv64"), "the D = 256 Hopper forward with 128-row CTAs");
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
