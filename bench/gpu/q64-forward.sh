@@ -6,10 +6,10 @@
 # (1) saw verify forward + backward (the backward at 64x64 is mma.sync) against the fp64 reference, both families,
 #     D = 128 and 64: causal, GQA, window with Skv < Sq, documents with padding rows, and(causal, docs), random
 #     blocks, dilated (every tile PARTIAL), Sq != Skv with ragged ends, sinks, softcap, bf16 and fp16;
-# (2) compute-sanitizer memcheck, racecheck and synccheck on small forwards of both families;
-# (3) forward timings, useful TFLOP/s: 64x64 with wgmma-pp and wgmma-ws against 128x128 (the 128-row Hopper
-#     forward of the same family) on 64 packed documents in 32K, 8 documents, window 1024, causal, GQA.
-# Q64_PARTS picks parts ("sass verify sanitizer timing"), Q64_ROUNDS the timing rounds (2). Everything goes to
+# (2) forward timings, useful TFLOP/s: 64x64 with wgmma-pp and wgmma-ws against 128x128 (the 128-row Hopper
+#     forward of the same family) on 64 packed documents in 32K, 8 documents, window 1024, causal, GQA;
+# (3) compute-sanitizer memcheck, racecheck and synccheck on small forwards of both families.
+# Q64_PARTS picks parts ("sass verify timing sanitizer"), Q64_ROUNDS the timing rounds (2). Everything goes to
 # $OUT/q64/; a summary is printed last.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +19,7 @@ dir=${OUT:-$here}/q64
 mkdir -p "$dir/specs" "$dir/results"
 log="$dir/run.log"
 : >"$log"
-parts=" ${Q64_PARTS:-sass verify sanitizer timing} "
+parts=" ${Q64_PARTS:-sass verify timing sanitizer} "
 part() { [[ $parts == *" $1 "* ]]; }
 summary=()
 t0=$(date +%s)
@@ -63,20 +63,6 @@ if part verify; then
     verify $fam 64  'random(64,64,5,9)'             --seq 1500 --seq-kv 900 --heads 2  --dtype bf16
   done
   for fam in wgmma-pp wgmma-ws; do summary+=("verify $fam: ${pass[$fam]:-0} passed, ${fail[$fam]:-0} failed"); done
-fi
-
-if part sanitizer; then
-  note "== compute-sanitizer =="
-  for fam in wgmma-pp wgmma-ws; do
-    for tool in memcheck racecheck synccheck; do
-      o=$(timeout -k 5 120 compute-sanitizer --tool $tool --error-exitcode 9 "$java" -Djava.awt.headless=true \
-          -Dsaw.kernel.fwd=$fam -cp "$here/lib/*" saw.app.Main verify 'and(causal,docs(300,500,170,30))' --seq 1000 \
-          --heads 2 --kv-heads 1 --head-dim 128 --block 64x64 --dtype bf16 --sinks --pass fwd --backend gpu 2>&1); rc=$?
-      echo "$o" >>"$log"
-      line="$tool $fam D=128 rc=$rc: $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)"
-      echo "$line" | tee -a "$dir/sanitizer.txt"; summary+=("$line")
-    done
-  done
 fi
 
 spec() { # NAME S B H MASK_JSON
@@ -126,6 +112,20 @@ for base in sorted(rows):
     for (fam, blk), v in sorted(rows[base].items()):
         print(f'{base:24s} {fam:5s} {blk:8s} {" / ".join(f"{t:6.1f}" for t, _, _ in v):26s} {v[-1][2]}')
 PY
+fi
+
+if part sanitizer; then
+  note "== compute-sanitizer =="
+  for fam in wgmma-pp wgmma-ws; do
+    for tool in memcheck racecheck synccheck; do
+      o=$(timeout -k 5 120 compute-sanitizer --tool $tool --error-exitcode 9 "$java" -Djava.awt.headless=true \
+          -Dsaw.kernel.fwd=$fam -cp "$here/lib/*" saw.app.Main verify 'and(causal,docs(300,500,170,30))' --seq 1000 \
+          --heads 2 --kv-heads 1 --head-dim 128 --block 64x64 --dtype bf16 --sinks --pass fwd --backend gpu 2>&1); rc=$?
+      echo "$o" >>"$log"
+      line="$tool $fam D=128 rc=$rc: $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)"
+      echo "$line" | tee -a "$dir/sanitizer.txt"; summary+=("$line")
+    done
+  done
 fi
 
 note "== summary =="

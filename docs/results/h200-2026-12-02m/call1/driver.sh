@@ -42,10 +42,10 @@ for tag in sorted(rows):
 PY
 }
 el "1. q64 forward"
-(cd /tmp && OUT=$res Q64_ROUNDS=1 timeout 330 /tmp/pack-direct/q64-forward.sh)
+(cd /tmp && OUT=$res Q64_ROUNDS=1 Q64_PARTS='sass verify timing sanitizer' timeout 380 /tmp/pack-direct/q64-forward.sh)
 el "2. NSA orders on the published shapes (base)"
 for sh in "1 8192" "1 32768" "1 65536" "2 65536" "4 16384"; do
-  left 420 || break
+  left 440 || break
   read -r B T <<<"$sh"
   reps=10; [[ $((B * T)) -gt 65536 ]] && reps=5
   for o in warp block; do
@@ -64,13 +64,13 @@ for c in "--nsa random --nsa-block 64 --nsa-s 16 --heads 64 --kv-heads 4 --head-
          "--nsa random --nsa-block 64 --nsa-s 32 --heads 4 --kv-heads 1 --head-dim 64 --dtype bf16 --seq 1" \
          "--nsa scored --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096" \
          "--nsa random --nsa-block 128 --nsa-s 4 --heads 16 --kv-heads 4 --head-dim 128 --dtype fp16 --seq 77"; do
-  left 470 || break
+  left 490 || break
   read -ra a <<<"$c"
   SAW_NSA_FWD=block timeout 60 /tmp/pack-direct/saw verify --backend gpu --pass fwd "${a[@]}" > /tmp/v.log 2>&1; rc=$?
   cat /tmp/v.log >> "$res/direct-verify.log"; [[ $rc == 0 ]] || vfail=$((vfail + 1))
   echo "verify direct rc=$rc $(grep -E '^(PASS|FAIL)' /tmp/v.log) $(awk '$1=="O"||$1=="LSE"{printf "%s %s  ", $1, $2}' /tmp/v.log) :: $c"
 done
-if left 480; then
+if left 500; then
   o=$(SAW_NSA_FWD=block timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 "$pack/runtime/bin/java" -cp "$pack/lib/*" saw.app.Main verify \
       --nsa random --seq 1500 --dtype bf16 --nsa-block 64 --nsa-s 8 --heads 32 --kv-heads 8 --head-dim 128 --backend gpu --pass fwd 2>&1)
   echo "racecheck direct rc=$? $(echo "$o" | grep 'RACECHECK SUMMARY' | tail -1)"
@@ -81,7 +81,7 @@ if [[ $vfail == 0 ]]; then
     if [[ $r == 2 ]]; then vs="direct base"; else vs="base direct"; fi
     for row in "g16|--seq 32768 --heads 64 --kv-heads 4 --head-dim 128" "g8|--seq 32768 --heads 32 --kv-heads 4 --head-dim 128" \
                "g16d64|--seq 32768 --heads 64 --kv-heads 4 --head-dim 64"; do
-      left 560 || break
+      left 570 || break
       IFS='|' read -r tag c <<<"$row"; read -ra a <<<"$c"
       for v in $vs; do
         SAW_NSA_FWD=block timeout 60 /tmp/pack-$v/saw bench --nsa random "${a[@]}" --nsa-s 16 --nsa-block 64 --dtype bf16 \
