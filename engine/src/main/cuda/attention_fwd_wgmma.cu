@@ -51,6 +51,25 @@ struct KvRing {
     }
 };
 
+// A row of the work order as the kernels walk it: its work-order slot, its item (q block + nq * (b * H + h)), and its
+// list in the tables. Reading it is a chain of dependent loads (order, variantOf, rowPtr / rowPartial).
+struct RowRef {
+    int slot, item, begin, count, partials;
+};
+constexpr int ROW_REF_INTS = 5;
+
+__device__ __forceinline__ RowRef row_ref(const int* order, const int* variantOf, const int* rowPtr,
+                                          const int* rowPartial, int nq, int slot) {
+    RowRef r;
+    r.slot = slot;
+    r.item = order[slot];
+    const int row = variantOf[r.item / nq] * nq + r.item % nq;
+    r.begin = rowPtr[row];
+    r.count = rowPtr[row + 1] - r.begin;
+    r.partials = rowPartial[row];
+    return r;
+}
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 // What every forward CTA of the Hopper families keeps (this file's at D 64/128 and the D = 256 one's): its row of
@@ -183,24 +202,28 @@ struct WgRows {
         }
     }
 
-    // normalise this thread's rows of O and store them from the registers straight to global memory (4-byte
-    // stores; a quad's four make 16 contiguous bytes), and write LSE: no shared memory, so the persistent forward's
-    // next Q can already be landing where this tile's Q was
+    // normalise this thread's rows of O and store them from the registers straight to global memory, and write LSE:
+    // no shared memory, so the persistent forward's next Q can already be landing where this tile's Q was. Lanes t and
+    // t ^ 1 of a quad swap one packed pair per two 8-column blocks, so that each stores 8 bytes (4 columns) of one of
+    // them: half the store instructions of 4-byte stores, whose queue the output otherwise waits on
     __device__ __forceinline__ void writeOutput(const float (&o)[OR], const float (&m)[2], const float (&l)[2], T* O,
                                                 float* LSE, int Sq) const {
+        const bool odd = t & 1;
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             const float sum = quad_sum(l[r]);
             const float inv = sum > 0.f ? 1.f / sum : 0.f;
             const int q = q0 + rowInTile0 + 8 * r;
-            if (q < Sq) {
-                T* row = O + ((size_t)bh * Sq + q) * D + 2 * t;
+            // even t: columns 2t .. 2t + 3 of block n; odd t: columns 2t - 2 .. 2t + 1 of block n + 1
+            T* row = O + ((size_t)bh * Sq + (q < Sq ? q : 0)) * D + 2 * (t & ~1);
 #pragma unroll
-                for (int n = 0; n < D / 8; ++n) {
-                    *reinterpret_cast<uint32_t*>(row + n * 8) = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
-                }
-                if (t == 0) LSE[(size_t)bh * Sq + q] = lse(m[r], sum);
+            for (int n = 0; n < D / 8; n += 2) {
+                const uint32_t a = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
+                const uint32_t b = Elem<T>::pack(o[4 * n + 4 + 2 * r] * inv, o[4 * n + 4 + 2 * r + 1] * inv);
+                const uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? a : b, 1);
+                if (q < Sq) *reinterpret_cast<uint2*>(row + (n + (odd ? 1 : 0)) * 8) = odd ? make_uint2(got, b) : make_uint2(a, got);
             }
+            if (t == 0 && q < Sq) LSE[(size_t)bh * Sq + q] = lse(m[r], sum);
         }
     }
 
@@ -224,16 +247,22 @@ struct WgRows {
                                              const int* rowPtr, const int* rowPartial, const int* kvIdx_,
                                              const int* maskIdx_, const uint32_t* bits_, int H, int Hkv, int Sq,
                                              int Skv_, int nq, float scale, float softcap_, int slot) {
-        const int item = order[slot];
-        const int qb = item % nq;
-        bh = item / nq;
+        return bindRow(Q, K, V, kvIdx_, maskIdx_, bits_, H, Hkv, Sq, Skv_, nq, scale, softcap_,
+                       row_ref(order, variantOf, rowPtr, rowPartial, nq, slot));
+    }
+
+    // bind for a row already read from the tables (no loads)
+    __device__ __forceinline__ const T* bindRow(const T* Q, const T* K, const T* V, const int* kvIdx_,
+                                                const int* maskIdx_, const uint32_t* bits_, int H, int Hkv, int Sq,
+                                                int Skv_, int nq, float scale, float softcap_, const RowRef& r) {
+        const int qb = r.item % nq;
+        bh = r.item / nq;
         const int h = bh % H;
         const int b = bh / H;
         const int hkv = h / (H / Hkv);
-        const int row = variantOf[bh] * nq + qb;
-        begin = rowPtr[row];
-        count = rowPtr[row + 1] - begin;
-        partials = rowPartial[row];
+        begin = r.begin;
+        count = r.count;
+        partials = r.partials;
         q0 = qb * BQ;
         Kh = K + (size_t)(b * Hkv + hkv) * Skv_ * D;
         Vh = V + (size_t)(b * Hkv + hkv) * Skv_ * D;
@@ -557,19 +586,20 @@ __device__ __forceinline__ void rows_done(int* work) {
 }
 
 // The persistent forwards' ring of rows in shared memory: the thread that takes the rows from the work queue hands the
-// CTA's j-th row to the consumer warps in entry j % 2 (a full barrier of one arrival, an empty one of every consumer
-// warp). A slot past the last row ends the consumers' loops.
+// CTA's j-th row, read from the tables (RowRef), to the consumer warps in entry j % 2 (a full barrier of one arrival,
+// an empty one of every consumer warp), so that they start a row without the tables' chain of dependent loads. A slot
+// past the last row ends the consumers' loops.
 struct RowRing {
     uint64_t* full;
     uint64_t* empty;
-    int* slot;
+    int* entry;  // two entries of ROW_REF_INTS ints
 
-    // the two entries' barriers and slots from `at` on; returns the end
+    // the two entries' barriers and rows from `at` on; returns the end
     __device__ __forceinline__ unsigned char* place(uint64_t* at) {
         full = at;
         empty = at + 2;
-        slot = reinterpret_cast<int*>(at + 4);
-        return reinterpret_cast<unsigned char*>(slot + 2);
+        entry = reinterpret_cast<int*>(at + 4);
+        return reinterpret_cast<unsigned char*>(entry + 2 * ROW_REF_INTS);
     }
 
     // by one thread, before the CTA barrier
@@ -580,19 +610,33 @@ struct RowRing {
         }
     }
 
-    // by the taking thread: the CTA's row j is slot `s` of the work order, once the consumers have read row j - 2
-    __device__ __forceinline__ void hand(int j, int s) const {
+    __device__ __forceinline__ void write(int e, const RowRef& r) const {
+        int* x = entry + e * ROW_REF_INTS;
+        x[0] = r.slot;
+        x[1] = r.item;
+        x[2] = r.begin;
+        x[3] = r.count;
+        x[4] = r.partials;
+    }
+
+    __device__ __forceinline__ RowRef read(int e) const {
+        const int* x = entry + e * ROW_REF_INTS;
+        return RowRef{x[0], x[1], x[2], x[3], x[4]};
+    }
+
+    // by the taking thread: the CTA's row j, once the consumers have read row j - 2
+    __device__ __forceinline__ void hand(int j, const RowRef& r) const {
         if (j >= 2) mbar_wait(empty + (j & 1), ((j >> 1) - 1) & 1);
-        slot[j & 1] = s;
+        write(j & 1, r);
         mbar_arrive(full + (j & 1));
     }
 
     // by every consumer thread: the CTA's row j
-    __device__ __forceinline__ int take(int j, bool lane0) const {
+    __device__ __forceinline__ RowRef take(int j, bool lane0) const {
         mbar_wait(full + (j & 1), (j >> 1) & 1);
-        const int s = slot[j & 1];
+        const RowRef r = read(j & 1);
         warp_arrive(empty + (j & 1), lane0);
-        return s;
+        return r;
     }
 };
 
@@ -645,15 +689,22 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         RingAt<ST> at;
         int loaded = 0;       // tiles loaded so far: stages are waited for from the ring's second round on
         uint32_t qLoads = 0;  // rows whose Q was loaded
+        int slotNext = pt == 0 ? next_row(work) : 0;  // thread 0 asks for each row one row ahead
         for (int j = 0;; ++j) {
-            // thread 0 takes the row and hands it to the consumers; the named barrier hands it to the other
-            // producers (and keeps thread 0 from overwriting entry j % 2 before they have read it)
-            if (pt == 0) rows.hand(j, next_row(work));
+            // thread 0 reads the row from the tables and hands it to the consumers; the named barrier hands it to the
+            // other producers (and keeps thread 0 from overwriting entry j % 2 before they have read it)
+            if (pt == 0) {
+                RowRef r{slotNext, 0, 0, 0, 0};
+                if (slotNext < items) {
+                    r = row_ref(order, variantOf, rowPtr, rowPartial, nq, slotNext);
+                    slotNext = next_row(work);  // its answer is waited for at the next row
+                }
+                rows.hand(j, r);
+            }
             named_sync(5, PRODUCERS);
-            const int slot = rows.slot[j & 1];
-            if (slot >= items) break;
-            const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq,
-                                 scale, softcap, slot);
+            const RowRef row = rows.read(j & 1);
+            if (row.slot >= items) break;
+            const T* Qh = c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
             for (int i = 0; i < c.count; ++i, ++loaded) {
                 if (loaded >= ST) mbar_wait(ring.emptyK + at.stage, at.phase ^ 1u);
                 c.produceKv(c.sK + at.stage * BKV * D, c.Kh, i, pt);
@@ -696,10 +747,9 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     RingAt<ST> at;
     uint32_t qLoads = 0;
     for (int j = 0;; ++j) {
-        const int slot = rows.take(j, lane0);
-        if (slot >= items) break;
-        c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap,
-               slot);
+        const RowRef row = rows.take(j, lane0);
+        if (row.slot >= items) break;
+        c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
         float o[Cta::OR];
         float m[2] = {-INFINITY, -INFINITY};
         float l[2] = {0.f, 0.f};

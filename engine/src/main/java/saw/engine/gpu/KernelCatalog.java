@@ -99,12 +99,15 @@ final class KernelCatalog {
      * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. The
      * warp-specialised families are persistent (attention_fwd_wgmma_ws: at most one CTA per SM takes rows from a
      * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones, and the row ring's two
-     * entries with their full / empty mbarriers.
+     * entries (a row read from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers.
      */
+    /** Ints of a row ring entry of the persistent forward (ROW_REF_INTS: slot, item, list start, count, PARTIAL count). */
+    static final int ROW_REF_INTS = 5;
+
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
         boolean warpSpecialised = family.hopperThreads() > 256;
-        int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 8) * 8 + 2 * 4 : 0;
+        int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 8) * 8 + 2 * ROW_REF_INTS * 4 : 0;
         int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers;
         return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
                 family.hopperThreads(), smem, warpSpecialised);
