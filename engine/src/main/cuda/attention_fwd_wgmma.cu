@@ -689,17 +689,12 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         RingAt<ST> at;
         int loaded = 0;       // tiles loaded so far: stages are waited for from the ring's second round on
         uint32_t qLoads = 0;  // rows whose Q was loaded
-        int slotNext = pt == 0 ? next_row(work) : 0;  // thread 0 asks for each row one row ahead
         for (int j = 0;; ++j) {
-            // thread 0 reads the row from the tables and hands it to the consumers; the named barrier hands it to the
-            // other producers (and keeps thread 0 from overwriting entry j % 2 before they have read it)
+            // thread 0 takes the row, reads it from the tables and hands it to the consumers; the named barrier hands
+            // it to the other producers (and keeps thread 0 from overwriting entry j % 2 before they have read it)
             if (pt == 0) {
-                RowRef r{slotNext, 0, 0, 0, 0};
-                if (slotNext < items) {
-                    r = row_ref(order, variantOf, rowPtr, rowPartial, nq, slotNext);
-                    slotNext = next_row(work);  // its answer is waited for at the next row
-                }
-                rows.hand(j, r);
+                const int slot = next_row(work);
+                rows.hand(j, slot < items ? row_ref(order, variantOf, rowPtr, rowPartial, nq, slot) : RowRef{slot, 0, 0, 0, 0});
             }
             named_sync(5, PRODUCERS);
             const RowRef row = rows.read(j & 1);
