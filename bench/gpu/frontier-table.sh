@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Issue 12's rows in one call on the H200 (about 2-3 minutes; run from the pack folder's parent, e.g.
+# OUT=out .gpupack/frontier-table.sh): saw's default Hopper families (forward wgmma-pp, backward wgmma-ws) at 128x128,
+# forward and backward, on causal 8K and 16K (B=4 H=16), GQA 32:8 at 32K, D = 128 and 64; 64 packed documents in 32K,
+# 8 documents in 8K and 16K and window 1024 at 16K (D = 128); and cuDNN SDPA forward and backward on the causal rows
+# in the same call (the peer's code is written beside its numbers as cudnn.py). Useful TFLOP/s (backward 2.5x the
+# forward's FLOPs); saw: median of FT_REPS (10) after 3 warm-ups; cuDNN: median of 10 CUDA-event timings after 3.
+# Everything goes to $OUT/frontier/; table.txt is printed last.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+saw="$here/saw"
+dir=${OUT:-$here}/frontier
+mkdir -p "$dir/specs" "$dir/results"
+log="$dir/run.log"
+: >"$log"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader >>"$log" 2>&1 || true
+spec() { # NAME S B H MASK_JSON
+  cat >"$dir/specs/$1.json" <<JSON
+{ "schema": "saw.mask/1", "name": "$1", "seq_len_q": $2, "seq_len_kv": $2, "batch": $3, "heads": $4,
+  "block": { "q": 128, "kv": 128 }, "mask": $5 }
+JSON
+}
+CAUSAL='{ "causal": { "offset": 0 } }'
+L=""; SUM=0; for d in $(seq 0 62); do n=$(( (d % 4 + 1) * 32768 / 160 )); L="$L$n, "; SUM=$((SUM + n)); done
+spec docs64-32k 32768 1 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$L$((32768 - SUM))] } } ] }"
+docs8() { local S=$1 L="" SUM=0 n; for pct in 5 10 15 10 20 10 20; do n=$((S * pct / 100)); L="$L$n, "; SUM=$((SUM + n)); done; echo "$L$((S - SUM))"; }
+spec docs8-8k 8192 4 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$(docs8 8192)] } } ] }"
+spec docs8-16k 16384 4 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$(docs8 16384)] } } ] }"
+spec window1024-16k 16384 4 16 '{ "sliding_window": { "left": 1024, "right": 0 } }'
+spec causal-8k 8192 4 16 "$CAUSAL"
+spec causal-16k 16384 4 16 "$CAUSAL"
+spec gqa-32k 32768 1 32 "$CAUSAL"
+for row in "causal-8k 128" "causal-16k 128" "gqa-32k 128|--kv-heads 8" "causal-8k 64" "causal-16k 64" "gqa-32k 64|--kv-heads 8" \
+           "docs64-32k 128" "docs8-8k 128" "docs8-16k 128" "window1024-16k 128"; do
+  IFS='|' read -r sd extra <<<"$row"; read -r sp d <<<"$sd"
+  # shellcheck disable=SC2086
+  timeout -k 5 150 "$saw" bench "$dir/specs/$sp.json" --block 128x128 --head-dim "$d" --pass fwd,bwd --reps "${FT_REPS:-10}" \
+    --warmup 3 --backend gpu --out "$dir/results/$sp-d$d.jsonl" $extra >>"$log" 2>&1 || echo "saw bench $sp D=$d: rc=$?" | tee -a "$log"
+done
+cat >"$dir/cudnn.py" <<'PY'
+# the peer that ran, saved beside its numbers: cuDNN SDPA forward and backward on the causal rows, bf16, median of 10
+# CUDA-event timings after 3 warm-ups; GQA rows repeat K and V to the query heads (as leaves, so only the attention is timed)
+import sys, torch, torch.nn.functional as F
+from torch.nn.attention import sdpa_kernel, SDPBackend
+
+def median(fn):
+    ts = []
+    for i in range(13):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); fn(); b.record(); b.synchronize()
+        if i >= 3: ts.append(a.elapsed_time(b))
+    ts.sort()
+    return (ts[4] + ts[5]) / 2
+
+for D in (128, 64):
+    for name, B, H, HKV, S in (("causal-8k", 4, 16, 16, 8192), ("causal-16k", 4, 16, 16, 16384), ("gqa-32k", 1, 32, 8, 32768)):
+        try:
+            g = torch.Generator(device="cuda").manual_seed(0)
+            q = torch.randn(B, H, S, D, generator=g, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+            k = torch.randn(B, HKV, S, D, generator=g, device="cuda", dtype=torch.bfloat16)
+            v = torch.randn(B, HKV, S, D, generator=g, device="cuda", dtype=torch.bfloat16)
+            k = k.repeat_interleave(H // HKV, 1).requires_grad_()
+            v = v.repeat_interleave(H // HKV, 1).requires_grad_()
+            do = torch.randn(B, H, S, D, generator=g, device="cuda", dtype=torch.bfloat16)
+            flops = 4 * B * H * D * S * (S + 1) / 2
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                with torch.no_grad():
+                    fwd = median(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+                out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                def bwd():
+                    q.grad = k.grad = v.grad = None
+                    out.backward(do, retain_graph=True)
+                bwd_ms = median(bwd)
+            print(f"{name}-d{D} fwd {fwd:.3f} {flops / fwd / 1e9:.1f} bwd {bwd_ms:.3f} {2.5 * flops / bwd_ms / 1e9:.1f}")
+            del q, k, v, do, out
+            torch.cuda.empty_cache()
+        except Exception as e:
+            print(f"{name}-d{D} failed: {str(e).splitlines()[0][:120]}")
+        sys.stdout.flush()
+PY
+timeout 150 python3 "$dir/cudnn.py" >"$dir/cudnn.txt" 2>>"$log" || echo "cudnn.py rc=$?" | tee -a "$log"
+python3 - "$dir/results" "$dir/cudnn.txt" <<'PY' | tee "$dir/table.txt"
+import glob, json, os, sys
+cudnn = {}
+for line in open(sys.argv[2]):
+    p = line.split()  # name fwd ms tflops bwd ms tflops
+    if len(p) == 7 and p[1] == "fwd":
+        cudnn[p[0]] = (float(p[3]), float(p[6]))
+print(f'{"row":22s} {"saw fwd":>8s} {"cuDNN":>7s} {"x":>6s} {"saw bwd":>8s} {"cuDNN":>7s} {"x":>6s}   kernels')
+for f in sorted(glob.glob(sys.argv[1] + "/*.jsonl")):
+    tag = os.path.basename(f)[:-6]
+    rows = {r["pass"]: r for r in (json.loads(l) for l in open(f) if l.strip()) if "median_ms" in r}
+    fw, bw = rows.get("fwd"), rows.get("bwd")
+    c = cudnn.get(tag)
+    def cell(r, i):
+        if not r: return f'{"-":>8s} {"-":>7s} {"-":>6s}'
+        t = r["useful_tflops"]
+        return f'{t:8.1f} {c[i]:7.1f} {t / c[i]:6.3f}' if c else f'{t:8.1f} {"":>7s} {"":>6s}'
+    print(f'{tag:22s} {cell(fw, 0)} {cell(bw, 1)}   {fw["kernel"] if fw else "-"} / {bw["kernel"] if bw else "-"}')
+PY
