@@ -14,22 +14,8 @@ mkdir -p "$dir/specs" "$dir/results"
 log="$dir/run.log"
 : >"$log"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader >>"$log" 2>&1 || true
-spec() { # NAME S B H MASK_JSON
-  cat >"$dir/specs/$1.json" <<JSON
-{ "schema": "saw.mask/1", "name": "$1", "seq_len_q": $2, "seq_len_kv": $2, "batch": $3, "heads": $4,
-  "block": { "q": 128, "kv": 128 }, "mask": $5 }
-JSON
-}
-CAUSAL='{ "causal": { "offset": 0 } }'
-L=""; SUM=0; for d in $(seq 0 62); do n=$(( (d % 4 + 1) * 32768 / 160 )); L="$L$n, "; SUM=$((SUM + n)); done
-spec docs64-32k 32768 1 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$L$((32768 - SUM))] } } ] }"
-docs8() { local S=$1 L="" SUM=0 n; for pct in 5 10 15 10 20 10 20; do n=$((S * pct / 100)); L="$L$n, "; SUM=$((SUM + n)); done; echo "$L$((S - SUM))"; }
-spec docs8-8k 8192 4 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$(docs8 8192)] } } ] }"
-spec docs8-16k 16384 4 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$(docs8 16384)] } } ] }"
-spec window1024-16k 16384 4 16 '{ "sliding_window": { "left": 1024, "right": 0 } }'
-spec causal-8k 8192 4 16 "$CAUSAL"
-spec causal-16k 16384 4 16 "$CAUSAL"
-spec gqa-32k 32768 1 32 "$CAUSAL"
+. "$here/specs-lib.sh"
+frontier_specs "$dir/specs"
 for row in "causal-8k 128" "causal-16k 128" "gqa-32k 128|--kv-heads 8" "causal-8k 64" "causal-16k 64" "gqa-32k 64|--kv-heads 8" \
            "docs64-32k 128" "docs8-8k 128" "docs8-16k 128" "window1024-16k 128"; do
   IFS='|' read -r sd extra <<<"$row"; read -r sp d <<<"$sd"

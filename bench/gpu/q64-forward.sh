@@ -65,21 +65,8 @@ if part verify; then
   for fam in wgmma-pp wgmma-ws; do summary+=("verify $fam: ${pass[$fam]:-0} passed, ${fail[$fam]:-0} failed"); done
 fi
 
-spec() { # NAME S B H MASK_JSON
-  cat >"$dir/specs/$1.json" <<JSON
-{ "schema": "saw.mask/1", "name": "$1", "seq_len_q": $2, "seq_len_kv": $2, "batch": $3, "heads": $4,
-  "block": { "q": 128, "kv": 128 }, "mask": $5 }
-JSON
-}
-CAUSAL='{ "causal": { "offset": 0 } }'
-L=""; SUM=0; for d in $(seq 0 62); do n=$(( (d % 4 + 1) * 32768 / 160 )); L="$L$n, "; SUM=$((SUM + n)); done
-spec docs64-32k 32768 1 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$L$((32768 - SUM))] } } ] }"
-docs8() { local S=$1 L="" SUM=0 n; for pct in 5 10 15 10 20 10 20; do n=$((S * pct / 100)); L="$L$n, "; SUM=$((SUM + n)); done; echo "$L$((S - SUM))"; }
-spec docs8-8k 8192 4 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$(docs8 8192)] } } ] }"
-spec docs8-16k 16384 4 16 "{ \"and\": [ $CAUSAL, { \"documents\": { \"lengths\": [$(docs8 16384)] } } ] }"
-spec window1024-16k 16384 4 16 '{ "sliding_window": { "left": 1024, "right": 0 } }'
-spec causal-8k 8192 4 16 "$CAUSAL"
-spec gqa-32k 32768 1 32 "$CAUSAL"
+. "$here/specs-lib.sh"
+frontier_specs "$dir/specs"
 bench() { # TAG FAMILY BLOCKS SPEC D EXTRA...
   local tag=$1 fam=$2 blocks=$3 sp=$4 d=$5; shift 5
   SAW_JAVA_OPTS="-Dsaw.kernel.fwd=$fam" timeout -k 5 120 "$saw" bench "$dir/specs/$sp.json" --block "$blocks" --head-dim "$d" \
