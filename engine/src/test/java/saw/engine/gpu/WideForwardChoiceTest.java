@@ -17,7 +17,10 @@ import saw.engine.mask.TileLayout;
 import saw.engine.tune.Candidate;
 import saw.engine.tune.GpuCandidates;
 
-/** At head dim 256 the backend launches the Hopper forward where it fits and the mma.sync one elsewhere (fake driver, no GPU). */
+/**
+ * At head dim 256, and at 64x64 at head dims 64 and 128, the backend launches the Hopper forward where it fits and the
+ * mma.sync one elsewhere (fake driver, no GPU).
+ */
 class WideForwardChoiceTest {
     /** The forward kernel a timed run and a verification run of this problem launch. */
     private static String launchedForward(int major, ForwardKernel preferred, AttentionProblem p, TileLayout layout) {
@@ -49,6 +52,25 @@ class WideForwardChoiceTest {
             AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
             assertEquals("fwd_wgmmapp_bf16_d256_q128_kv64", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)));
         });
+    }
+
+    @Test
+    void headDims64And128At64x64RunThe64RowHopperForwardAndTuneOffersIt() {
+        for (int d : new int[] {64, 128}) {
+            AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, d, DType.BF16);
+            assertEquals("fwd_wgmmapp_bf16_d" + d + "_q64_kv64", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)));
+            AttentionProblem capped = new AttentionProblem(1, 2, 1, 200, 300, d, DType.FP16, 0.0625, 30);
+            assertEquals("fwd_wgmmaws_fp16_d" + d + "_q64_kv64", launchedForward(9, ForwardKernel.WGMMA_WS, capped, causal(capped, 64, 64)));
+            assertEquals("fwd_bf16_d" + d + "_q64_kv64", launchedForward(8, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)), "sm_80");
+            assertEquals("fwd_bf16_d" + d + "_q64_kv64", launchedForward(9, ForwardKernel.WGMMA, p, causal(p, 64, 64)), "wgmma family");
+            try (GpuBackend gpu = GpuBackend.open(new FakeDriver(8L << 30), new byte[64], "fake GPU", 9)) {
+                List<Candidate> fwd = new GpuCandidates(gpu).candidates(p, Pass.FWD);
+                KernelTiles t = new KernelTiles(64, 64);
+                assertTrue(fwd.contains(new Candidate(t, "wgmma-pp")) && fwd.contains(new Candidate(t, "wgmma-ws")), fwd::toString);
+                assertTrue(fwd.stream().noneMatch(c -> c.tiles().equals(t) && (c.family().equals("wgmma") || c.family().equals("wgmma-overlap"))),
+                        fwd::toString);
+            }
+        }
     }
 
     @Test
