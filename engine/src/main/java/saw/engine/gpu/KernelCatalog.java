@@ -101,14 +101,21 @@ final class KernelCatalog {
      * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones, and the row ring's two
      * entries (a row read from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers.
      */
+    /** K/V stages of the persistent forward (WS_STAGES): two at D = 128, where its second Q buffer takes the third's place. */
+    static int persistentStages(int headDim) {
+        return headDim == 128 ? 2 : WGMMA_STAGES;
+    }
+
     /** Ints of a row ring entry of the persistent forward (ROW_REF_INTS: slot, item, list start, count, PARTIAL count). */
     static final int ROW_REF_INTS = 5;
 
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
         boolean warpSpecialised = family.hopperThreads() > 256;
-        int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 8) * 8 + 2 * ROW_REF_INTS * 4 : 0;
-        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers;
+        int stages = warpSpecialised ? persistentStages(d) : WGMMA_STAGES;
+        int barriers = warpSpecialised ? (4 * stages + 12) * 8 + 2 * ROW_REF_INTS * 4 : 0;
+        int secondQ = warpSpecialised ? 1024 + WGMMA_TILES.blockQ() * d * 2 : 0;
+        int smem = (WGMMA_TILES.blockQ() * d + 2 * stages * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers + secondQ;
         return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
                 family.hopperThreads(), smem, warpSpecialised);
     }
