@@ -20,9 +20,11 @@ constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128
 // warp-specialised kernels: a producer warpgroup and two consumer warpgroups; 128 x 56 + 256 x 224 registers = the
 // 384 x 168 a CTA gets at launch (at 48 the persistent producer spilled)
 constexpr int WS_THREADS = 384;
-// the persistent forward's K/V stages: two at D = 128, where its second Q buffer takes the third's place
+// Q buffers per warpgroup of the persistent forward: two at D = 64, so that its rows run as one pipeline (a row's last
+// P V beside the next row's first Q K^T, whose Q landed a row ahead); one at D = 128, where a second buffer would take
+// the third K/V stage's 32 KB and that costs more (docs/kernel-notes.md, "Thirteenth session: short rows")
 template <int D>
-constexpr int WS_STAGES = D == 128 ? 2 : WG_STAGES;
+constexpr int WS_Q_BUFFERS = D == 64 ? 2 : 1;
 constexpr int WS_PRODUCER_REGS = 56;
 constexpr int WS_CONSUMER_REGS = 224;
 
@@ -292,9 +294,9 @@ struct WgRows {
 };
 
 // What every step of a CTA of this file's families needs besides WgRows: its warpgroup, the loads and the products.
-template <typename T, int D, int STAGES = WG_STAGES>
-struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, STAGES> {
-    using Rows = WgRows<T, D, WG_BQ, WG_BKV, STAGES>;
+template <typename T, int D>
+struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
+    using Rows = WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES>;
     using Rows::BQ;
     using Rows::BKV;
     using Rows::SR;
@@ -662,9 +664,9 @@ struct RowRing {
 template <typename T, int D, bool PINGPONG>
 __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int items, int* work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    constexpr int ST = WS_STAGES<D>;
-    using Cta = WgCta<T, D, ST>;
+    using Cta = WgCta<T, D>;
     constexpr int BKV = Cta::BKV;
+    constexpr int ST = WG_STAGES;
     constexpr int CONSUMER_WARPS = 8;
     constexpr int PRODUCERS = WG_THREADS / 2;
 
@@ -673,18 +675,19 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     KvRing<ST> ring;
     uint64_t* bars = reinterpret_cast<uint64_t*>(c.place(smemRaw));
     ring.place(bars);
-    // two Q buffers, a row's in buffer (its index among the rows with tiles) % 2; per consumer warpgroup w and buffer
-    // b: its 64 rows of Q landed (fullQ[2 w + b]) / read (emptyQ[2 w + b])
+    // QB Q buffers, a row's in buffer (its index among the rows with tiles) % QB; per consumer warpgroup w and buffer
+    // b: its 64 rows of Q landed (fullQ[QB w + b]) / read (emptyQ[QB w + b])
+    constexpr int QB = WS_Q_BUFFERS<D>;
     uint64_t* fullQ = bars + 4 * ST;
-    uint64_t* emptyQ = fullQ + 4;
+    uint64_t* emptyQ = fullQ + 2 * QB;
     RowRing rows;
-    unsigned char* end = rows.place(emptyQ + 4);
+    unsigned char* end = rows.place(emptyQ + 2 * QB);
     const uint32_t endAddr = smem_u32(end);
-    T* sQ2 = reinterpret_cast<T*>(end + (((endAddr + 1023u) & ~1023u) - endAddr));  // 1024-aligned, as sQ
+    T* sQ2 = reinterpret_cast<T*>(end + (((endAddr + 1023u) & ~1023u) - endAddr));  // 1024-aligned, as sQ (QB = 2)
     const uint32_t qOther = smem_u32(sQ2) - smem_u32(c.sQ);
     if (threadIdx.x == 0) {
         ring.init(PRODUCERS, CONSUMER_WARPS);
-        for (int q = 0; q < 4; ++q) {
+        for (int q = 0; q < 2 * QB; ++q) {
             mbar_init(fullQ + q, PRODUCERS);
             mbar_init(emptyQ + q, CONSUMER_WARPS / 2);
         }
@@ -717,13 +720,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 c.produceKv(c.sK + at.stage * BKV * D, c.Kh, i, pt);
                 mbar_arrive_cp_async(ring.fullK + at.stage);
                 if (i == 0) {
-                    const int b = qLoads & 1;
+                    const int b = qLoads % QB;
                     T* q = b == 0 ? c.sQ : sQ2;
                     for (int w = 0; w < 2; ++w) {
-                        if (qLoads >= 2) mbar_wait(emptyQ + 2 * w + b, ((qLoads >> 1) - 1) & 1);
+                        if (qLoads >= QB) mbar_wait(emptyQ + QB * w + b, (qLoads / QB - 1) & 1);
                         load_rows_by_column<typename Cta::QTile, 64, D, PRODUCERS>(q + w * 64 * 64, Qh, c.q0 + w * 64, Sq,
                                                                                    pt);
-                        mbar_arrive_cp_async(fullQ + 2 * w + b);
+                        mbar_arrive_cp_async(fullQ + QB * w + b);
                     }
                     ++qLoads;
                 }
@@ -751,124 +754,147 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         if (PINGPONG) named_arrive(1 + (cw ^ 1), WG_THREADS);
     };
     int qBuf = 0;  // the Q buffer of the row being computed
-    auto qRead = [&]() { warp_arrive(emptyQ + 2 * cw + qBuf, lane0); };
+    auto qRead = [&]() { warp_arrive(emptyQ + QB * cw + qBuf, lane0); };
     if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);
 
-    // The rows run as one pipeline: a row's last P V is issued together with the next row's first Q K^T (one turn),
-    // and its output is written while that Q K^T runs, so a row's end and the next one's start overlap the tensor
-    // cores' work instead of following it.
-    RingAt<ST> at;        // stage of the next tile to compute
-    uint32_t qLoads = 0;  // rows whose Q was waited for
-    float o[Cta::OR];
-    float m[2];
-    float l[2];
-    float s[Cta::SR];
-    float alpha[2];
-    uint32_t p[BKV / 16][4];
-    bool pending = false;  // the previous row's last P V is still to issue: its P in p, its (m, l, O) here
-    int st = 0;            // stage (and phase) of that last tile
-    uint32_t phase = 0;
-    for (int j = 0;; ++j) {
-        const RowRef row = rows.take(j, lane0);
-        const bool starts = row.slot < items && row.count > 0;
-        if (pending && !starts) {  // the previous row's last P V alone: no next row, or one without tiles
-            mbar_wait(ring.fullV + st, phase);
-            fence_proxy_async();
-            takeTurn();
-            fence_regs(o);
-            wgmma_fence();
-            c.issueOutput(o, p, st);
-            wgmma_commit();
-            passTurn();
-            wgmma_wait<0>();
-            fence_regs(o);
-            warp_arrive(ring.emptyV + st, lane0);
-            c.writeOutput(o, m, l, O, LSE, Sq);
-            pending = false;
-        }
-        if (row.slot >= items) break;
-        if (!starts) {  // a row without tiles: zeros and LSE -inf
+    if constexpr (QB == 2) {
+        // The rows run as one pipeline: a row's last P V is issued together with the next row's first Q K^T (one turn),
+        // and its output is written while that Q K^T runs, so a row's end and the next one's start overlap the tensor
+        // cores' work instead of following it.
+        RingAt<ST> at;        // stage of the next tile to compute
+        uint32_t qLoads = 0;  // rows whose Q was waited for
+        float o[Cta::OR];
+        float m[2];
+        float l[2];
+        float s[Cta::SR];
+        float alpha[2];
+        uint32_t p[BKV / 16][4];
+        bool pending = false;  // the previous row's last P V is still to issue: its P in p, its (m, l, O) here
+        int st = 0;            // stage (and phase) of that last tile
+        uint32_t phase = 0;
+        for (int j = 0;; ++j) {
+            const RowRef row = rows.take(j, lane0);
+            const bool starts = row.slot < items && row.count > 0;
+            if (pending && !starts) {  // the previous row's last P V alone: no next row, or one without tiles
+                mbar_wait(ring.fullV + st, phase);
+                fence_proxy_async();
+                takeTurn();
+                fence_regs(o);
+                wgmma_fence();
+                c.issueOutput(o, p, st);
+                wgmma_commit();
+                passTurn();
+                wgmma_wait<0>();
+                fence_regs(o);
+                warp_arrive(ring.emptyV + st, lane0);
+                c.writeOutput(o, m, l, O, LSE, Sq);
+                pending = false;
+            }
+            if (row.slot >= items) break;
+            if (!starts) {  // a row without tiles: zeros and LSE -inf
+                c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
+                m[0] = m[1] = -INFINITY;
+                l[0] = l[1] = 0.f;
+    #pragma unroll
+                for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+                c.writeOutput(o, m, l, O, LSE, Sq);
+                continue;
+            }
+            const int nextBuf = qLoads & 1;
+            mbar_wait(fullQ + 2 * cw + nextBuf, (qLoads >> 1) & 1);
+            ++qLoads;
+            mbar_wait(ring.fullK + at.stage, at.phase);
+            if (pending) {
+                // the previous row's last P V and this row's first Q K^T in one turn; its output while Q K^T runs
+                mbar_wait(ring.fullV + st, phase);
+                fence_proxy_async();
+                takeTurn();
+                fence_regs(o);
+                wgmma_fence();
+                c.issueOutput(o, p, st);
+                wgmma_commit();
+                c.issueScores(s, at.stage, nextBuf ? qOther : 0u);
+                wgmma_commit();
+                passTurn();
+                wgmma_wait<1>();
+                fence_regs(o);
+                warp_arrive(ring.emptyV + st, lane0);
+                c.writeOutput(o, m, l, O, LSE, Sq);
+            } else {
+                fence_proxy_async();
+                takeTurn();
+                wgmma_fence();
+                c.issueScores(s, at.stage, nextBuf ? qOther : 0u);
+                wgmma_commit();
+                passTurn();
+            }
+            pending = true;
+            qBuf = nextBuf;
             c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
             m[0] = m[1] = -INFINITY;
             l[0] = l[1] = 0.f;
-#pragma unroll
+    #pragma unroll
             for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
-            c.writeOutput(o, m, l, O, LSE, Sq);
-            continue;
-        }
-        const int nextBuf = qLoads & 1;
-        mbar_wait(fullQ + 2 * cw + nextBuf, (qLoads >> 1) & 1);
-        ++qLoads;
-        mbar_wait(ring.fullK + at.stage, at.phase);
-        if (pending) {
-            // the previous row's last P V and this row's first Q K^T in one turn; its output while Q K^T runs
-            mbar_wait(ring.fullV + st, phase);
-            fence_proxy_async();
-            takeTurn();
-            fence_regs(o);
-            wgmma_fence();
-            c.issueOutput(o, p, st);
-            wgmma_commit();
-            c.issueScores(s, at.stage, nextBuf ? qOther : 0u);
-            wgmma_commit();
-            passTurn();
-            wgmma_wait<1>();
-            fence_regs(o);
-            warp_arrive(ring.emptyV + st, lane0);
-            c.writeOutput(o, m, l, O, LSE, Sq);
-        } else {
-            fence_proxy_async();
-            takeTurn();
-            wgmma_fence();
-            c.issueScores(s, at.stage, nextBuf ? qOther : 0u);
-            wgmma_commit();
-            passTurn();
-        }
-        pending = true;
-        qBuf = nextBuf;
-        c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
-        m[0] = m[1] = -INFINITY;
-        l[0] = l[1] = 0.f;
-#pragma unroll
-        for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
-        st = at.stage;
-        phase = at.phase;
-        wgmma_wait<0>();
-        fence_regs(s);
-        warp_arrive(ring.emptyK + st, lane0);
-        if (row.count == 1) qRead();
-        c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
-        Cta::pack(p, s);
-        for (int it = 0; it + 1 < row.count; ++it) {
-            const int st1 = st + 1 == ST ? 0 : st + 1;
-            const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
-            mbar_wait(ring.fullK + st1, phase1);
-            mbar_wait(ring.fullV + st, phase);
-            fence_proxy_async();
-            takeTurn();
-            fence_regs(o);
-            wgmma_fence();
-            c.issueScores(s, st1, qBuf ? qOther : 0u);
-            wgmma_commit();
-            c.issueOutput(o, p, st);
-            wgmma_commit();
-            passTurn();
-            wgmma_wait<1>();
-            fence_regs(s);
-            warp_arrive(ring.emptyK + st1, lane0);
-            if (it + 2 == row.count) qRead();
-            c.softmax(s, it + 1, m, l, alpha);
+            st = at.stage;
+            phase = at.phase;
             wgmma_wait<0>();
-            fence_regs(o);
-            warp_arrive(ring.emptyV + st, lane0);
-            Cta::rescale(o, alpha);
+            fence_regs(s);
+            warp_arrive(ring.emptyK + st, lane0);
+            if (row.count == 1) qRead();
+            c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
             Cta::pack(p, s);
-            st = st1;
-            phase = phase1;
+            for (int it = 0; it + 1 < row.count; ++it) {
+                const int st1 = st + 1 == ST ? 0 : st + 1;
+                const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
+                mbar_wait(ring.fullK + st1, phase1);
+                mbar_wait(ring.fullV + st, phase);
+                fence_proxy_async();
+                takeTurn();
+                fence_regs(o);
+                wgmma_fence();
+                c.issueScores(s, st1, qBuf ? qOther : 0u);
+                wgmma_commit();
+                c.issueOutput(o, p, st);
+                wgmma_commit();
+                passTurn();
+                wgmma_wait<1>();
+                fence_regs(s);
+                warp_arrive(ring.emptyK + st1, lane0);
+                if (it + 2 == row.count) qRead();
+                c.softmax(s, it + 1, m, l, alpha);
+                wgmma_wait<0>();
+                fence_regs(o);
+                warp_arrive(ring.emptyV + st, lane0);
+                Cta::rescale(o, alpha);
+                Cta::pack(p, s);
+                st = st1;
+                phase = phase1;
+            }
+            at.stage = st;
+            at.phase = phase;
+            at.advance();
         }
-        at.stage = st;
-        at.phase = phase;
-        at.advance();
+    } else {
+        RingAt<ST> at;
+        uint32_t qLoads = 0;
+        for (int j = 0;; ++j) {
+            const RowRef row = rows.take(j, lane0);
+            if (row.slot >= items) break;
+            c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
+            float o[Cta::OR];
+            float m[2] = {-INFINITY, -INFINITY};
+            float l[2] = {0.f, 0.f};
+            float s[Cta::SR];
+            uint32_t p[BKV / 16][4];
+    #pragma unroll
+            for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+            if (c.count > 0) {
+                mbar_wait(fullQ + cw, qLoads & 1);
+                ++qLoads;
+                ws_consume<PINGPONG, ST>(c, c.count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn, qRead);
+            }
+            c.writeOutput(o, m, l, O, LSE, Sq);
+        }
     }
     if (PINGPONG && cw == 0) named_sync(1, WG_THREADS);  // takes warpgroup 1's last pass: the counts balance
 #else

@@ -98,12 +98,15 @@ final class KernelCatalog {
     /**
      * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. The
      * warp-specialised families are persistent (attention_fwd_wgmma_ws: at most one CTA per SM takes rows from a
-     * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones, and the row ring's two
+     * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones per Q buffer, and the row ring's two
      * entries (a row read from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers.
      */
-    /** K/V stages of the persistent forward (WS_STAGES): two at D = 128, where its second Q buffer takes the third's place. */
-    static int persistentStages(int headDim) {
-        return headDim == 128 ? 2 : WGMMA_STAGES;
+    /**
+     * Q buffers per consumer warpgroup of the persistent forward (WS_Q_BUFFERS): two at D = 64 (a second, 1024-aligned
+     * after the barriers), one at D = 128.
+     */
+    static int persistentQBuffers(int headDim) {
+        return headDim == 64 ? 2 : 1;
     }
 
     /** Ints of a row ring entry of the persistent forward (ROW_REF_INTS: slot, item, list start, count, PARTIAL count). */
@@ -112,10 +115,10 @@ final class KernelCatalog {
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
         boolean warpSpecialised = family.hopperThreads() > 256;
-        int stages = warpSpecialised ? persistentStages(d) : WGMMA_STAGES;
-        int barriers = warpSpecialised ? (4 * stages + 12) * 8 + 2 * ROW_REF_INTS * 4 : 0;
-        int secondQ = warpSpecialised ? 1024 + WGMMA_TILES.blockQ() * d * 2 : 0;
-        int smem = (WGMMA_TILES.blockQ() * d + 2 * stages * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers + secondQ;
+        int qBuffers = warpSpecialised ? persistentQBuffers(d) : 1;
+        int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 4 * qBuffers + 4) * 8 + 2 * ROW_REF_INTS * 4 : 0;
+        int secondQ = qBuffers == 2 ? 1024 + WGMMA_TILES.blockQ() * d * 2 : 0;
+        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers + secondQ;
         return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
                 family.hopperThreads(), smem, warpSpecialised);
     }
