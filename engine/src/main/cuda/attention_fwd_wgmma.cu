@@ -20,11 +20,12 @@ constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128
 // warp-specialised kernels: a producer warpgroup and two consumer warpgroups; 128 x 56 + 256 x 224 registers = the
 // 384 x 168 a CTA gets at launch (at 48 the persistent producer spilled)
 constexpr int WS_THREADS = 384;
-// Q buffers per warpgroup of the persistent forward: two at D = 64, so that its rows run as one pipeline (a row's last
-// P V beside the next row's first Q K^T, whose Q landed a row ahead); one at D = 128, where a second buffer would take
-// the third K/V stage's 32 KB and that costs more (docs/kernel-notes.md, "Thirteenth session: short rows")
-template <int D>
-constexpr int WS_Q_BUFFERS = D == 64 ? 2 : 1;
+// Q buffers per warpgroup of the persistent forward: two at D = 64 with turns (wgmma-pp), so that its rows run as one
+// pipeline (a row's last P V beside the next row's first Q K^T, whose Q landed a row ahead); one elsewhere: at D = 128 a
+// second buffer would take the third K/V stage's 32 KB, which costs more, and without turns (wgmma-ws) the pipeline
+// measured slower (docs/kernel-notes.md, "Thirteenth session: short rows")
+template <int D, bool PINGPONG>
+constexpr int WS_Q_BUFFERS = D == 64 && PINGPONG ? 2 : 1;
 constexpr int WS_PRODUCER_REGS = 56;
 constexpr int WS_CONSUMER_REGS = 224;
 
@@ -677,7 +678,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     ring.place(bars);
     // QB Q buffers, a row's in buffer (its index among the rows with tiles) % QB; per consumer warpgroup w and buffer
     // b: its 64 rows of Q landed (fullQ[QB w + b]) / read (emptyQ[QB w + b])
-    constexpr int QB = WS_Q_BUFFERS<D>;
+    constexpr int QB = WS_Q_BUFFERS<D, PINGPONG>;
     uint64_t* fullQ = bars + 4 * ST;
     uint64_t* emptyQ = fullQ + 2 * QB;
     RowRing rows;

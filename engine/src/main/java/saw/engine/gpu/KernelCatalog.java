@@ -102,11 +102,11 @@ final class KernelCatalog {
      * entries (a row read from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers.
      */
     /**
-     * Q buffers per consumer warpgroup of the persistent forward (WS_Q_BUFFERS): two at D = 64 (a second, 1024-aligned
-     * after the barriers), one at D = 128.
+     * Q buffers per consumer warpgroup of the persistent forward (WS_Q_BUFFERS): two at D = 64 with turns
+     * ({@link ForwardKernel#WGMMA_PINGPONG}; a second, 1024-aligned after the barriers), one otherwise.
      */
-    static int persistentQBuffers(int headDim) {
-        return headDim == 64 ? 2 : 1;
+    static int persistentQBuffers(int headDim, ForwardKernel family) {
+        return headDim == 64 && family == ForwardKernel.WGMMA_PINGPONG ? 2 : 1;
     }
 
     /** Ints of a row ring entry of the persistent forward (ROW_REF_INTS: slot, item, list start, count, PARTIAL count). */
@@ -115,7 +115,7 @@ final class KernelCatalog {
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
         boolean warpSpecialised = family.hopperThreads() > 256;
-        int qBuffers = warpSpecialised ? persistentQBuffers(d) : 1;
+        int qBuffers = warpSpecialised ? persistentQBuffers(d, family) : 1;
         int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 4 * qBuffers + 4) * 8 + 2 * ROW_REF_INTS * 4 : 0;
         int secondQ = qBuffers == 2 ? 1024 + WGMMA_TILES.blockQ() * d * 2 : 0;
         int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers + secondQ;
