@@ -20,6 +20,12 @@ constexpr int WG_STAGES = 3;  // K/V buffers: Q + 3 x (K, V) = 224 KB at D = 128
 // warp-specialised kernels: a producer warpgroup and two consumer warpgroups; 128 x 56 + 256 x 224 registers = the
 // 384 x 168 a CTA gets at launch (at 48 the persistent producer spilled)
 constexpr int WS_THREADS = 384;
+// Q buffers per warpgroup of the persistent forward: two at D = 64 with turns (wgmma-pp), so that its rows run as one
+// pipeline (a row's last P V beside the next row's first Q K^T, whose Q landed a row ahead); one elsewhere: at D = 128 a
+// second buffer would take the third K/V stage's 32 KB, which costs more, and without turns (wgmma-ws) the pipeline
+// measured slower (docs/kernel-notes.md, "Thirteenth session: short rows")
+template <int D, bool PINGPONG>
+constexpr int WS_Q_BUFFERS = D == 64 && PINGPONG ? 2 : 1;
 constexpr int WS_PRODUCER_REGS = 56;
 constexpr int WS_CONSUMER_REGS = 224;
 
@@ -319,6 +325,10 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
 
     __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage) const {
         Rows::issueQkT(s, qAddr(), smem_u32(sK) + kStage * KV_BYTES);
+    }
+    // the same over a Q buffer `qOffset` bytes from sQ (the persistent forward's second one)
+    __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage, uint32_t qOffset) const {
+        Rows::issueQkT(s, qAddr() + qOffset, smem_u32(sK) + kStage * KV_BYTES);
     }
 
     // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, 64-column panels BKV * 128 bytes apart
@@ -666,15 +676,21 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     KvRing<ST> ring;
     uint64_t* bars = reinterpret_cast<uint64_t*>(c.place(smemRaw));
     ring.place(bars);
-    uint64_t* fullQ = bars + 4 * ST;  // per consumer warpgroup: its 64 rows of Q landed / read
-    uint64_t* emptyQ = fullQ + 2;
+    // QB Q buffers, a row's in buffer (its index among the rows with tiles) % QB; per consumer warpgroup w and buffer
+    // b: its 64 rows of Q landed (fullQ[QB w + b]) / read (emptyQ[QB w + b])
+    constexpr int QB = WS_Q_BUFFERS<D, PINGPONG>;
+    uint64_t* fullQ = bars + 4 * ST;
+    uint64_t* emptyQ = fullQ + 2 * QB;
     RowRing rows;
-    rows.place(emptyQ + 2);
+    unsigned char* end = rows.place(emptyQ + 2 * QB);
+    const uint32_t endAddr = smem_u32(end);
+    T* sQ2 = reinterpret_cast<T*>(end + (((endAddr + 1023u) & ~1023u) - endAddr));  // 1024-aligned, as sQ (QB = 2)
+    const uint32_t qOther = smem_u32(sQ2) - smem_u32(c.sQ);
     if (threadIdx.x == 0) {
         ring.init(PRODUCERS, CONSUMER_WARPS);
-        for (int w = 0; w < 2; ++w) {
-            mbar_init(fullQ + w, PRODUCERS);
-            mbar_init(emptyQ + w, CONSUMER_WARPS / 2);
+        for (int q = 0; q < 2 * QB; ++q) {
+            mbar_init(fullQ + q, PRODUCERS);
+            mbar_init(emptyQ + q, CONSUMER_WARPS / 2);
         }
         rows.init(CONSUMER_WARPS);
         mbar_init_fence();
@@ -705,11 +721,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 c.produceKv(c.sK + at.stage * BKV * D, c.Kh, i, pt);
                 mbar_arrive_cp_async(ring.fullK + at.stage);
                 if (i == 0) {
+                    const int b = qLoads % QB;
+                    T* q = b == 0 ? c.sQ : sQ2;
                     for (int w = 0; w < 2; ++w) {
-                        if (qLoads > 0) mbar_wait(emptyQ + w, (qLoads - 1) & 1);
-                        load_rows_by_column<typename Cta::QTile, 64, D, PRODUCERS>(c.sQ + w * 64 * 64, Qh, c.q0 + w * 64,
-                                                                                   Sq, pt);
-                        mbar_arrive_cp_async(fullQ + w);
+                        if (qLoads >= QB) mbar_wait(emptyQ + QB * w + b, (qLoads / QB - 1) & 1);
+                        load_rows_by_column<typename Cta::QTile, 64, D, PRODUCERS>(q + w * 64 * 64, Qh, c.q0 + w * 64, Sq,
+                                                                                   pt);
+                        mbar_arrive_cp_async(fullQ + QB * w + b);
                     }
                     ++qLoads;
                 }
@@ -736,28 +754,148 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     auto passTurn = [&]() {
         if (PINGPONG) named_arrive(1 + (cw ^ 1), WG_THREADS);
     };
-    auto qRead = [&]() { warp_arrive(emptyQ + cw, lane0); };
+    int qBuf = 0;  // the Q buffer of the row being computed
+    auto qRead = [&]() { warp_arrive(emptyQ + QB * cw + qBuf, lane0); };
     if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);
 
-    RingAt<ST> at;
-    uint32_t qLoads = 0;
-    for (int j = 0;; ++j) {
-        const RowRef row = rows.take(j, lane0);
-        if (row.slot >= items) break;
-        c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
+    if constexpr (QB == 2) {
+        // The rows run as one pipeline: a row's last P V is issued together with the next row's first Q K^T (one turn),
+        // and its output is written while that Q K^T runs, so a row's end and the next one's start overlap the tensor
+        // cores' work instead of following it.
+        RingAt<ST> at;        // stage of the next tile to compute
+        uint32_t qLoads = 0;  // rows whose Q was waited for
         float o[Cta::OR];
-        float m[2] = {-INFINITY, -INFINITY};
-        float l[2] = {0.f, 0.f};
+        float m[2];
+        float l[2];
         float s[Cta::SR];
+        float alpha[2];
         uint32_t p[BKV / 16][4];
-#pragma unroll
-        for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
-        if (c.count > 0) {
-            mbar_wait(fullQ + cw, qLoads & 1);
+        bool pending = false;  // the previous row's last P V is still to issue: its P in p, its (m, l, O) here
+        int st = 0;            // stage (and phase) of that last tile
+        uint32_t phase = 0;
+        for (int j = 0;; ++j) {
+            const RowRef row = rows.take(j, lane0);
+            const bool starts = row.slot < items && row.count > 0;
+            if (pending && !starts) {  // the previous row's last P V alone: no next row, or one without tiles
+                mbar_wait(ring.fullV + st, phase);
+                fence_proxy_async();
+                takeTurn();
+                fence_regs(o);
+                wgmma_fence();
+                c.issueOutput(o, p, st);
+                wgmma_commit();
+                passTurn();
+                wgmma_wait<0>();
+                fence_regs(o);
+                warp_arrive(ring.emptyV + st, lane0);
+                c.writeOutput(o, m, l, O, LSE, Sq);
+                pending = false;
+            }
+            if (row.slot >= items) break;
+            if (!starts) {  // a row without tiles: zeros and LSE -inf
+                c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
+                m[0] = m[1] = -INFINITY;
+                l[0] = l[1] = 0.f;
+    #pragma unroll
+                for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+                c.writeOutput(o, m, l, O, LSE, Sq);
+                continue;
+            }
+            const int nextBuf = qLoads & 1;
+            mbar_wait(fullQ + 2 * cw + nextBuf, (qLoads >> 1) & 1);
             ++qLoads;
-            ws_consume<PINGPONG, ST>(c, c.count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn, qRead);
+            mbar_wait(ring.fullK + at.stage, at.phase);
+            if (pending) {
+                // the previous row's last P V and this row's first Q K^T in one turn; its output while Q K^T runs
+                mbar_wait(ring.fullV + st, phase);
+                fence_proxy_async();
+                takeTurn();
+                fence_regs(o);
+                wgmma_fence();
+                c.issueOutput(o, p, st);
+                wgmma_commit();
+                c.issueScores(s, at.stage, nextBuf ? qOther : 0u);
+                wgmma_commit();
+                passTurn();
+                wgmma_wait<1>();
+                fence_regs(o);
+                warp_arrive(ring.emptyV + st, lane0);
+                c.writeOutput(o, m, l, O, LSE, Sq);
+            } else {
+                fence_proxy_async();
+                takeTurn();
+                wgmma_fence();
+                c.issueScores(s, at.stage, nextBuf ? qOther : 0u);
+                wgmma_commit();
+                passTurn();
+            }
+            pending = true;
+            qBuf = nextBuf;
+            c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
+            m[0] = m[1] = -INFINITY;
+            l[0] = l[1] = 0.f;
+    #pragma unroll
+            for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+            st = at.stage;
+            phase = at.phase;
+            wgmma_wait<0>();
+            fence_regs(s);
+            warp_arrive(ring.emptyK + st, lane0);
+            if (row.count == 1) qRead();
+            c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
+            Cta::pack(p, s);
+            for (int it = 0; it + 1 < row.count; ++it) {
+                const int st1 = st + 1 == ST ? 0 : st + 1;
+                const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
+                mbar_wait(ring.fullK + st1, phase1);
+                mbar_wait(ring.fullV + st, phase);
+                fence_proxy_async();
+                takeTurn();
+                fence_regs(o);
+                wgmma_fence();
+                c.issueScores(s, st1, qBuf ? qOther : 0u);
+                wgmma_commit();
+                c.issueOutput(o, p, st);
+                wgmma_commit();
+                passTurn();
+                wgmma_wait<1>();
+                fence_regs(s);
+                warp_arrive(ring.emptyK + st1, lane0);
+                if (it + 2 == row.count) qRead();
+                c.softmax(s, it + 1, m, l, alpha);
+                wgmma_wait<0>();
+                fence_regs(o);
+                warp_arrive(ring.emptyV + st, lane0);
+                Cta::rescale(o, alpha);
+                Cta::pack(p, s);
+                st = st1;
+                phase = phase1;
+            }
+            at.stage = st;
+            at.phase = phase;
+            at.advance();
         }
-        c.writeOutput(o, m, l, O, LSE, Sq);
+    } else {
+        RingAt<ST> at;
+        uint32_t qLoads = 0;
+        for (int j = 0;; ++j) {
+            const RowRef row = rows.take(j, lane0);
+            if (row.slot >= items) break;
+            c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
+            float o[Cta::OR];
+            float m[2] = {-INFINITY, -INFINITY};
+            float l[2] = {0.f, 0.f};
+            float s[Cta::SR];
+            uint32_t p[BKV / 16][4];
+    #pragma unroll
+            for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+            if (c.count > 0) {
+                mbar_wait(fullQ + cw, qLoads & 1);
+                ++qLoads;
+                ws_consume<PINGPONG, ST>(c, c.count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn, qRead);
+            }
+            c.writeOutput(o, m, l, O, LSE, Sq);
+        }
     }
     if (PINGPONG && cw == 0) named_sync(1, WG_THREADS);  // takes warpgroup 1's last pass: the counts balance
 #else

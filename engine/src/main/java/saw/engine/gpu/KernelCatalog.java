@@ -98,17 +98,27 @@ final class KernelCatalog {
     /**
      * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. The
      * warp-specialised families are persistent (attention_fwd_wgmma_ws: at most one CTA per SM takes rows from a
-     * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones, and the row ring's two
+     * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones per Q buffer, and the row ring's two
      * entries (a row read from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers.
      */
+    /**
+     * Q buffers per consumer warpgroup of the persistent forward (WS_Q_BUFFERS): two at D = 64 with turns
+     * ({@link ForwardKernel#WGMMA_PINGPONG}; a second, 1024-aligned after the barriers), one otherwise.
+     */
+    static int persistentQBuffers(int headDim, ForwardKernel family) {
+        return headDim == 64 && family == ForwardKernel.WGMMA_PINGPONG ? 2 : 1;
+    }
+
     /** Ints of a row ring entry of the persistent forward (ROW_REF_INTS: slot, item, list start, count, PARTIAL count). */
     static final int ROW_REF_INTS = 5;
 
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
         boolean warpSpecialised = family.hopperThreads() > 256;
-        int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 8) * 8 + 2 * ROW_REF_INTS * 4 : 0;
-        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers;
+        int qBuffers = warpSpecialised ? persistentQBuffers(d, family) : 1;
+        int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 4 * qBuffers + 4) * 8 + 2 * ROW_REF_INTS * 4 : 0;
+        int secondQ = qBuffers == 2 ? 1024 + WGMMA_TILES.blockQ() * d * 2 : 0;
+        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers + secondQ;
         return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
                 family.hopperThreads(), smem, warpSpecialised);
     }

@@ -332,6 +332,12 @@ class KernelCatalogTest {
         assertEquals(384, ws.block(), "a producer and two consumer warpgroups");
         assertEquals(s.sharedBytes() + (12 + 8) * 8 + 2 * 5 * 4, ws.sharedBytes(),
                 "four mbarriers per stage, two per warpgroup's Q, the row ring's two entries (five ints) and their four");
+        AttentionProblem p64 = AttentionProblem.of(4, 16, 4, 8192, 8192, 64, DType.BF16);
+        assertEquals((128 * 64 + 6 * 128 * 64) * 2 + 1024 + (12 + 12) * 8 + 2 * 5 * 4 + 1024 + 128 * 64 * 2,
+                KernelCatalog.forwardWgmma(p64, 64, ForwardKernel.WGMMA_PINGPONG).sharedBytes(),
+                "D = 64 with turns: a second Q buffer (1024-aligned after the barriers) and its four barriers");
+        assertEquals((128 * 64 + 6 * 128 * 64) * 2 + 1024 + (12 + 8) * 8 + 2 * 5 * 4,
+                KernelCatalog.forwardWgmma(p64, 64, ForwardKernel.WGMMA_WS).sharedBytes(), "D = 64 without turns: one Q buffer");
         assertTrue(ws.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
     }
 
