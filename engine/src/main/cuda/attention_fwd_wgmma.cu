@@ -510,26 +510,16 @@ struct RingAt {
     }
 };
 
-// The consumer warpgroups' walk over one row's tiles in the warp-specialised forwards (attention_fwd_wgmma_ws and the
-// head dim 256 forward with 128-row CTAs), once the row has tiles: K(i) and V(i) arrive in their stage of the ring
-// (from `at` on, which is left past the row's last tile) on their full barriers and are released on their empty ones;
-// S of tile i + 1 and P V of tile i are in flight during tile i + 1's softmax, the last tile peeled; with PINGPONG
-// the warpgroups take turns issuing (takeTurn / passTurn; the caller starts and ends the turns). qRead() runs once
-// the row's last Q K^T has completed: the warpgroup reads its rows of Q no more. Leaves O, m and l for the output.
-template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class QREAD>
-__device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& ring, RingAt<ST>& at, bool lane0,
-                                           float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
-                                           uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn, QREAD qRead) {
+// A row's tiles after its first Q K^T was issued (stage st, phase `phase`; left at its last tile): that Q K^T's wait
+// and softmax, then per tile i + 1 its Q K^T (issueScores(s, stage)) and tile i's P V in flight during tile i + 1's
+// softmax; with PINGPONG the warpgroups take turns issuing (takeTurn / passTurn). qRead() runs once the row's last Q K^T
+// has completed: the warpgroup reads its rows of Q no more. Leaves tile count - 1's P V to issue (ws_last_output).
+template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class QREAD, class SCORES>
+__device__ __forceinline__ void ws_row_steps(CTA& c, int count, const KvRing<ST>& ring, int& st, uint32_t& phase,
+                                             bool lane0, float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
+                                             uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn, QREAD qRead,
+                                             SCORES issueScores) {
     float alpha[2];
-    int st = at.stage;  // stage of tile it, and the parity of its barriers' current phase
-    uint32_t phase = at.phase;
-    mbar_wait(ring.fullK + st, phase);
-    fence_proxy_async();
-    takeTurn();
-    wgmma_fence();
-    c.issueScores(s, st);
-    wgmma_commit();
-    passTurn();
     wgmma_wait<0>();
     fence_regs(s);
     warp_arrive(ring.emptyK + st, lane0);
@@ -546,7 +536,7 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& 
         takeTurn();
         fence_regs(o);
         wgmma_fence();
-        c.issueScores(s, st1);
+        issueScores(s, st1);
         wgmma_commit();
         c.issueOutput(o, p, st);
         wgmma_commit();
@@ -564,7 +554,12 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& 
         st = st1;
         phase = phase1;
     }
-    // the last tile: P V only (peeled, as in fwd_wgmmaov)
+}
+
+// A row's last tile: its P V alone (peeled, as in fwd_wgmmaov), waited for, its V stage released.
+template <int ST, class CTA, int OR, int PK, class TAKE, class PASS>
+__device__ __forceinline__ void ws_last_output(CTA& c, const KvRing<ST>& ring, int st, uint32_t phase, bool lane0,
+                                               float (&o)[OR], uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn) {
     mbar_wait(ring.fullV + st, phase);
     fence_proxy_async();
     takeTurn();
@@ -576,6 +571,28 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& 
     wgmma_wait<0>();
     fence_regs(o);
     warp_arrive(ring.emptyV + st, lane0);
+}
+
+// The consumer warpgroups' walk over one row's tiles in the warp-specialised forwards (attention_fwd_wgmma_ws and the
+// head dim 256 forward with 128-row CTAs), once the row has tiles: K(i) and V(i) arrive in their stage of the ring
+// (from `at` on, which is left past the row's last tile) on their full barriers and are released on their empty ones;
+// ws_row_steps, then ws_last_output; the caller starts and ends the turns. Leaves O, m and l for the output.
+template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class QREAD>
+__device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& ring, RingAt<ST>& at, bool lane0,
+                                           float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
+                                           uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn, QREAD qRead) {
+    int st = at.stage;  // stage of tile it, and the parity of its barriers' current phase
+    uint32_t phase = at.phase;
+    mbar_wait(ring.fullK + st, phase);
+    fence_proxy_async();
+    takeTurn();
+    wgmma_fence();
+    c.issueScores(s, st);
+    wgmma_commit();
+    passTurn();
+    ws_row_steps<PINGPONG, ST>(c, count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn, qRead,
+                               [&](float (&x)[SR], int stage) { c.issueScores(x, stage); });
+    ws_last_output<ST>(c, ring, st, phase, lane0, o, p, takeTurn, passTurn);
     at.stage = st;
     at.phase = phase;
     at.advance();
@@ -768,7 +785,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         float m[2];
         float l[2];
         float s[Cta::SR];
-        float alpha[2];
         uint32_t p[BKV / 16][4];
         bool pending = false;  // the previous row's last P V is still to issue: its P in p, its (m, l, O) here
         int st = 0;            // stage (and phase) of that last tile
@@ -777,17 +793,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             const RowRef row = rows.take(j, lane0);
             const bool starts = row.slot < items && row.count > 0;
             if (pending && !starts) {  // the previous row's last P V alone: no next row, or one without tiles
-                mbar_wait(ring.fullV + st, phase);
-                fence_proxy_async();
-                takeTurn();
-                fence_regs(o);
-                wgmma_fence();
-                c.issueOutput(o, p, st);
-                wgmma_commit();
-                passTurn();
-                wgmma_wait<0>();
-                fence_regs(o);
-                warp_arrive(ring.emptyV + st, lane0);
+                ws_last_output<ST>(c, ring, st, phase, lane0, o, p, takeTurn, passTurn);
                 c.writeOutput(o, m, l, O, LSE, Sq);
                 pending = false;
             }
@@ -796,7 +802,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
                 m[0] = m[1] = -INFINITY;
                 l[0] = l[1] = 0.f;
-    #pragma unroll
+#pragma unroll
                 for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
                 c.writeOutput(o, m, l, O, LSE, Sq);
                 continue;
@@ -834,43 +840,12 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
             m[0] = m[1] = -INFINITY;
             l[0] = l[1] = 0.f;
-    #pragma unroll
+#pragma unroll
             for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
             st = at.stage;
             phase = at.phase;
-            wgmma_wait<0>();
-            fence_regs(s);
-            warp_arrive(ring.emptyK + st, lane0);
-            if (row.count == 1) qRead();
-            c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
-            Cta::pack(p, s);
-            for (int it = 0; it + 1 < row.count; ++it) {
-                const int st1 = st + 1 == ST ? 0 : st + 1;
-                const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
-                mbar_wait(ring.fullK + st1, phase1);
-                mbar_wait(ring.fullV + st, phase);
-                fence_proxy_async();
-                takeTurn();
-                fence_regs(o);
-                wgmma_fence();
-                c.issueScores(s, st1, qBuf ? qOther : 0u);
-                wgmma_commit();
-                c.issueOutput(o, p, st);
-                wgmma_commit();
-                passTurn();
-                wgmma_wait<1>();
-                fence_regs(s);
-                warp_arrive(ring.emptyK + st1, lane0);
-                if (it + 2 == row.count) qRead();
-                c.softmax(s, it + 1, m, l, alpha);
-                wgmma_wait<0>();
-                fence_regs(o);
-                warp_arrive(ring.emptyV + st, lane0);
-                Cta::rescale(o, alpha);
-                Cta::pack(p, s);
-                st = st1;
-                phase = phase1;
-            }
+            ws_row_steps<PINGPONG, ST>(c, row.count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn, qRead,
+                                       [&](float (&x)[Cta::SR], int stage) { c.issueScores(x, stage, qBuf ? qOther : 0u); });
             at.stage = st;
             at.phase = phase;
             at.advance();
@@ -887,7 +862,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             float l[2] = {0.f, 0.f};
             float s[Cta::SR];
             uint32_t p[BKV / 16][4];
-    #pragma unroll
+#pragma unroll
             for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
             if (c.count > 0) {
                 mbar_wait(fullQ + cw, qLoads & 1);
