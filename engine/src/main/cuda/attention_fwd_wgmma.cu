@@ -62,7 +62,7 @@ struct KvRing {
 struct RowRef {
     int slot, item, begin, count, partials;
 };
-constexpr int ROW_REF_INTS = 5;
+static_assert(sizeof(RowRef) == 5 * 4, "KernelCatalog.ROW_REF_INTS ints in the row ring's entries");
 
 __device__ __forceinline__ RowRef row_ref(const int* order, const int* variantOf, const int* rowPtr,
                                           const int* rowPartial, int nq, int slot) {
@@ -619,14 +619,14 @@ __device__ __forceinline__ void rows_done(int* work) {
 struct RowRing {
     uint64_t* full;
     uint64_t* empty;
-    int* entry;  // two entries of ROW_REF_INTS ints
+    RowRef* entry;  // two entries
 
     // the two entries' barriers and rows from `at` on; returns the end
     __device__ __forceinline__ unsigned char* place(uint64_t* at) {
         full = at;
         empty = at + 2;
-        entry = reinterpret_cast<int*>(at + 4);
-        return reinterpret_cast<unsigned char*>(entry + 2 * ROW_REF_INTS);
+        entry = reinterpret_cast<RowRef*>(at + 4);
+        return reinterpret_cast<unsigned char*>(entry + 2);
     }
 
     // by one thread, before the CTA barrier
@@ -637,31 +637,17 @@ struct RowRing {
         }
     }
 
-    __device__ __forceinline__ void write(int e, const RowRef& r) const {
-        int* x = entry + e * ROW_REF_INTS;
-        x[0] = r.slot;
-        x[1] = r.item;
-        x[2] = r.begin;
-        x[3] = r.count;
-        x[4] = r.partials;
-    }
-
-    __device__ __forceinline__ RowRef read(int e) const {
-        const int* x = entry + e * ROW_REF_INTS;
-        return RowRef{x[0], x[1], x[2], x[3], x[4]};
-    }
-
     // by the taking thread: the CTA's row j, once the consumers have read row j - 2
     __device__ __forceinline__ void hand(int j, const RowRef& r) const {
         if (j >= 2) mbar_wait(empty + (j & 1), ((j >> 1) - 1) & 1);
-        write(j & 1, r);
+        entry[j & 1] = r;
         mbar_arrive(full + (j & 1));
     }
 
     // by every consumer thread: the CTA's row j
     __device__ __forceinline__ RowRef take(int j, bool lane0) const {
         mbar_wait(full + (j & 1), (j >> 1) & 1);
-        const RowRef r = read(j & 1);
+        const RowRef r = entry[j & 1];
         warp_arrive(empty + (j & 1), lane0);
         return r;
     }
@@ -730,7 +716,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 rows.hand(j, slot < items ? row_ref(order, variantOf, rowPtr, rowPartial, nq, slot) : RowRef{slot, 0, 0, 0, 0});
             }
             named_sync(5, PRODUCERS);
-            const RowRef row = rows.read(j & 1);
+            const RowRef row = rows.entry[j & 1];
             if (row.slot >= items) break;
             const T* Qh = c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
             for (int i = 0; i < c.count; ++i, ++loaded) {
@@ -789,6 +775,14 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         bool pending = false;  // the previous row's last P V is still to issue: its P in p, its (m, l, O) here
         int st = 0;            // stage (and phase) of that last tile
         uint32_t phase = 0;
+        // a row's binding and its softmax state and O from zero (O, m and l of the previous row have been written)
+        auto startRow = [&](const RowRef& row) {
+            c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
+            m[0] = m[1] = -INFINITY;
+            l[0] = l[1] = 0.f;
+#pragma unroll
+            for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+        };
         for (int j = 0;; ++j) {
             const RowRef row = rows.take(j, lane0);
             const bool starts = row.slot < items && row.count > 0;
@@ -799,16 +793,13 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             }
             if (row.slot >= items) break;
             if (!starts) {  // a row without tiles: zeros and LSE -inf
-                c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
-                m[0] = m[1] = -INFINITY;
-                l[0] = l[1] = 0.f;
-#pragma unroll
-                for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+                startRow(row);
                 c.writeOutput(o, m, l, O, LSE, Sq);
                 continue;
             }
             const int nextBuf = qLoads & 1;
-            mbar_wait(fullQ + 2 * cw + nextBuf, (qLoads >> 1) & 1);
+            const uint32_t nextOffset = nextBuf ? qOther : 0u;
+            mbar_wait(fullQ + QB * cw + nextBuf, (qLoads >> 1) & 1);
             ++qLoads;
             mbar_wait(ring.fullK + at.stage, at.phase);
             if (pending) {
@@ -820,7 +811,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 wgmma_fence();
                 c.issueOutput(o, p, st);
                 wgmma_commit();
-                c.issueScores(s, at.stage, nextBuf ? qOther : 0u);
+                c.issueScores(s, at.stage, nextOffset);
                 wgmma_commit();
                 passTurn();
                 wgmma_wait<1>();
@@ -831,21 +822,17 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 fence_proxy_async();
                 takeTurn();
                 wgmma_fence();
-                c.issueScores(s, at.stage, nextBuf ? qOther : 0u);
+                c.issueScores(s, at.stage, nextOffset);
                 wgmma_commit();
                 passTurn();
             }
             pending = true;
             qBuf = nextBuf;
-            c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
-            m[0] = m[1] = -INFINITY;
-            l[0] = l[1] = 0.f;
-#pragma unroll
-            for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
+            startRow(row);
             st = at.stage;
             phase = at.phase;
             ws_row_steps<PINGPONG, ST>(c, row.count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn, qRead,
-                                       [&](float (&x)[Cta::SR], int stage) { c.issueScores(x, stage, qBuf ? qOther : 0u); });
+                                       [&](float (&x)[Cta::SR], int stage) { c.issueScores(x, stage, nextOffset); });
             at.stage = st;
             at.phase = phase;
             at.advance();
@@ -881,14 +868,16 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
 }  // namespace saw
 
 // One extern "C" entry point with the forward kernels' arguments, calling FN<T, D, FLAG> (THREADS per CTA)
-#define SAW_FWD_HOPPER(NAME, FN, THREADS, T, D, FLAG)                                                           \
-    extern "C" __global__ void __launch_bounds__(THREADS, 1) NAME(                                              \
+// (SAW_FWD_HOPPER_CTAS: with CTAS CTAs per SM in its launch bounds)
+#define SAW_FWD_HOPPER_CTAS(NAME, FN, THREADS, CTAS, T, D, FLAG)                                                \
+    extern "C" __global__ void __launch_bounds__(THREADS, CTAS) NAME(                                           \
         const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,          \
         const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,   \
         int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                  \
         FN<T, D, FLAG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, \
                        Skv, nq, scale, softcap);                                                                 \
     }
+#define SAW_FWD_HOPPER(NAME, FN, THREADS, T, D, FLAG) SAW_FWD_HOPPER_CTAS(NAME, FN, THREADS, 1, T, D, FLAG)
 #define SAW_FWD_WGMMA(NAME, T, D, OVERLAP) SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma, saw::WG_THREADS, T, D, OVERLAP)
 // the persistent warp-specialised forwards: the forward's parameters, then the rows of the work order and the work
 // queue's two counters (the grid is at most one CTA per SM)

@@ -15,7 +15,7 @@
 // (FlashAttention-3's layout) runs the layout's mask compiled at 128x64.
 //
 // Built only in the sm_90a pass; the sm_80 image holds entry points that trap (the host never launches them there).
-// Included after attention_fwd_wgmma.cu (WgRows, KvRing, ws_consume, SAW_FWD_HOPPER).
+// Included after attention_fwd_wgmma.cu (WgRows, KvRing, ws_consume, SAW_FWD_HOPPER_CTAS).
 
 #include "pipeline.cuh"
 #include "wgmma.cuh"
@@ -427,14 +427,9 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T),
 
 // The 64-row forwards (fwd_wgmma{ws,pp}_*_d{64,128,256}_q64_kv64): a producer and CONSUMERS consumer warpgroups,
 // Q64Shape's CTAs per SM
-#define SAW_FWD_WGMMA_Q64(NAME, T, D, CONSUMERS)                                                                    \
-    extern "C" __global__ void __launch_bounds__(128 * (1 + CONSUMERS), (saw::Q64Shape<D, CONSUMERS>::CTAS)) NAME(    \
-        const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,              \
-        const int* rowPtr, const int* rowPartial, const int* kvIdx, const int* maskIdx, const uint32_t* bits,       \
-        int H, int Hkv, int Sq, int Skv, int nq, float scale, float softcap) {                                      \
-        saw::attention_fwd_wgmma_q64<T, D, CONSUMERS>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx,   \
-                                                      maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap);            \
-    }
+#define SAW_FWD_WGMMA_Q64(NAME, T, D, CONSUMERS)                                                                   \
+    SAW_FWD_HOPPER_CTAS(NAME, saw::attention_fwd_wgmma_q64, 128 * (1 + CONSUMERS), (saw::Q64Shape<D, CONSUMERS>::CTAS), \
+                        T, D, CONSUMERS)
 #define SAW_FWD_WGMMA_Q64_ALL(TN, T, D)                                        \
     SAW_FWD_WGMMA_Q64(fwd_wgmmaws_##TN##_d##D##_q64_kv64, T, D, 1)              \
     SAW_FWD_WGMMA_Q64(fwd_wgmmapp_##TN##_d##D##_q64_kv64, T, D, 2)

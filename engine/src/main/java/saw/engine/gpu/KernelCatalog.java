@@ -96,12 +96,6 @@ final class KernelCatalog {
     }
 
     /**
-     * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. The
-     * warp-specialised families are persistent (attention_fwd_wgmma_ws: at most one CTA per SM takes rows from a
-     * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones per Q buffer, and the row ring's two
-     * entries (a row read from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers.
-     */
-    /**
      * Q buffers per consumer warpgroup of the persistent forward (WS_Q_BUFFERS): two at D = 64 with turns
      * ({@link ForwardKernel#WGMMA_PINGPONG}; a second, 1024-aligned after the barriers), one otherwise.
      */
@@ -109,9 +103,16 @@ final class KernelCatalog {
         return headDim == 64 && family == ForwardKernel.WGMMA_PINGPONG ? 2 : 1;
     }
 
-    /** Ints of a row ring entry of the persistent forward (ROW_REF_INTS: slot, item, list start, count, PARTIAL count). */
+    /** Ints of a row ring entry of the persistent forward (RowRef: slot, item, list start, count, PARTIAL count). */
     static final int ROW_REF_INTS = 5;
 
+    /**
+     * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. The
+     * warp-specialised families are persistent (attention_fwd_wgmma_ws: at most one CTA per SM takes rows from a
+     * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones per Q buffer, the row
+     * ring's two entries (a row read from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers,
+     * and with two Q buffers the second one, 1024-aligned after them.
+     */
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
         boolean warpSpecialised = family.hopperThreads() > 256;
