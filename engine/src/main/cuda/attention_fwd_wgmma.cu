@@ -115,6 +115,30 @@ struct WgRows {
         }
     }
 
+    // the same with the first NF k16 steps' Q rows from registers (A fragments: loadQFrags), which read only K
+    template <int NF>
+    static __device__ __forceinline__ void issueQkT(float (&s)[SR], const uint32_t (&qf)[NF][4], uint32_t q, uint32_t k) {
+#pragma unroll
+        for (int kc = 0; kc < D / 16; ++kc) {
+            const uint32_t inPanel = (kc & 3) * 32;
+            const uint64_t kDesc = sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024);
+            if (kc < NF) {
+                Wgmma<T, BKV>::rs(s, qf[kc < NF ? kc : 0], kDesc, kc > 0 ? 1 : 0);
+            } else {
+                Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024), kDesc, kc > 0 ? 1 : 0);
+            }
+        }
+    }
+
+    // the first NF k16 steps of this warp's 16 rows of Q (from row `row0` of the tile at q) as wgmma A fragments
+    template <int NF>
+    static __device__ __forceinline__ void loadQFrags(uint32_t (&qf)[NF][4], const T* q, int row0, int lane) {
+#pragma unroll
+        for (int kc = 0; kc < NF; ++kc) {
+            ldmatrix_x4(qf[kc], smem_u32(q + QTile::elem(row0 + (lane & 15), 16 * kc + 8 * (lane >> 4))));
+        }
+    }
+
     // softcap and the token mask of tile i (PARTIAL tiles only) on the scores; then the online softmax: s becomes
     // P (unnormalised, fp32), m and l move on, alpha[r] is what row r's O must be multiplied by
     __device__ __forceinline__ void softmax(float (&s)[SR], int i, float (&m)[2], float (&l)[2], float (&alpha)[2]) const {

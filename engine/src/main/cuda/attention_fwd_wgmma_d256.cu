@@ -40,13 +40,17 @@ struct Q64Shape {
     static constexpr int PRODUCER_REGS = CONSUMERS == 2 ? 56 : D < 256 ? 24 : 0;
     static constexpr int CONSUMER_REGS = CONSUMERS == 2 ? 224 : D < 256 ? 232 : 0;
 };
-// the 128-row CTA (attention_fwd_wgmma_d256_q128): Q 128 x 256 and two K/V stages = 192 KB. 128 x 40 + 256 x 232
-// registers = the 384 x 168 a CTA gets at launch; at 56 / 224 the consumers spilled (24 bytes). (With cp.async the
-// producer spilled at 24; its one thread issuing bulk tensor copies would fit there, but the consumers need no more.)
+// the 128-row CTA (attention_fwd_wgmma_d256_q128): Q 128 x 256 and two K/V stages = 192 KB. Each consumer warpgroup
+// holds the first two of Q's four 64-column panels as A fragments (W256_WIDE_Q_FRAGS k16 steps, 32 registers a thread),
+// so half of Q K^T's k16 steps read only K from shared memory (H200: faster in 25 of 36 round-and-row pairs, by about
+// 1-2%; docs/kernel-notes.md, "Q in registers"). For those registers the producer, one thread issuing bulk tensor
+// copies, runs at 24 and the consumers at 240 (128 x 24 + 256 x 240 is within the 384 x 168 a CTA gets at launch).
+// ptxas: no spills without turns (wgmma-ws); with them (wgmma-pp) 28 bytes, four local accesses per kv tile.
 constexpr int W256_WIDE_BQ = 128;
 constexpr int W256_WIDE_STAGES = 2;
-constexpr int W256_WIDE_PRODUCER_REGS = 40;
-constexpr int W256_WIDE_CONSUMER_REGS = 232;
+constexpr int W256_WIDE_PRODUCER_REGS = 24;
+constexpr int W256_WIDE_CONSUMER_REGS = 240;
+constexpr int W256_WIDE_Q_FRAGS = 8;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -77,7 +81,9 @@ template <> struct WgmmaN256<__half> {
 
 // One consumer warpgroup's view of a CTA: WgRows (attention_fwd_wgmma.cu) at BQ x 64 tiles, and the products. BQ = 64:
 // every consumer warpgroup works on the CTA's 64 q rows; BQ = 128: warpgroup wg owns rows [64 wg, 64 wg + 64).
-template <typename T, int D_, int BQ_, int ST_>
+// Q_FRAGS > 0: the first Q_FRAGS k16 steps of Q K^T take this warpgroup's Q rows from registers (loadQFragments), so
+// those steps read only K from shared memory.
+template <typename T, int D_, int BQ_, int ST_, int Q_FRAGS = 0>
 struct Kv64Cta : WgRows<T, D_, BQ_, W256_BKV, ST_> {
     using Rows = WgRows<T, D_, BQ_, W256_BKV, ST_>;
     using Rows::BQ;
@@ -93,12 +99,25 @@ struct Kv64Cta : WgRows<T, D_, BQ_, W256_BKV, ST_> {
     static constexpr int ST = ST_;
     static constexpr int KV_ELEMS = BKV * D;
     static_assert(BQ == 64 || BQ == 128, "one or two warpgroups' rows");
+    static_assert(Q_FRAGS >= 0 && Q_FRAGS <= D_ / 16, "Q fragments: at most D / 16 k16 steps");
 
     int wg;  // the consumer warpgroup's 64 rows within the q tile (0 when BQ = 64)
+    uint32_t qFrags[Q_FRAGS > 0 ? Q_FRAGS : 1][4];
 
     // S = Q K^T; this warpgroup's Q rows start 64 wg rows into each panel
     __device__ __forceinline__ void issueScores(float (&s)[SR], int stage) const {
-        Rows::issueQkT(s, smem_u32(sQ) + (BQ == 64 ? 0 : wg * 64 * 128), smem_u32(sK + stage * KV_ELEMS));
+        const uint32_t q = smem_u32(sQ) + (BQ == 64 ? 0 : wg * 64 * 128);
+        const uint32_t k = smem_u32(sK + stage * KV_ELEMS);
+        if constexpr (Q_FRAGS == 0) {
+            Rows::issueQkT(s, q, k);
+        } else {
+            Rows::issueQkT(s, qFrags, q, k);
+        }
+    }
+
+    // this warp's Q rows of the first Q_FRAGS k16 steps as A fragments, once its Q has landed in sQ
+    __device__ __forceinline__ void loadQFragments(int thread) {
+        Rows::loadQFrags(qFrags, sQ, wg * 64 + ((thread >> 5) & 3) * 16, thread & 31);
     }
 
     // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, its D / 64 column panels BKV * 128 bytes apart
@@ -346,7 +365,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T),
                                                               const TensorMap* vMap) {
     static_assert(D == W256_D, "the head dim 256 forward");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Cta = Kv64Cta<T, W256_D, W256_WIDE_BQ, W256_WIDE_STAGES>;
+    using Cta = Kv64Cta<T, W256_D, W256_WIDE_BQ, W256_WIDE_STAGES, W256_WIDE_Q_FRAGS>;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = Cta::ST;
     constexpr int CONSUMER_WARPS = 8;
@@ -409,6 +428,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_d256_q128(SAW_FWD_PARAMS(T),
         cp_async_wait<0>();
         fence_proxy_async();
         named_sync(3 + cw, 128);
+        c.loadQFragments(ct & 127);
         RingAt<ST> at;
         if (PINGPONG && cw == 1) named_arrive(1, 256);  // warpgroup 0 goes first
         ws_consume<PINGPONG, ST>(c, count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn, [] {});
