@@ -26,6 +26,12 @@ constexpr int WS_THREADS = 384;
 // measured slower (docs/kernel-notes.md, "Thirteenth session: short rows")
 template <int D, bool PINGPONG>
 constexpr int WS_Q_BUFFERS = D == 64 && PINGPONG ? 2 : 1;
+// k16 steps of each consumer warpgroup's Q that the persistent forward holds as wgmma A fragments (0: Q K^T reads Q from
+// shared memory): all of Q at D = 64 without turns (16 registers a thread), so Q K^T reads only K and the one Q buffer
+// is free for the next row as soon as the fragments are loaded (H200: 1.08-1.10x); with turns, where the next row's
+// Q is already in the second buffer, the fragments measured 0.97-0.98x (docs/kernel-notes.md, "Q in registers")
+template <int D, bool PINGPONG>
+constexpr int WS_Q_FRAGS = D == 64 && !PINGPONG ? 4 : 0;
 constexpr int WS_PRODUCER_REGS = 56;
 constexpr int WS_CONSUMER_REGS = 224;
 
@@ -319,7 +325,7 @@ struct WgRows {
 };
 
 // What every step of a CTA of this file's families needs besides WgRows: its warpgroup, the loads and the products.
-template <typename T, int D>
+template <typename T, int D, int Q_FRAGS_ = 0>
 struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
     using Rows = WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES>;
     using Rows::BQ;
@@ -335,8 +341,10 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
     using Rows::kvIdx;
     using Rows::Skv;
     static constexpr uint32_t KV_BYTES = BKV * D * 2;
+    static constexpr int Q_FRAGS = Q_FRAGS_;
 
     int tid, wg;
+    uint32_t qFrags[Q_FRAGS > 0 ? Q_FRAGS : 1][4];
 
     __device__ __forceinline__ void loadKv(T* tile, const T* src, int i, int thread) const {
         load_tile_sw128<BKV, D, WG_THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
@@ -347,12 +355,19 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
     }
     __device__ __forceinline__ uint32_t qAddr() const { return smem_u32(sQ) + wg * 64 * 128; }
 
-    __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage) const {
-        Rows::issueQkT(s, qAddr(), smem_u32(sK) + kStage * KV_BYTES);
-    }
+    __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage) const { issueScores(s, kStage, 0u); }
     // the same over a Q buffer `qOffset` bytes from sQ (the persistent forward's second one)
     __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage, uint32_t qOffset) const {
-        Rows::issueQkT(s, qAddr() + qOffset, smem_u32(sK) + kStage * KV_BYTES);
+        if constexpr (Q_FRAGS == 0) {
+            Rows::issueQkT(s, qAddr() + qOffset, smem_u32(sK) + kStage * KV_BYTES);
+        } else {
+            Rows::issueQkT(s, qFrags, qAddr() + qOffset, smem_u32(sK) + kStage * KV_BYTES);
+        }
+    }
+    // this warp's Q rows of the first Q_FRAGS k16 steps as A fragments, once they have landed and every Q K^T that read
+    // the fragments before has completed
+    __device__ __forceinline__ void loadQFragments() {
+        if constexpr (Q_FRAGS > 0) Rows::loadQFrags(qFrags, sQ, wg * 64 + ((tid >> 5) & 3) * 16, tid & 31);
     }
 
     // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, 64-column panels BKV * 128 bytes apart
@@ -692,7 +707,7 @@ struct RowRing {
 template <typename T, int D, bool PINGPONG>
 __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int items, int* work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Cta = WgCta<T, D>;
+    using Cta = WgCta<T, D, WS_Q_FRAGS<D, PINGPONG>>;
     constexpr int BKV = Cta::BKV;
     constexpr int ST = WG_STAGES;
     constexpr int CONSUMER_WARPS = 8;
@@ -783,8 +798,14 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     };
     int qBuf = 0;  // the Q buffer of the row being computed
     auto qRead = [&]() { warp_arrive(emptyQ + QB * cw + qBuf, lane0); };
+    // with all of Q in registers its buffer is released as soon as the fragments are loaded, not after the last Q K^T
+    constexpr bool Q_IN_REGS = Cta::Q_FRAGS == D / 16;
+    auto qReadAfterScores = [&]() {
+        if constexpr (!Q_IN_REGS) qRead();
+    };
     if (PINGPONG && cw == 1) named_arrive(1, WG_THREADS);
 
+    static_assert(QB == 1 || Cta::Q_FRAGS == 0, "the pipeline across rows reads Q from its two shared-memory buffers");
     if constexpr (QB == 2) {
         // The rows run as one pipeline: a row's last P V is issued together with the next row's first Q K^T (one turn),
         // and its output is written while that Q K^T runs, so a row's end and the next one's start overlap the tensor
@@ -878,7 +899,10 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             if (c.count > 0) {
                 mbar_wait(fullQ + cw, qLoads & 1);
                 ++qLoads;
-                ws_consume<PINGPONG, ST>(c, c.count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn, qRead);
+                c.loadQFragments();
+                if constexpr (Q_IN_REGS) qRead();
+                ws_consume<PINGPONG, ST>(c, c.count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn,
+                                         qReadAfterScores);
             }
             c.writeOutput(o, m, l, O, LSE, Sq);
         }
