@@ -117,7 +117,7 @@ struct Kv64Cta : WgRows<T, D_, BQ_, W256_BKV, ST_> {
 
     // this warp's Q rows of the first Q_FRAGS k16 steps as A fragments, once its Q has landed in sQ
     __device__ __forceinline__ void loadQFragments(int thread) {
-        Rows::loadQFrags(qFrags, sQ, wg * 64 + ((thread >> 5) & 3) * 16, thread & 31);
+        if constexpr (Q_FRAGS > 0) Rows::loadQFrags(qFrags, sQ, wg * 64 + ((thread >> 5) & 3) * 16, thread & 31);
     }
 
     // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, its D / 64 column panels BKV * 128 bytes apart
