@@ -111,19 +111,11 @@ struct WgRows {
     float sl2, capIn, softcap;
 
     // S = Q K^T over D/16 k16 steps (q: this warpgroup's first Q row in the tile, k: the stage's K): inside a 64-column
-    // panel a step moves 32 bytes, a new panel BQ (Q) or BKV (K) rows further
-    static __device__ __forceinline__ void issueQkT(float (&s)[SR], uint32_t q, uint32_t k) {
-#pragma unroll
-        for (int kc = 0; kc < D / 16; ++kc) {
-            const uint32_t inPanel = (kc & 3) * 32;
-            Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024),
-                              sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024), kc > 0 ? 1 : 0);
-        }
-    }
-
-    // the same with the first NF k16 steps' Q rows from registers (A fragments: loadQFrags), which read only K
-    template <int NF>
-    static __device__ __forceinline__ void issueQkT(float (&s)[SR], const uint32_t (&qf)[NF][4], uint32_t q, uint32_t k) {
+    // panel a step moves 32 bytes, a new panel BQ (Q) or BKV (K) rows further. The first NF steps take this warp's Q rows
+    // from registers instead (qf, from loadQFrags) and read only K.
+    template <int NF, int N>
+    static __device__ __forceinline__ void issueQkT(float (&s)[SR], const uint32_t (&qf)[N][4], uint32_t q, uint32_t k) {
+        static_assert(NF <= N, "the fragments of NF k16 steps");
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
             const uint32_t inPanel = (kc & 3) * 32;
@@ -358,11 +350,7 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
     __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage) const { issueScores(s, kStage, 0u); }
     // the same over a Q buffer `qOffset` bytes from sQ (the persistent forward's second one)
     __device__ __forceinline__ void issueScores(float (&s)[SR], int kStage, uint32_t qOffset) const {
-        if constexpr (Q_FRAGS == 0) {
-            Rows::issueQkT(s, qAddr() + qOffset, smem_u32(sK) + kStage * KV_BYTES);
-        } else {
-            Rows::issueQkT(s, qFrags, qAddr() + qOffset, smem_u32(sK) + kStage * KV_BYTES);
-        }
+        Rows::template issueQkT<Q_FRAGS>(s, qFrags, qAddr() + qOffset, smem_u32(sK) + kStage * KV_BYTES);
     }
     // this warp's Q rows of the first Q_FRAGS k16 steps as A fragments, once they have landed and every Q K^T that read
     // the fragments before has completed

@@ -106,13 +106,8 @@ struct Kv64Cta : WgRows<T, D_, BQ_, W256_BKV, ST_> {
 
     // S = Q K^T; this warpgroup's Q rows start 64 wg rows into each panel
     __device__ __forceinline__ void issueScores(float (&s)[SR], int stage) const {
-        const uint32_t q = smem_u32(sQ) + (BQ == 64 ? 0 : wg * 64 * 128);
-        const uint32_t k = smem_u32(sK + stage * KV_ELEMS);
-        if constexpr (Q_FRAGS == 0) {
-            Rows::issueQkT(s, q, k);
-        } else {
-            Rows::issueQkT(s, qFrags, q, k);
-        }
+        Rows::template issueQkT<Q_FRAGS>(s, qFrags, smem_u32(sQ) + (BQ == 64 ? 0 : wg * 64 * 128),
+                                         smem_u32(sK + stage * KV_ELEMS));
     }
 
     // this warp's Q rows of the first Q_FRAGS k16 steps as A fragments, once its Q has landed in sQ
