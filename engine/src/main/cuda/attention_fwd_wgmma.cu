@@ -84,6 +84,10 @@ __device__ __forceinline__ RowRef row_ref(const int* order, const int* variantOf
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
+// with a kept row max (WgRows::KEEP_MAX): how far (log2 of P) a tile's row max may pass the kept one before O and l
+// are rescaled to it
+constexpr float KEPT_MAX_SLACK_LOG2 = 8.f;
+
 // What every forward CTA of the Hopper families keeps (this file's at D 64/128 and the D = 256 one's): its row of
 // the layout, its heads' pointers, this thread's rows, the softmax constants, and the softmax, rescale and output
 // steps that do not depend on how the scores were issued.
@@ -95,6 +99,10 @@ struct WgRows {
     static constexpr int OR = D / 2;    // output accumulators per thread
     static constexpr int WORDS = BKV / 32;
     using QTile = Sw128<BQ, D>;
+    // The row max is kept until a tile passes it by more than KEPT_MAX_SLACK_LOG2 at D = 256, where skipping the O
+    // rescale (128 registers a thread) measured 1.11-1.16x (session 15, calls 1-2); at D = 64 it lost 5-6% and at
+    // D = 128 it changed nothing, so those keep the exact running max.
+    static constexpr bool KEEP_MAX = D == 256;
 
     T* sQ;
     T* sK;
@@ -109,6 +117,7 @@ struct WgRows {
     int Skv;
     bool capped;
     float sl2, capIn, softcap;
+    float keptMaxSlack;  // KEPT_MAX_SLACK_LOG2 in the units of the score registers (KEEP_MAX)
 
     // S = Q K^T over D/16 k16 steps (q: this warpgroup's first Q row in the tile, k: the stage's K): inside a 64-column
     // panel a step moves 32 bytes, a new panel BQ (Q) or BKV (K) rows further. The first NF steps take this warp's Q rows
@@ -164,13 +173,40 @@ struct WgRows {
         }
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-            float mx = m[r];
+            float base;
+            if constexpr (KEEP_MAX) {
+                // The kept max moves only when the tile's passes it by more than KEPT_MAX_SLACK_LOG2 (FlashAttention-4's
+                // conditional rescale): P then stays below 2^8, exact in fp32 and bf16/fp16 alike, since l, O and LSE
+                // all use the kept max, and most tiles after a row's first leave O alone (rescale skips when no row of
+                // the warp moved). What depends on the kept max alone is computed before the tile's max, and the
+                // tile's max is a tree, so the chain from the scores to the exponentials is no longer than before.
+                const float kept = m[r] * sl2;
+                const float keptBase = m[r] == -INFINITY ? 0.f : kept;
+                const float growAbove = m[r] + keptMaxSlack;
+                static_assert(BKV == 64 || BKV == 128, "a tree over 8 or 16 n8 blocks");
+                float v[BKV / 8];
 #pragma unroll
-            for (int n = 0; n < BKV / 8; ++n) mx = fmaxf(mx, fmaxf(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]));
-            mx = quad_max(mx);
-            const float base = mx == -INFINITY ? 0.f : mx * sl2;
-            alpha[r] = exp2_approx(m[r] * sl2 - base);
-            m[r] = mx;
+                for (int n = 0; n < BKV / 8; ++n) v[n] = fmaxf(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]);
+                if constexpr (BKV == 128) {
+#pragma unroll
+                    for (int n = 0; n < 8; ++n) v[n] = fmaxf(v[n], v[n + 8]);
+                }
+#pragma unroll
+                for (int n = 0; n < 4; ++n) v[n] = fmaxf(v[n], v[n + 4]);
+                const float mx = quad_max(fmaxf(fmaxf(v[0], v[2]), fmaxf(v[1], v[3])));
+                const bool grow = mx > growAbove;
+                base = grow ? mx * sl2 : keptBase;
+                alpha[r] = grow ? exp2_approx(kept - base) : 1.f;
+                m[r] = grow ? mx : m[r];
+            } else {
+                float mx = m[r];
+#pragma unroll
+                for (int n = 0; n < BKV / 8; ++n) mx = fmaxf(mx, fmaxf(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]));
+                mx = quad_max(mx);
+                base = mx == -INFINITY ? 0.f : mx * sl2;
+                alpha[r] = exp2_approx(m[r] * sl2 - base);
+                m[r] = mx;
+            }
             float sum = 0.f;
 #pragma unroll
             for (int n = 0; n < BKV / 8; ++n) {
@@ -186,6 +222,9 @@ struct WgRows {
     }
 
     static __device__ __forceinline__ void rescale(float (&o)[OR], const float (&alpha)[2]) {
+        if constexpr (KEEP_MAX) {
+            if (!__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) return;  // no row of the warp moved its max
+        }
 #pragma unroll
         for (int n = 0; n < D / 8; ++n) {
 #pragma unroll
@@ -301,6 +340,7 @@ struct WgRows {
         capped = softcap_ > 0.f;
         sl2 = capped ? LOG2E : scale * LOG2E;
         capIn = capped ? scale / softcap_ : 0.f;
+        if constexpr (KEEP_MAX) keptMaxSlack = KEPT_MAX_SLACK_LOG2 / sl2;
         softcap = softcap_;
         return Q + (size_t)bh * Sq * D;
     }
