@@ -100,8 +100,8 @@ struct WgRows {
     static constexpr int WORDS = BKV / 32;
     using QTile = Sw128<BQ, D>;
     // The row max is kept until a tile passes it by more than KEPT_MAX_SLACK_LOG2 at D = 256, where skipping the O
-    // rescale (128 registers a thread) measured 1.11-1.16x (session 15, calls 1-2); at D = 64 it lost 5-6% and at
-    // D = 128 it changed nothing, so those keep the exact running max.
+    // rescale (128 registers a thread) measured 1.11-1.16x; at D = 64 it lost 5-6% and at D = 128 it changed nothing,
+    // so those keep the exact running max (docs/kernel-notes.md, "A kept row max").
     static constexpr bool KEEP_MAX = D == 256;
 
     T* sQ;
