@@ -84,10 +84,6 @@ __device__ __forceinline__ RowRef row_ref(const int* order, const int* variantOf
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-// with a kept row max (WgRows::KEEP_MAX): how far (log2 of P) a tile's row max may pass the kept one before O and l
-// are rescaled to it
-constexpr float KEPT_MAX_SLACK_LOG2 = 8.f;
-
 // What every forward CTA of the Hopper families keeps (this file's at D 64/128 and the D = 256 one's): its row of
 // the layout, its heads' pointers, this thread's rows, the softmax constants, and the softmax, rescale and output
 // steps that do not depend on how the scores were issued.

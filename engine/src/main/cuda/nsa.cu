@@ -686,6 +686,11 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
     const bool capped = softcap > 0.f;
     const float sl2 = capped ? LOG2E : scale * LOG2E;
     const float capIn = capped ? scale / softcap : 0.f;
+    // At D = 128 a row keeps its max until a chunk passes it by KEPT_MAX_SLACK_LOG2, and the warp skips O's rescale
+    // (64 registers a lane, after every 16 keys) when none of its rows moved: 1.05-1.07x (docs/kernel-notes.md, "A
+    // kept row max"). At D = 64 the same lost 5%, as in the dense forward, so D = 64 keeps the exact running max.
+    constexpr bool KEEP_MAX = D >= 128;
+    const float keptSlack = KEEP_MAX ? KEPT_MAX_SLACK_LOG2 / sl2 : 0.f;  // in raw score units
 
     // Q of rows g and g + 8 (heads h0 + g, h0 + g + 8) as m16n8k16 A fragments; idle rows are zero
     const size_t rowStride = (size_t)Tn * D;
@@ -778,14 +783,23 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
                 s[n][e] = z;
             }
         }
+        float alpha[2];
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             // the chunk's first key is never past the token, so the max is finite
-            const float mx = fmaxf(m[r], quad_max(fmaxf(fmaxf(s[0][2 * r], s[0][2 * r + 1]),
-                                                        fmaxf(s[1][2 * r], s[1][2 * r + 1]))));
-            const float base = mx * sl2;
-            const float alpha = exp2_approx(fmaf(m[r], sl2, -base));
-            m[r] = mx;
+            const float chunkMax = quad_max(fmaxf(fmaxf(s[0][2 * r], s[0][2 * r + 1]), fmaxf(s[1][2 * r], s[1][2 * r + 1])));
+            float base;
+            if constexpr (KEEP_MAX) {
+                const bool grow = chunkMax > m[r] + keptSlack;  // always on the first chunk (m is -inf)
+                base = (grow ? chunkMax : m[r]) * sl2;
+                alpha[r] = grow ? exp2_approx(fmaf(m[r], sl2, -base)) : 1.f;
+                m[r] = grow ? chunkMax : m[r];
+            } else {
+                const float mx = fmaxf(m[r], chunkMax);
+                base = mx * sl2;
+                alpha[r] = exp2_approx(fmaf(m[r], sl2, -base));
+                m[r] = mx;
+            }
             float sum = 0.f;
 #pragma unroll
             for (int n = 0; n < 2; ++n) {
@@ -796,11 +810,25 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
                     sum += p;
                 }
             }
-            l[r] = l[r] * alpha + sum;
+            l[r] = l[r] * alpha[r] + sum;
+            if constexpr (!KEEP_MAX) {
 #pragma unroll
-            for (int d = 0; d < DB; ++d) {
-                o[d][2 * r] *= alpha;
-                o[d][2 * r + 1] *= alpha;
+                for (int d = 0; d < DB; ++d) {
+                    o[d][2 * r] *= alpha[r];
+                    o[d][2 * r + 1] *= alpha[r];
+                }
+            }
+        }
+        if constexpr (KEEP_MAX) {
+            if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {  // some row of the warp moved its max
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+#pragma unroll
+                    for (int d = 0; d < DB; ++d) {
+                        o[d][2 * r] *= alpha[r];
+                        o[d][2 * r + 1] *= alpha[r];
+                    }
+                }
             }
         }
         warp_sb_add<T, D, NSA_WARP_KEYS, 2>(o, s, sV, lane);

@@ -187,4 +187,8 @@ __device__ __forceinline__ float quad_sum(float v) {
 constexpr float LOG2E = 1.4426950408889634f;
 constexpr float LN2 = 0.6931471805599453f;
 
+// Softmaxes that keep a row's max (the D = 256 Hopper forward, the NSA warp-order forward at D = 128): how far (log2
+// of P) a tile's row max may pass the kept one before O and l are rescaled to it
+constexpr float KEPT_MAX_SLACK_LOG2 = 8.f;
+
 }  // namespace saw
