@@ -811,7 +811,7 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
                 }
             }
             l[r] = l[r] * alpha[r] + sum;
-            if constexpr (!KEEP_MAX) {
+            if constexpr (!KEEP_MAX) {  // the exact path's multiply stays per row, where it was when measured
 #pragma unroll
                 for (int d = 0; d < DB; ++d) {
                     o[d][2 * r] *= alpha[r];
