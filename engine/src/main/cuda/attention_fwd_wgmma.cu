@@ -142,7 +142,9 @@ struct WgRows {
         }
     }
 
-    // Index of PARTIAL tile i's bit tile (0 past the row's PARTIAL tiles, where no caller reads bits).
+    // Index of PARTIAL tile i's bit tile (0 past the row's PARTIAL tiles, where no caller reads bits). Kept apart from
+    // maskWords as measured: folding it in drops a redundant branch but moves the D = 256 `pp` kernel's spills from
+    // 16 / 28 bytes to 20 / 36, as in the variant that lost there (kernel notes, "Mask bits before the scores' wait").
     __device__ __forceinline__ int maskIndex(int i) const { return i < partials ? __ldg(maskIdx + begin + i) : 0; }
 
     // This thread's two rows of PARTIAL tile i's bits (bit tile `index`), left unset past the PARTIAL tiles, where

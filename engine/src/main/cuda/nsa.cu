@@ -784,6 +784,13 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
             }
         }
         float alpha[2];
+        auto rescaleRow = [&](int r) {
+#pragma unroll
+            for (int d = 0; d < DB; ++d) {
+                o[d][2 * r] *= alpha[r];
+                o[d][2 * r + 1] *= alpha[r];
+            }
+        };
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             // the chunk's first key is never past the token, so the max is finite
@@ -811,24 +818,12 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
                 }
             }
             l[r] = l[r] * alpha[r] + sum;
-            if constexpr (!KEEP_MAX) {  // the exact path's multiply stays per row, where it was when measured
-#pragma unroll
-                for (int d = 0; d < DB; ++d) {
-                    o[d][2 * r] *= alpha[r];
-                    o[d][2 * r + 1] *= alpha[r];
-                }
-            }
+            if constexpr (!KEEP_MAX) rescaleRow(r);  // the exact path keeps its per-row multiply, as measured
         }
         if constexpr (KEEP_MAX) {
             if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {  // some row of the warp moved its max
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-#pragma unroll
-                    for (int d = 0; d < DB; ++d) {
-                        o[d][2 * r] *= alpha[r];
-                        o[d][2 * r + 1] *= alpha[r];
-                    }
-                }
+                rescaleRow(0);
+                rescaleRow(1);
             }
         }
         warp_sb_add<T, D, NSA_WARP_KEYS, 2>(o, s, sV, lane);
