@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Session 17, call 1: PARTIAL tiles masked by row spans in the persistent forward (branch row-spans).
+# One pack (the real build of the branch): "spans" = its default (each K stage's row spans copied beside K into
+# shared memory by the producer, one word a thread read before the stage is released); "bits" = the same build with
+# -Dsaw.kernel.partial=bits, i.e. main's path (bit tiles loaded from global memory while the scores are computed).
+# Checks: verify (D 64/128, wgmma-pp and wgmma-ws, masks with and without spans, fp16/bf16, GQA, learned sinks,
+# softcap, ragged lengths, Skv != Sq), memcheck / racecheck / synccheck on the spans path (D = 64 pp has the second
+# Q buffer after the spans), then A/B in rotated rounds.
+set -uo pipefail
+root=$PWD
+pack=$root/.gpupack
+res=$OUT/q1
+mkdir -p "$res/ab" "$res/specs"
+exec > >(tee "$res/driver.log") 2>&1
+t0=$(date +%s)
+el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+left() { [[ $(( $(date +%s) - t0 )) -lt $1 ]]; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+grep -i commit "$pack/saw" | head -1
+el "1. verify"
+. "$root/bench/gpu/specs-lib.sh"
+frontier_specs "$res/specs"
+vfail=0
+verify() { # VARIANT OPTS ARGS...
+  local v=$1 opts=$2; shift 2
+  local extra="" out rc
+  [[ $v == bits ]] && extra="-Dsaw.kernel.partial=bits"
+  out=$(SAW_JAVA_OPTS="-Xmx48g $extra $opts" timeout -k 5 90 "$pack/saw" verify "$@" --backend gpu 2>&1); rc=$?
+  { echo "== verify $v [$opts] $*"; echo "$out"; echo "rc=$rc"; } >> "$res/verify.log"
+  [[ $rc == 0 ]] || vfail=$((vfail + 1))
+  echo "verify $v rc=$rc [$opts] $* :: $(echo "$out" | awk '$1=="O"||$1=="LSE"{printf "%s %s  ", $1, $2}')"
+}
+for fam in wgmma-pp wgmma-ws; do
+  F="-Dsaw.kernel.fwd=$fam"
+  for D in 64 128; do
+    verify spans "$F" 'and(causal,docs(300,500,170,30,64,900,1200,200))' --seq 3364 --heads 6 --kv-heads 3 --dtype fp16 --sinks --head-dim $D --block 128x128 --scale 0.7 --pass fwd
+    verify spans "$F" 'window(256)' --seq 8192 --seq-kv 700 --batch 2 --heads 16 --head-dim $D --dtype bf16 --rows 32 --pass fwd --block 128x128
+    verify spans "$F" 'and(causal,or(window(300),sinks(4)))' --seq 3000 --heads 4 --head-dim $D --dtype bf16 --softcap 30 --pass fwd --block 128x128
+  done
+  verify spans "$F" 'chunked(200)' --seq 2500 --heads 4 --kv-heads 2 --head-dim 128 --dtype bf16 --softcap 30 --pass fwd --block 128x128
+  verify spans "$F" 'prefix(333)' --seq 1900 --batch 2 --heads 4 --head-dim 64 --dtype fp16 --pass fwd --block 128x128
+  verify spans "$F" 'and(causal(300),dilated(2))' --seq 1500 --seq-kv 1800 --heads 4 --head-dim 128 --dtype bf16 --pass fwd --block 128x128
+  verify spans "$F" 'and(causal,window(1000),docs(2000,1500,96,700,1700))' --seq 6000 --heads 8 --kv-heads 8 --head-dim 128 --dtype bf16 --rows 16 --pass fwd --block 128x128
+  verify bits "$F" 'and(causal,docs(300,500,170,30,64,900,1200,200))' --seq 3364 --heads 6 --kv-heads 3 --dtype fp16 --head-dim 128 --block 128x128 --pass fwd
+done
+verify spans "" 'and(causal,docs(700,600,500,100))' --seq 2000 --heads 2 --head-dim 256 --block 64x64 --dtype fp16 --sinks --softcap 50 --pass fwd
+verify spans "" 'and(causal,docs(900,1000,1300,500,700,300,800))' --seq 5500 --heads 8 --kv-heads 2 --head-dim 128 --block 128x128 --dtype bf16 --pass fwd,bwd
+el "verify failures: $vfail"
+if [[ $vfail == 0 ]]; then
+  for tool in memcheck racecheck synccheck; do
+    for cfg in "wgmma-pp 128" "wgmma-pp 64" "wgmma-ws 128"; do
+      left 260 || break
+      read -r fam D <<<"$cfg"
+      o=$(timeout -k 5 90 compute-sanitizer --tool $tool --error-exitcode 9 "$pack/runtime/bin/java" -Djava.awt.headless=true \
+          -Dsaw.kernel.fwd=$fam -cp "$pack/lib/*" saw.app.Main verify 'and(causal,docs(300,200,500,700,100,300,800))' \
+          --seq 2900 --heads 4 --kv-heads 2 --head-dim $D --block 128x128 --dtype bf16 --scale 1 --pass fwd --backend gpu 2>&1); rc=$?
+      echo "$o" >> "$res/sanitizer.log"
+      echo "$tool $fam D=$D rc=$rc: $(echo "$o" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)"
+    done
+  done
+fi
+el "2. A/B"
+bench() { # TAG VARIANT SPEC ARGS
+  local extra=""
+  [[ $2 == bits ]] && extra="-Dsaw.kernel.partial=bits"
+  SAW_JAVA_OPTS="-Xmx48g $extra" timeout -k 5 60 "$pack/saw" bench "$res/specs/$3.json" --dtype bf16 --pass fwd \
+    --reps 30 --warmup 3 --backend gpu --out "$res/ab/$1-$2.jsonl" $4 >>"$res/bench.log" 2>&1 || echo "bench $1 $2 rc=$?"
+}
+N='--block 128x128 --head-dim 128'
+S='--block 128x128 --head-dim 64'
+ROWS=("docs64-32k|$N" "docs8-8k|$N" "docs8-16k|$N" "window1024-16k|$N" "causal-8k|$N" "gqa-32k|$N --kv-heads 8"
+      "docs64-32k|$S" "docs8-8k|$S" "window1024-16k|$S")
+if [[ $vfail == 0 ]]; then
+  for r in 1 2 3 4; do
+    case $r in 1|4) vs="bits spans";; *) vs="spans bits";; esac
+    for row in "${ROWS[@]}"; do
+      left 560 || break
+      IFS='|' read -r sp extra <<<"$row"
+      dtag=$(echo "$extra" | sed -E 's/.*--head-dim ([0-9]+).*/d\1/')
+      for v in $vs; do bench "$dtag-$sp-r$r" "$v" "$sp" "$extra"; done
+    done
+    el "round $r done"
+  done
+fi
+python3 - "$res/ab" <<'PY' | tee "$res/ab.txt"
+import collections, glob, json, os, statistics, sys
+rows = collections.defaultdict(dict)
+for f in sorted(glob.glob(sys.argv[1] + "/*.jsonl")):
+    tag, var = os.path.basename(f)[:-6].rsplit("-", 1)
+    ok = [r for r in (json.loads(l) for l in open(f) if l.strip()) if "median_ms" in r]
+    if ok: rows[tag][var] = (ok[-1]["median_ms"], ok[-1].get("useful_tflops", 0), ok[-1].get("kernel", "?"))
+summary = collections.defaultdict(lambda: collections.defaultdict(list))
+for tag in sorted(rows):
+    v = rows[tag]
+    if "bits" not in v or "spans" not in v: continue
+    x = v["bits"][0] / v["spans"][0]
+    print(f'{tag:26s}  bits {v["bits"][0]:7.3f} ms {v["bits"][1]:6.1f}  spans {v["spans"][0]:7.3f} ms {v["spans"][1]:6.1f}  {x:.3f}x  [{v["spans"][2]}]')
+    row = tag.rsplit("-r", 1)[0]
+    summary[row]["x"].append(x); summary[row]["b"].append(v["bits"][1]); summary[row]["s"].append(v["spans"][1])
+print()
+print("row: median over rounds of bits time / spans time (min-max); median useful TFLOP/s bits -> spans")
+for row, s in sorted(summary.items()):
+    print(f'{row:22s} {statistics.median(s["x"]):.3f}x ({min(s["x"]):.3f}-{max(s["x"]):.3f})  {statistics.median(s["b"]):.1f} -> {statistics.median(s["s"]):.1f}  rounds {len(s["x"])}')
+PY
+el done
+cd "$OUT" && tar czf q1-logs.tgz q1 && rm -rf q1/ab q1/specs q1/bench.log && ls -la q1
