@@ -54,7 +54,9 @@ if [[ $vfail == 0 ]]; then
       read -r fam D S H <<<"$cfg"
       docs='300,200,500,700,100,300,800'
       [[ $S == 6000 ]] && docs='300,200,500,700,100,300,800,1200,900,800,100'  # 5900 of 6000: a padded tail
-      o=$(timeout -k 5 90 compute-sanitizer --tool $tool --error-exitcode 9 "$pack/runtime/bin/java" -Djava.awt.headless=true \
+      extra=""
+      [[ $tool == racecheck ]] && extra="--racecheck-report all"  # hazard kind (RAW / WAR) and analysis, if any
+      o=$(timeout -k 5 90 compute-sanitizer --tool $tool $extra --error-exitcode 9 "$pack/runtime/bin/java" -Djava.awt.headless=true \
           -Dsaw.kernel.fwd=$fam -cp "$pack/lib/*" saw.app.Main verify "and(causal,docs($docs))" \
           --seq $S --heads $H --kv-heads 2 --head-dim $D --block 128x128 --dtype bf16 --scale 1 --pass fwd --backend gpu 2>&1); rc=$?
       echo "$o" >> "$res/sanitizer.log"
