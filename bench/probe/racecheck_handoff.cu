@@ -6,47 +6,41 @@
 // mode 3: mbarrier for full, named barrier for empty
 // mode 4: the producer's thread 0 fills the stage with a bulk copy (complete_tx on full), named barrier for empty
 // mode 5: as 4 with an mbarrier for empty (the persistent forward's spans-bulk version)
+// Built on the device from the repository root: nvcc -O2 -arch=sm_90a -I engine/src/main/cuda bench/probe/racecheck_handoff.cu
+// (the barriers are the kernels' own helpers from pipeline.cuh).
 #include <cstdio>
 #include <cstdint>
-__device__ __forceinline__ uint32_t sa(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void mb_init(uint64_t* b, int n) { asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(sa(b)), "r"(n)); }
-__device__ __forceinline__ void mb_arrive(uint64_t* b) { asm volatile("{ .reg .b64 s; mbarrier.arrive.release.cta.shared::cta.b64 s, [%0]; }" :: "r"(sa(b)) : "memory"); }
-__device__ __forceinline__ void mb_wait(uint64_t* b, uint32_t ph) {
-  asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%0], %1; @!p bra W; }" :: "r"(sa(b)), "r"(ph) : "memory");
-}
-__device__ __forceinline__ void nb_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(n) : "memory"); }
-__device__ __forceinline__ void nb_sync(int id, int n) { asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(n) : "memory"); }
+#include "pipeline.cuh"
 
-__device__ __forceinline__ void mb_expect_tx(uint64_t* b, uint32_t bytes) {
-  asm volatile("{ .reg .b64 s; mbarrier.arrive.expect_tx.shared::cta.b64 s, [%0], %1; }" :: "r"(sa(b)), "r"(bytes) : "memory");
-}
+using namespace saw;
+
 __device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* b) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-               :: "r"(sa(dst)), "l"(src), "r"(bytes), "r"(sa(b)) : "memory");
+               :: "r"(smem_u32(dst)), "l"(src), "r"(bytes), "r"(smem_u32(b)) : "memory");
 }
 __global__ void handoff(int mode, int iters, const uint32_t* src, int* out) {
   __shared__ uint32_t buf[2][64];
   __shared__ uint64_t full[2], empty[2];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const bool bulk = mode >= 4;
-  if (threadIdx.x == 0) { for (int s = 0; s < 2; ++s) { mb_init(&full[s], bulk ? 1 : 32); mb_init(&empty[s], 64); } asm volatile("fence.mbarrier_init.release.cluster;"); }
+  if (threadIdx.x == 0) { for (int s = 0; s < 2; ++s) { mbar_init(&full[s], bulk ? 1 : 32); mbar_init(&empty[s], 64); } mbar_init_fence(); }
   __syncthreads();
   const bool nbFull = mode == 0 || mode == 2, nbEmpty = mode == 0 || mode == 3 || mode == 4;
   int acc = 0;
   for (int i = 0; i < iters; ++i) {
     const int s = i & 1; const uint32_t ph = (i >> 1) & 1;
     if (warp == 0) {
-      if (i >= 2) { if (nbEmpty) nb_sync(3 + s, 96); else mb_wait(&empty[s], ph ^ 1); }
+      if (i >= 2) { if (nbEmpty) named_sync(3 + s, 96); else mbar_wait(&empty[s], ph ^ 1); }
       if (bulk) {
-        if (lane == 0) { mb_expect_tx(&full[s], 256); bulk_load(buf[s], src + 64 * i, 256, &full[s]); }
+        if (lane == 0) { mbar_arrive_expect_tx(&full[s], 256); bulk_load(buf[s], src + 64 * i, 256, &full[s]); }
       } else {
         buf[s][lane] = i * 100 + lane; buf[s][lane + 32] = i;
-        if (nbFull) nb_arrive(1 + s, 96); else mb_arrive(&full[s]);
+        if (nbFull) named_arrive(1 + s, 96); else mbar_arrive(&full[s]);
       }
     } else {
-      if (nbFull) nb_sync(1 + s, 96); else mb_wait(&full[s], ph);
+      if (nbFull) named_sync(1 + s, 96); else mbar_wait(&full[s], ph);
       acc += buf[s][lane + 32 * (warp - 1)];
-      if (nbEmpty) nb_arrive(3 + s, 96); else mb_arrive(&empty[s]);
+      if (nbEmpty) named_arrive(3 + s, 96); else mbar_arrive(&empty[s]);
     }
   }
   // drain: the producer's last two empty phases are never waited for in mode 1/2 (harmless here)
