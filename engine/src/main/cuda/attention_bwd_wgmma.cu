@@ -444,6 +444,27 @@ struct BwdWg {
         }
     }
 
+    // dK = scale * acc and dV = acc of this thread's rows of kv tile kv0 straight from the registers (kvHead: the kv
+    // head's offset), 8 bytes a lane (store_pairs8), rows past Skv skipped: no shared memory, so the next column's K and
+    // V may land in theirs meanwhile
+    __device__ __forceinline__ void storeDkDvRows(const float (&dk)[OR], const float (&dv)[OR], T* dK, T* dV,
+                                                  size_t kvHead, int kv0, int Skv, float scale) const {
+        const bool odd = t & 1;
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int kv = kv0 + row0 + 8 * r;
+            const bool ok = kv < Skv;
+            const size_t at = kvHead + (size_t)(ok ? kv : 0) * D + 2 * (t & ~1);
+#pragma unroll
+            for (int n = 0; n < D / 8; n += 2) {
+                store_pairs8(dK + at, n, Elem<T>::pack(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale),
+                             Elem<T>::pack(dk[4 * n + 4 + 2 * r] * scale, dk[4 * n + 4 + 2 * r + 1] * scale), odd, ok);
+                store_pairs8(dV + at, n, Elem<T>::pack(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]),
+                             Elem<T>::pack(dv[4 * n + 4 + 2 * r], dv[4 * n + 4 + 2 * r + 1]), odd, ok);
+            }
+        }
+    }
+
     // the staged tiles' rows of kv-tile kv0 to dK and dV (kvHead: the kv head's offset), by 256 threads
     static __device__ __forceinline__ void storeDkDv(const T* eK, const T* eV, T* dK, T* dV, size_t kvHead, int kv0,
                                                      int Skv, int thread) {
@@ -535,20 +556,31 @@ __device__ __forceinline__ void attention_bwd_wgmma(SAW_BWD_PARAMS(T)) {
 #endif
 }
 
-// Warp-specialised: warpgroup 0 only loads, warpgroups 1 and 2 compute exactly as attention_bwd_wgmma's two.
-// The producer copies K and V once, then each q step's Q and dO into a ring of WBS_STAGES stages;
-// each producer thread arrives on the stage's "full" mbarrier (count 128) once its copies have landed and it has
-// fenced them for the async proxy (while its next step's copies are in flight), and each compute
-// warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done. Stage of step i:
-// i % ST, phase i / ST (parity (i / ST) & 1) of both barriers. Producer and consumers walk the same `steps`
-// (BwdColumns::steps), so a column with no steps waits on nothing. The dS^T tile is double-buffered by step
-// parity: one 256-thread named barrier per step publishes it (step i + 2 rewrites a buffer only after every
-// compute thread has passed step i + 1's barrier, i.e. finished step i's dQ). At D = 64 a warpgroup's dQ reads only
-// its own dS^T and K rows, so the barrier is the warpgroup's own (128 threads) and the two warpgroups drift apart,
-// one's exp and dS^T running while the other's products use the tensor cores. LSE and Dsum do not go through the
-// ring: each consumer warp loads a step's from global memory during the step before (WarpRowStats). The only shared
-// memory the consumers read with ordinary loads is then the epilogue's dK/dV staging, written with ordinary stores
-// before a named barrier: an order compute-sanitizer racecheck models.
+// A column of the persistent backward's work order as its CTA walks it: the work-order slot, its launch entry
+// (order[slot]: an item, or ~part of a split one) and its q steps (BwdColumns::steps, a chain of table loads).
+struct ColumnRef {
+    int slot, entry, steps;
+};
+
+// Warp-specialised and persistent: a grid of at most one CTA per SM takes the `items` launch entries of the work
+// order (heaviest first) from a queue (next_work_item), so that a column's start and end overlap its neighbours' work
+// instead of idling the SM between CTAs. Warpgroup 0 only loads and takes the columns, handing each to the compute
+// warpgroups through a two-entry ring in shared memory (HandRing<ColumnRef>); warpgroups 1 and 2 compute exactly as
+// attention_bwd_wgmma's two. Per column the producer copies K and V (with the column's first step, once the consumers
+// have released the previous column's on "kv empty", count 256: every compute thread arrives after the column's last
+// step, phase j for the CTA's column j),
+// then each q step's Q and dO into a ring of WBS_STAGES stages that runs on across columns; each producer thread
+// arrives on the stage's "full" mbarrier (count 128) once its copies have landed and it has fenced them for the async
+// proxy (while its next step's copies are in flight; a column's last step is handed over before the next column is
+// taken), and each compute warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done.
+// The CTA's step g (counted over its columns) uses stage g % ST in phase g / ST (parity (g / ST) & 1). A column with
+// no steps waits on nothing and loads nothing. The dS^T tile is double-buffered by step parity: one 256-thread named
+// barrier per step publishes it (step g + 2 rewrites a buffer only after every compute thread has passed step g + 1's
+// barrier, i.e. finished step g's dQ). At D = 64 a warpgroup's dQ reads only its own dS^T and K rows, so the barrier is
+// the warpgroup's own (128 threads) and the two warpgroups drift apart, one's exp and dS^T running while the other's
+// products use the tensor cores. LSE and Dsum do not go through the ring: each consumer warp loads a step's from
+// global memory during the step before (WarpRowStats). dK and dV go from the registers to global memory
+// (storeDkDvRows), so the next column's K and V load while they are written.
 //
 // dQ (issue 12; docs/kernel-notes.md): the consumers do not add dQ with atomics. Each step's dQ products go into one
 // fp32 tile in shared memory (BwdWg::storeDq: 32 KB, QS rows of D, or two QS x 64 tiles at D = 64), each thread fencing
@@ -558,14 +590,14 @@ __device__ __forceinline__ void attention_bwd_wgmma(SAW_BWD_PARAMS(T)) {
 // atomic) and lane 0 of the tile's last warp issues the add at once, so the copy has a whole step to read the tile;
 // issued at the next step's dS^T barrier (as first built) it had only the dQ product's time, and the wait for it was
 // 10% of the warps' stall samples on causal 8K (Nsight Compute, sixth session). At D = 64 the warpgroup's first
-// thread still issues it after the next barrier (the other order lost 6-8% there). Before the next step stores its
-// tile, the issuing thread waits until the copy has read the old one and arrives on the "dQ empty" mbarrier (count 1);
-// the others wait for that phase (step i + 1 waits for phase i, parity i & 1). Every tile goes this way, a split part's
-// last one too (only its dK and dV go to the part's slot); every lane 0 waits for its adds to land before the CTA
-// exits. The tile is written only with st.shared and read only by the bulk copy, so racecheck has no ordinary load to
-// pair with it.
+// thread still issues it after the next barrier of the column (the other order lost 6-8% there), and a column's last
+// tile after the warpgroup's barrier at its end. Before the next step stores its tile, the issuing thread waits until
+// the copy has read the old one and arrives on the "dQ empty" mbarrier (count 1); the others wait for that phase (step
+// g + 1 waits for phase g, parity g & 1). Every tile goes this way, a split part's last one too (only its dK and dV go
+// to the part's slot); every lane 0 waits for its adds to land before the CTA exits. The tile is written only with
+// st.shared and read only by the bulk copy, so racecheck has no ordinary load to pair with it.
 template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
+__device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int items, int* work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Wg = BwdWg<T, D, CAPPED>;
     constexpr int BKV = Wg::BKV;
@@ -573,7 +605,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     constexpr int ST = WBS_STAGES;
     constexpr int PRODUCERS = WBS_THREADS - WB_THREADS;
     constexpr int CONSUMER_WARPS = WB_THREADS / 32;
-    constexpr int DS_BAR = 1;  // named barrier of the 256 compute threads (0 is __syncthreads)
+    constexpr int DS_BAR = 1;       // named barrier of the 256 compute threads (0 is __syncthreads)
+    constexpr int PRODUCER_BAR = 5;  // the producer threads' hand-over of a column from thread 0
     // D = 64: a warpgroup's dQ reads only its own dS^T rows and K rows and goes to its own tile, so each warpgroup
     // meets only itself each step (named barrier 2 + wg, its own issuer and "dQ empty" mbarrier) and the two drift
     // apart; D = 128: dQ needs both halves of dS^T, one barrier and one issuer for the two
@@ -598,11 +631,9 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     uint64_t* empty = full + ST;
     uint64_t* dqEmpty = empty + ST;  // one per warpgroup (D = 64), or dqEmpty[0] for both (D = 128)
     uint32_t* dqStored = reinterpret_cast<uint32_t*>(dqEmpty + 2);  // warps that stored their share, the same way
-
-    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
-    const int kv0 = cols.kb * BKV;
-    const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
-    const int steps = cols.steps(Wg::SUBS);
+    uint64_t* kvEmpty = reinterpret_cast<uint64_t*>(dqStored + 2);  // K and V read for the last time in a column
+    HandRing<ColumnRef> columns;
+    columns.place(kvEmpty + 1);
     if (threadIdx.x == 0) {
         for (int st = 0; st < ST; ++st) {
             mbar_init(full + st, PRODUCERS);
@@ -612,50 +643,75 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
         mbar_init(dqEmpty + 1, 1);
         dqStored[0] = 0;
         dqStored[1] = 0;
+        mbar_init(kvEmpty, WB_THREADS);
+        columns.init(WB_THREADS);
         mbar_init_fence();
     }
     __syncthreads();  // the last CTA-wide barrier: the producer leaves early
 
-    auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
+    auto bind = [&](int entry) {
+        return BwdColumns::of(entry, parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
+    };
     if (threadIdx.x < PRODUCERS) {
         regs_dealloc<PRODUCER_REGS>();
         const int pt = threadIdx.x;
-        // K and V go in step 0's group of copies; with no steps nothing is loaded, so the consumers' epilogue may
-        // reuse K and V at once
-        if (steps > 0) {
-            produce_tile_sw128<BKV, D, PRODUCERS>(sK, K + kvHead, kv0, Skv, pt);
-            produce_tile_sw128<BKV, D, PRODUCERS>(sV, V + kvHead, kv0, Skv, pt);
-        }
         // Each thread hands a stage over once its copies have landed, with a proxy fence before the release-arrive, so
         // that the consumers' wgmma (the async proxy) may read what these cp.async wrote without a fence of their own
-        // (a consumer's fence.proxy.async also waits for the bulk dQ add it may have in flight). The copies of step i
-        // are in flight while those of step i - 1 are waited for.
-        BwdCursor cur = cols.start();
-        int st = 0;
-        int prev = 0;
-        uint32_t round = 0;
-        for (int i = 0; i < steps; ++i) {
-            if (i >= ST) mbar_wait(empty + st, (round - 1) & 1);  // step i - ST has released the stage
-            const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + cur.hi;
-            const int q0 = qIdx[cur.e] * Wg::BQ + cur.sub * QS;
-            produce_tile_sw128<QS, D, PRODUCERS>(sQ + st * QS * D, Q + bh * Sq * D, q0, Sq, pt);
-            produce_tile_sw128<QS, D, PRODUCERS>(sdO + st * QS * D, dO + bh * Sq * D, q0, Sq, pt);
+        // (a consumer's fence.proxy.async also waits for the bulk dQ add it may have in flight). The copies of step g
+        // are in flight while those of step g - 1 are waited for.
+        int loaded = 0;  // steps loaded by this CTA (step g: stage g % ST, round g / ST)
+        for (int j = 0;; ++j) {
+            // thread 0 takes the column and counts its steps; the named barrier hands it to the other producers (and
+            // keeps thread 0 from overwriting entry j % 2 before they have read it)
+            if (pt == 0) {
+                const int slot = next_work_item(work);
+                ColumnRef c{slot, 0, 0};
+                if (slot < items) {
+                    c.entry = order[slot];
+                    c.steps = bind(c.entry).steps(Wg::SUBS);
+                }
+                columns.hand(j, c);
+            }
+            named_sync(PRODUCER_BAR, PRODUCERS);
+            const ColumnRef col = columns.entry[j & 1];
+            if (col.slot >= items) break;
+            if (col.steps == 0) continue;
+            const BwdColumns cols = bind(col.entry);
+            BwdCursor cur = cols.start();
+            const int end = loaded + col.steps;
+            // step `loaded`'s Q and dO into its stage, once step loaded - ST has released it
+            auto produceStep = [&] {
+                const int st = loaded % ST;
+                if (loaded >= ST) mbar_wait(empty + st, (loaded / ST - 1) & 1);
+                const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + cur.hi;
+                const int q0 = qIdx[cur.e] * Wg::BQ + cur.sub * QS;
+                produce_tile_sw128<QS, D, PRODUCERS>(sQ + st * QS * D, Q + bh * Sq * D, q0, Sq, pt);
+                produce_tile_sw128<QS, D, PRODUCERS>(sdO + st * QS * D, dO + bh * Sq * D, q0, Sq, pt);
+                cur = cols.next<Wg::SUBS>(cur);
+                ++loaded;
+            };
+            // the column's first step, and K and V in the same group of copies once the previous column's are no
+            // longer read (outside the step loop and four copies a turn: with all their addresses at once beside the
+            // loop's state, the 40-register producer spilled)
+            produceStep();
+            if (j > 0) mbar_wait(kvEmpty, (j - 1) & 1);  // column j - 1 no longer reads them
+            const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
+            produce_tile_sw128<BKV, D, PRODUCERS, 4>(sK, K + kvHead, cols.kb * BKV, Skv, pt);
+            produce_tile_sw128<BKV, D, PRODUCERS, 4>(sV, V + kvHead, cols.kb * BKV, Skv, pt);
             cp_async_commit();
-            if (i > 0) {
+            while (loaded < end) {
+                produceStep();
+                cp_async_commit();
                 cp_async_wait<1>();
                 fence_proxy_async();
-                mbar_arrive(full + prev);
+                mbar_arrive(full + (loaded - 2) % ST);  // the step before this one
             }
-            prev = st;
-            cur = cols.next<Wg::SUBS>(cur);
-            st = nextStage(st);
-            if (st == 0) ++round;
-        }
-        if (steps > 0) {
+            // the column's last step, before the next column is taken
             cp_async_wait<0>();
             fence_proxy_async();
-            mbar_arrive(full + prev);
+            mbar_arrive(full + (loaded - 1) % ST);
         }
+        if (pt == 0) work_items_done(work);
         return;
     }
     regs_alloc<CONSUMER_REGS>();
@@ -666,22 +722,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     const uint32_t aQ = smem_u32(sQ);
     const uint32_t adO = smem_u32(sdO);
 
-    float dk[Wg::OR];
-    float dv[Wg::OR];
-#pragma unroll
-    for (int i = 0; i < Wg::OR; ++i) {
-        dk[i] = 0.f;
-        dv[i] = 0.f;
-    }
-    BwdCursor cur = cols.start();
-    // a step's LSE and Dsum, loaded once the step before has stored its dQ tile (4 registers per thread), so
-    // their latency hides behind the barrier wait and the S^T and dP^T products
-    auto loadStats = [&](WarpRowStats& rs, const BwdCursor& c) {
-        const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
-        rs.load(LSE, Dsum, bh, qIdx[c.e] * Wg::BQ + c.sub * QS, Sq, ct & 31);
-    };
-    WarpRowStats stats;
-    if (steps > 0) loadStats(stats, cur);
     // a step's dQ tile goes to the accumulator by one bulk reduce-add. D = 128: lane 0 of the warp that stores its
     // share last issues it at once; that thread then owns the tile until the bulk copy has read it, which it waits
     // for before the next step's tile is stored (a whole step later). D = 64 (AT_BARRIER): the warpgroup's first
@@ -691,12 +731,12 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     uint32_t* myDqStored = dqStored + (OWN_DQ ? wg.wg : 0);
     float* myDqTile = sDq + (OWN_DQ ? wg.wg * QS * D : 0);
     bool issuedTile = false;  // this thread added the step before's tile
-    int tileQ0 = 0;             // the step's q rows [tileQ0, tileQ0 + QS) of head tileH
-    int tileH = 0;
+    int tileQ0 = 0;             // the step's q rows [tileQ0, tileQ0 + QS) of (batch, head) row tileBh
+    int tileBh = 0;
     auto addTile = [&] {
         const int rows = min(QS, Sq - tileQ0);
         if (rows > 0) {
-            bulk_reduce_add_f32(dQacc + (((size_t)cols.b * H + tileH) * Sq + tileQ0) * D, myDqTile, (uint32_t)rows * D * 4);
+            bulk_reduce_add_f32(dQacc + ((size_t)tileBh * Sq + tileQ0) * D, myDqTile, (uint32_t)rows * D * 4);
         }
         bulk_commit();
     };
@@ -704,76 +744,101 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
     // last-warp add lost 6-8% there (H200, sixth session), where a step is half as long and the add had less to hide
     constexpr bool AT_BARRIER = OWN_DQ;
     const bool firstOfWg = (ct & 127) == 0;
-    // D = 64: this warp's 16 rows of K and V as wgmma A fragments, once K and V have landed (with step 0's copies)
     using Frags = typename KvFragsFor<D>::type;
     Frags frags;
-    if constexpr (Frags::IN_REGS) {
-        if (steps > 0) {
-            mbar_wait(full, 0);
-            const int lane = ct & 31;
-            const int row = wg.wg * 64 + ((ct >> 5) & 3) * 16 + (lane & 15);
+    int done = 0;  // steps this CTA has computed (step g: stage g % ST, phase parity (g / ST) & 1)
+    for (int j = 0;; ++j) {
+        const ColumnRef col = columns.takeEach(j);
+        if (col.slot >= items) break;
+        const BwdColumns cols = bind(col.entry);
+        float dk[Wg::OR];
+        float dv[Wg::OR];
 #pragma unroll
-            for (int kc = 0; kc < D / 16; ++kc) {
-                const int at = Wg::KvTile::elem(row, 16 * kc + 8 * (lane >> 4));
-                ldmatrix_x4(frags.k[kc], smem_u32(sK + at));
-                ldmatrix_x4(frags.v[kc], smem_u32(sV + at));
+        for (int i = 0; i < Wg::OR; ++i) {
+            dk[i] = 0.f;
+            dv[i] = 0.f;
+        }
+        BwdCursor cur = cols.start();
+        // a step's LSE and Dsum, loaded once the step before has stored its dQ tile (4 registers per thread), so
+        // their latency hides behind the barrier wait and the S^T and dP^T products
+        auto loadStats = [&](WarpRowStats& rs, const BwdCursor& c) {
+            const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
+            rs.load(LSE, Dsum, bh, qIdx[c.e] * Wg::BQ + c.sub * QS, Sq, ct & 31);
+        };
+        WarpRowStats stats;
+        if (col.steps > 0) loadStats(stats, cur);
+        // D = 64: this warp's 16 rows of K and V as wgmma A fragments, once K and V have landed (with the column's
+        // first step)
+        if constexpr (Frags::IN_REGS) {
+            if (col.steps > 0) {
+                mbar_wait(full + done % ST, (done / ST) & 1);
+                const int lane = ct & 31;
+                const int row = wg.wg * 64 + ((ct >> 5) & 3) * 16 + (lane & 15);
+#pragma unroll
+                for (int kc = 0; kc < D / 16; ++kc) {
+                    const int at = Wg::KvTile::elem(row, 16 * kc + 8 * (lane >> 4));
+                    ldmatrix_x4(frags.k[kc], smem_u32(sK + at));
+                    ldmatrix_x4(frags.v[kc], smem_u32(sV + at));
+                }
             }
         }
-    }
-    int st = 0;
-    uint32_t phase = 0;
-    for (int it = 0; it < steps; ++it) {
-        mbar_wait(full + st, phase);  // the producer fenced its copies for wgmma before arriving
-        uint64_t* emptySt = empty + st;
-        wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, stats,
-                sdS + (it & 1) * BKV * QS,
-                [&] {
-                    if (OWN_DQ) {
-                        named_sync(2 + wg.wg, WB_THREADS / 2);
-                    } else {
-                        named_sync(DS_BAR, WB_THREADS);
-                    }
-                    if (AT_BARRIER && firstOfWg && it > 0) addTile();
-                },
-                [=] {
-                    __syncwarp();
-                    if (lane0) mbar_arrive(emptySt);
-                },
-                [&](const float (&dq)[32], int q0, int h) {
-                    if (it > 0) {
-                        if (issuedTile) {
-                            bulk_wait_read<0>();
-                            mbar_arrive(myDqEmpty);
+        const int first = done;
+        for (const int end = done + col.steps; done < end; ++done) {
+            const int st = done % ST;
+            mbar_wait(full + st, (done / ST) & 1);  // the producer fenced its copies for wgmma before arriving
+            uint64_t* emptySt = empty + st;
+            wg.step(dk, dv, cols, cur, aQ + st * Wg::STEP_BYTES, adO + st * Wg::STEP_BYTES, stats,
+                    sdS + (done & 1) * BKV * QS,
+                    [&] {
+                        if (OWN_DQ) {
+                            named_sync(2 + wg.wg, WB_THREADS / 2);
+                        } else {
+                            named_sync(DS_BAR, WB_THREADS);
                         }
-                        mbar_wait(myDqEmpty, (it - 1) & 1);  // step it - 1's tile has been read
-                    }
-                    wg.storeDq(dq, sDq);
-                    fence_proxy_async();  // these stores before the bulk copy's reads
-                    tileQ0 = q0;
-                    tileH = h;
-                    if (!AT_BARRIER) {
-                        issuedTile = last_warp_in(myDqStored, TILE_WARPS, lane0);
-                        if (issuedTile) addTile();
-                    }
-                },
-                frags);
-        cur = cols.next<Wg::SUBS>(cur);
-        if (it + 1 < steps) loadStats(stats, cur);
-        if (AT_BARRIER) issuedTile = firstOfWg;
-        st = nextStage(st);
-        if (st == 0) phase ^= 1u;
-    }
-
-    // epilogue: a part's dK and dV straight to its slot; else staged through K and V, once both warpgroups' last dQ
-    // (which reads all of K) is done
-    named_sync(DS_BAR, WB_THREADS);
-    if (AT_BARRIER && firstOfWg && steps > 0) addTile();
-    if (cols.slot >= 0) {
-        wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
-    } else {
-        wg.stageDkDv(dk, dv, sK, sV, scale);
-        named_sync(DS_BAR, WB_THREADS);
-        Wg::storeDkDv(sK, sV, dK, dV, kvHead, kv0, Skv, ct);
+                        if (AT_BARRIER && firstOfWg && done > first) addTile();
+                    },
+                    [=] {
+                        __syncwarp();
+                        if (lane0) mbar_arrive(emptySt);
+                    },
+                    [&](const float (&dq)[32], int q0, int h) {
+                        if (done > 0) {
+                            if (issuedTile) {
+                                bulk_wait_read<0>();
+                                mbar_arrive(myDqEmpty);
+                            }
+                            mbar_wait(myDqEmpty, (done - 1) & 1);  // step done - 1's tile has been read
+                        }
+                        wg.storeDq(dq, sDq);
+                        fence_proxy_async();  // these stores before the bulk copy's reads
+                        tileQ0 = q0;
+                        tileBh = cols.b * H + h;
+                        if (!AT_BARRIER) {
+                            issuedTile = last_warp_in(myDqStored, TILE_WARPS, lane0);
+                            if (issuedTile) addTile();
+                        }
+                    },
+                    frags);
+            cur = cols.next<Wg::SUBS>(cur);
+            if (done + 1 < end) loadStats(stats, cur);
+            if (AT_BARRIER) issuedTile = firstOfWg;
+        }
+        // every wgmma of the column has completed (step waits for its last), and at D = 64 the fragments were loaded at
+        // its start: K and V are free for the next column's (phase j of "kv empty"; a column without steps passes it
+        // at once)
+        mbar_arrive(kvEmpty);
+        if (col.steps > 0) {
+            if (AT_BARRIER) {  // the column's last tile, once the warpgroup has stored it
+                named_sync(2 + wg.wg, WB_THREADS / 2);
+                if (firstOfWg) addTile();
+            }
+        }
+        const int kv0 = cols.kb * BKV;
+        if (cols.slot >= 0) {
+            wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
+        } else {
+            wg.storeDkDvRows(dk, dv, dK, dV, (size_t)(cols.b * Hkv + cols.hkv) * Skv * D, kv0, Skv, scale);
+        }
     }
     if (lane0) bulk_wait<0>();  // every tile this thread added has landed before the CTA's shared memory goes
 #else
@@ -794,8 +859,18 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T)) {
                          maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale, softcap);                                 \
     }
 #define SAW_BWD_WGMMA(NAME, T, D, CAPPED) SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma, saw::WB_THREADS, T, D, CAPPED)
-#define SAW_BWD_WGMMA_WS(NAME, T, D, CAPPED) \
-    SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma_ws, saw::WBS_THREADS, T, D, CAPPED)
+// the persistent warp-specialised backward: the backward's parameters, then the launch entries of the work order and
+// the work queue's two counters (the grid is at most one CTA per SM)
+#define SAW_BWD_WGMMA_WS(NAME, T, D, CAPPED)                                                                   \
+    extern "C" __global__ void __launch_bounds__(saw::WBS_THREADS, 1) NAME(                                     \
+        const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,    \
+        T* dK, T* dV, float* dkvParts, const int* order, const int* parts, const int* variantOf, const int* colPtr, \
+        const int* colPartial, const int* qIdx, const int* maskIdx, const uint32_t* bitsT, int H, int Hkv, int Sq, \
+        int Skv, int nkv, float scale, float softcap, int items, int* work) {                                  \
+        saw::attention_bwd_wgmma_ws<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts,   \
+                                                  variantOf, colPtr, colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, \
+                                                  Skv, nkv, scale, softcap, items, work);                        \
+    }
 
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)

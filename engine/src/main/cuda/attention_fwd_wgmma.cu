@@ -299,14 +299,12 @@ struct WgRows {
             const float sum = quad_sum(l[r]);
             const float inv = sum > 0.f ? 1.f / sum : 0.f;
             const int q = q0 + rowInTile0 + 8 * r;
-            // even t: columns 2t .. 2t + 3 of block n; odd t: columns 2t - 2 .. 2t + 1 of block n + 1
             T* row = O + ((size_t)bh * Sq + (q < Sq ? q : 0)) * D + 2 * (t & ~1);
 #pragma unroll
             for (int n = 0; n < D / 8; n += 2) {
                 const uint32_t a = Elem<T>::pack(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
                 const uint32_t b = Elem<T>::pack(o[4 * n + 4 + 2 * r] * inv, o[4 * n + 4 + 2 * r + 1] * inv);
-                const uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? a : b, 1);
-                if (q < Sq) *reinterpret_cast<uint2*>(row + (n + (odd ? 1 : 0)) * 8) = odd ? make_uint2(got, b) : make_uint2(a, got);
+                store_pairs8(row, n, a, b, odd, q < Sq);
             }
             if (t == 0 && q < Sq) LSE[(size_t)bh * Sq + q] = lse(m[r], sum);
         }
@@ -686,63 +684,12 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& 
     at.advance();
 }
 
-// The persistent forward's work queue: work[0] counts the rows of the work order handed out so far (each CTA takes
-// the next one when its producer is ready for it, so the rows go out heaviest first as a one-CTA-per-row grid's would,
-// and no SM idles while another still has a list of rows to do), work[1] counts the CTAs done. The last CTA to finish
-// sets both back to 0 for the next launch (the host zeroes them once, when it allocates them).
-__device__ __forceinline__ int next_row(int* work) { return atomicAdd(work, 1); }
-
-__device__ __forceinline__ void rows_done(int* work) {
-    __threadfence();  // this CTA's last next_row before its count in work[1]
-    if (atomicAdd(work + 1, 1) == (int)gridDim.x - 1) {
-        work[0] = 0;
-        work[1] = 0;
-    }
-}
-
-// The persistent forwards' ring of rows in shared memory: the thread that takes the rows from the work queue hands the
-// CTA's j-th row, read from the tables (RowRef), to the consumer warps in entry j % 2 (a full barrier of one arrival,
-// an empty one of every consumer warp), so that they start a row without the tables' chain of dependent loads. A slot
-// past the last row ends the consumers' loops.
-struct RowRing {
-    uint64_t* full;
-    uint64_t* empty;
-    RowRef* entry;  // two entries
-
-    // the two entries' barriers and rows from `at` on; returns the end
-    __device__ __forceinline__ unsigned char* place(uint64_t* at) {
-        full = at;
-        empty = at + 2;
-        entry = reinterpret_cast<RowRef*>(at + 4);
-        return reinterpret_cast<unsigned char*>(entry + 2);
-    }
-
-    // by one thread, before the CTA barrier
-    __device__ __forceinline__ void init(uint32_t consumerWarps) const {
-        for (int e = 0; e < 2; ++e) {
-            mbar_init(full + e, 1);
-            mbar_init(empty + e, consumerWarps);
-        }
-    }
-
-    // by the taking thread: the CTA's row j, once the consumers have read row j - 2
-    __device__ __forceinline__ void hand(int j, const RowRef& r) const {
-        if (j >= 2) mbar_wait(empty + (j & 1), ((j >> 1) - 1) & 1);
-        entry[j & 1] = r;
-        mbar_arrive(full + (j & 1));
-    }
-
-    // by every consumer thread: the CTA's row j
-    __device__ __forceinline__ RowRef take(int j, bool lane0) const {
-        mbar_wait(full + (j & 1), (j >> 1) & 1);
-        const RowRef r = entry[j & 1];
-        warp_arrive(empty + (j & 1), lane0);
-        return r;
-    }
-};
+// The persistent forwards' ring of rows (HandRing, pipeline.cuh): a row read from the tables (RowRef), released by
+// every consumer warp. A slot past the last row ends the consumers' loops.
+using RowRing = HandRing<RowRef>;
 
 // Warp-specialised (FlashAttention-3's structure) and persistent: a grid of at most one CTA per SM takes the `items`
-// rows of the work order from a queue (next_row). Warpgroup 0 only loads (cp.async into the stages, each thread's
+// rows of the work order from a queue (next_work_item). Warpgroup 0 only loads (cp.async into the stages, each thread's
 // copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes before their
 // wgmma reads with a proxy fence after the wait) and takes the rows, handing each to the consumers through a
 // two-entry ring in shared memory; warpgroups 1 and 2 only compute, each 64 q rows, with the intra-warpgroup overlap
@@ -800,7 +747,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             // thread 0 takes the row, reads it from the tables and hands it to the consumers; the named barrier hands
             // it to the other producers (and keeps thread 0 from overwriting entry j % 2 before they have read it)
             if (pt == 0) {
-                const int slot = next_row(work);
+                const int slot = next_work_item(work);
                 rows.hand(j, slot < items ? row_ref(order, variantOf, rowPtr, rowPartial, nq, slot) : RowRef{slot, 0, 0, 0, 0});
             }
             named_sync(5, PRODUCERS);
@@ -828,7 +775,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 at.advance();
             }
         }
-        if (pt == 0) rows_done(work);
+        if (pt == 0) work_items_done(work);
         cp_async_wait<0>();
         return;
     }

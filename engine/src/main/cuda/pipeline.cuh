@@ -126,6 +126,70 @@ __device__ __forceinline__ void tma_load_tile(T* tile, const TensorMap* map, int
     for (int p = 0; p < COLS / 64; ++p) tma_load_3d(tile + p * ROWS * 64, map, p * 64, row0, head, bar);
 }
 
+// A persistent kernel's work queue (two ints the host zeroes once, when it makes them): work[0] counts the items of
+// the launch's work order handed out so far (each CTA takes the next one when it is ready for it, so the items go out
+// in the order's sequence, heaviest first, as a one-CTA-per-item grid's would, and no SM idles while another still has
+// a list of them), work[1] counts the CTAs done. The last CTA to finish sets both back to 0 for the next launch.
+__device__ __forceinline__ int next_work_item(int* work) { return atomicAdd(work, 1); }
+
+__device__ __forceinline__ void work_items_done(int* work) {
+    __threadfence();  // this CTA's last next_work_item before its count in work[1]
+    if (atomicAdd(work + 1, 1) == (int)gridDim.x - 1) {
+        work[0] = 0;
+        work[1] = 0;
+    }
+}
+
+// A persistent kernel's ring of work items in shared memory: the thread that takes the items from the work queue hands
+// the CTA's j-th one, read from the tables (E), to the consumer threads in entry j % 2 (a full barrier of one arrival,
+// an empty one of the consumers' arrivals), so that they start it without the tables' chain of dependent loads.
+template <class E>
+struct HandRing {
+    uint64_t* full;
+    uint64_t* empty;
+    E* entry;  // two entries
+
+    // the two entries' barriers and items from `at` on; returns the end
+    __device__ __forceinline__ unsigned char* place(uint64_t* at) {
+        full = at;
+        empty = at + 2;
+        entry = reinterpret_cast<E*>(at + 4);
+        return reinterpret_cast<unsigned char*>(entry + 2);
+    }
+
+    // by one thread, before the CTA barrier: `consumers` arrivals release an entry
+    __device__ __forceinline__ void init(uint32_t consumers) const {
+        for (int e = 0; e < 2; ++e) {
+            mbar_init(full + e, 1);
+            mbar_init(empty + e, consumers);
+        }
+    }
+
+    // by the taking thread: the CTA's item j, once the consumers have read item j - 2
+    __device__ __forceinline__ void hand(int j, const E& r) const {
+        if (j >= 2) mbar_wait(empty + (j & 1), ((j >> 1) - 1) & 1);
+        entry[j & 1] = r;
+        mbar_arrive(full + (j & 1));
+    }
+
+    // by every consumer thread, with init(consumer warps): the CTA's item j, released by lane 0 of each warp
+    __device__ __forceinline__ E take(int j, bool lane0) const {
+        mbar_wait(full + (j & 1), (j >> 1) & 1);
+        const E r = entry[j & 1];
+        warp_arrive(empty + (j & 1), lane0);
+        return r;
+    }
+
+    // the same with init(consumer threads): every thread releases the entry itself, an order compute-sanitizer's
+    // racecheck follows (it does not carry a lane's read through __syncwarp to lane 0's arrive)
+    __device__ __forceinline__ E takeEach(int j) const {
+        mbar_wait(full + (j & 1), (j >> 1) & 1);
+        const E r = entry[j & 1];
+        mbar_arrive(empty + (j & 1));
+        return r;
+    }
+};
+
 template <int REGS>
 __device__ __forceinline__ void regs_dealloc() {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));

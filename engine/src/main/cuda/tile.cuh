@@ -47,6 +47,16 @@ template <> struct Elem<__half> {
     }
 };
 
+// Two n8 blocks (n, n + 1) of one accumulator row, stored 8 bytes a lane: quad lane t holds the packed pair of
+// columns (2t, 2t + 1) of block n in `a` and of block n + 1 in `b`; lanes t and t ^ 1 swap one pair, so even t writes
+// columns 2t .. 2t + 3 of block n and odd t columns 2t - 2 .. 2t + 1 of block n + 1. `row` points at the row's column
+// 2 (t & ~1); every lane of the warp takes part (the swap is a shuffle), only those with `ok` store.
+template <typename T>
+__device__ __forceinline__ void store_pairs8(T* row, int n, uint32_t a, uint32_t b, bool odd, bool ok) {
+    const uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? a : b, 1);
+    if (ok) *reinterpret_cast<uint2*>(row + (n + (odd ? 1 : 0)) * 8) = odd ? make_uint2(got, b) : make_uint2(a, got);
+}
+
 // ---- shared memory --------------------------------------------------------------------------------------
 
 __device__ __forceinline__ uint32_t smem_u32(const void* p) {
@@ -144,7 +154,9 @@ __device__ __forceinline__ void load_rows(void* tile, const void* global, int ro
 // STEP rows, a fixed trip count with constant address steps, so the copies issue back to back. (load_rows' loop
 // left the Hopper forward's producer warps waiting on their own address arithmetic; in kernels whose compute
 // threads also copy, this form's longer-lived addresses cost registers and spills.) A zero-byte copy reads nothing.
-template <class LAYOUT, int ROWS, int COLS, int THREADS>
+// UNROLL: copies issued per turn of the loop (all of them by default; fewer where the addresses of all would not fit
+// the thread's registers).
+template <class LAYOUT, int ROWS, int COLS, int THREADS, int UNROLL = ROWS / (THREADS / (COLS / 8))>
 __device__ __forceinline__ void load_rows_by_column(void* tile, const void* global, int row0, int limit, int tid) {
     constexpr int CHUNKS = COLS / 8;
     static_assert(THREADS % CHUNKS == 0 && ROWS % (THREADS / CHUNKS) == 0, "each thread copies whole columns");
@@ -153,7 +165,7 @@ __device__ __forceinline__ void load_rows_by_column(void* tile, const void* glob
     const int r0 = tid / CHUNKS;
     const uint16_t* g = static_cast<const uint16_t*>(global) + (size_t)(row0 + r0) * COLS + c * 8;
     uint16_t* s = static_cast<uint16_t*>(tile);
-#pragma unroll
+#pragma unroll UNROLL
     for (int k = 0; k < ROWS / STEP; ++k) {
         const int r = r0 + k * STEP;
         cp_async16(smem_u32(s + LAYOUT::chunk(r, c)), g + (size_t)k * STEP * COLS, row0 + r < limit);

@@ -30,9 +30,9 @@ __device__ __forceinline__ void load_tile_sw128(void* tile, const void* global, 
 }
 
 // load_rows_by_column into an Sw128 tile, for a producer warpgroup.
-template <int ROWS, int COLS, int THREADS>
+template <int ROWS, int COLS, int THREADS, int UNROLL = ROWS / (THREADS / (COLS / 8))>
 __device__ __forceinline__ void produce_tile_sw128(void* tile, const void* global, int row0, int limit, int tid) {
-    load_rows_by_column<Sw128<ROWS, COLS>, ROWS, COLS, THREADS>(tile, global, row0, limit, tid);
+    load_rows_by_column<Sw128<ROWS, COLS>, ROWS, COLS, THREADS, UNROLL>(tile, global, row0, limit, tid);
 }
 
 // Shared-memory matrix descriptor, 128-byte swizzle. K-major operands: `sbo` = bytes between 8-row groups

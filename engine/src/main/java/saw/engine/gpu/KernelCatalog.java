@@ -322,6 +322,9 @@ final class KernelCatalog {
                 (long) p.batch() * p.kvHeads() * numKvBlocks * backwardSplit(d), bkv / 16 * 32, smem);
     }
 
+    /** Ints of a column ring entry of the persistent backward (ColumnRef: slot, launch entry, q steps). */
+    static final int COLUMN_REF_INTS = 3;
+
     /** Q/dO stages of the warp-specialised backward's ring (WBS_STAGES in attention_bwd_wgmma.cu). */
     static final int WGMMA_WS_BWD_STAGES = 3;
 
@@ -335,7 +338,8 @@ final class KernelCatalog {
      * step; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles, a full
      * and an empty mbarrier per step (its consumers keep LSE and Dsum in registers), a step's fp32 dQ tile (q step x
      * 128 columns: one tile, or two of 64 at D = 64), two "dQ empty" mbarriers and two counters of the warps that
-     * stored their share of the tile (one each per warpgroup at D = 64).
+     * stored their share of the tile (one each per warpgroup at D = 64), and, being persistent (at most one CTA per
+     * SM takes the columns from a work queue), a "kv empty" mbarrier and a two-entry column ring.
      */
     static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks, BackwardKernel family) {
         int d = p.headDim();
@@ -343,12 +347,14 @@ final class KernelCatalog {
         boolean ws = family == BackwardKernel.WGMMA_WS;
         int steps = ws ? WGMMA_WS_BWD_STAGES : 2;
         int dsTiles = ws ? 2 : 1;
-        int barriers = ws ? (2 * steps + 2) * 8 + 2 * 4 : 0;  // and two counters of warps that stored dQ
+        // and two counters of warps that stored dQ, the "kv empty" mbarrier, the column ring (two entries of
+        // COLUMN_REF_INTS ints, a full and an empty mbarrier each)
+        int barriers = ws ? (2 * steps + 2) * 8 + 2 * 4 + 8 + 4 * 8 + 2 * COLUMN_REF_INTS * 4 : 0;
         int rowStats = ws ? 0 : 2 * steps * BWD_Q_STEP * 4;
         int dq = ws ? BWD_Q_STEP * 128 * 4 : 0;  // one 128-column fp32 tile, or two of 64 at D = 64
         int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + rowStats + dq + barriers + 1024;
         return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0, family),
-                (long) p.batch() * p.kvHeads() * numKvBlocks, family.hopperThreads(), smem);
+                (long) p.batch() * p.kvHeads() * numKvBlocks, family.hopperThreads(), smem, ws);
     }
 
     /** The backward launch for the preferred family, or the mma.sync one where the Hopper backward does not fit. */
@@ -398,7 +404,8 @@ final class KernelCatalog {
      */
     static LaunchShape backwardLaunch(LaunchShape whole, AttentionProblem p, TileLists lists) {
         long ctasPerItem = whole.grid() / ((long) p.batch() * p.kvHeads() * lists.numKvBlocks());
-        return new LaunchShape(whole.kernel(), ctasPerItem * lists.colLaunch().length, whole.block(), whole.sharedBytes());
+        return new LaunchShape(whole.kernel(), ctasPerItem * lists.colLaunch().length, whole.block(), whole.sharedBytes(),
+                whole.persistent());
     }
 
     /** Adds the split backward items' parts: 1024 elements of one item's kv tile (dK and dV) per CTA of 256 threads. */
