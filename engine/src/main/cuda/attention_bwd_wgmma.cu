@@ -568,8 +568,7 @@ struct ColumnRef {
 // warpgroups through a two-entry ring in shared memory (HandRing<ColumnRef>); warpgroups 1 and 2 compute exactly as
 // attention_bwd_wgmma's two. Per column the producer copies K and V (with the column's first step, once the consumers
 // have released the previous column's on "kv empty", count 256: every compute thread arrives after the column's last
-// step, phase j for the CTA's column j),
-// then each q step's Q and dO into a ring of WBS_STAGES stages that runs on across columns; each producer thread
+// step, phase k for the CTA's k-th column with steps; columns without steps neither load nor release them), then each q step's Q and dO into a ring of WBS_STAGES stages that runs on across columns; each producer thread
 // arrives on the stage's "full" mbarrier (count 128) once its copies have landed and it has fenced them for the async
 // proxy (while its next step's copies are in flight; a column's last step is handed over before the next column is
 // taken), and each compute warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done.
@@ -660,6 +659,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
         // (a consumer's fence.proxy.async also waits for the bulk dQ add it may have in flight). The copies of step g
         // are in flight while those of step g - 1 are waited for.
         int loaded = 0;  // steps loaded by this CTA (step g: stage g % ST, round g / ST)
+        int kvLoads = 0;  // columns with steps whose K and V this CTA loaded (phase k of "kv empty": the k-th's release)
         for (int j = 0;; ++j) {
             // thread 0 takes the column and counts its steps; the named barrier hands it to the other producers (and
             // keeps thread 0 from overwriting entry j % 2 before they have read it)
@@ -694,7 +694,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
             // longer read (outside the step loop and four copies a turn: with all their addresses at once beside the
             // loop's state, the 40-register producer spilled)
             produceStep();
-            if (j > 0) mbar_wait(kvEmpty, (j - 1) & 1);  // column j - 1 no longer reads them
+            if (kvLoads > 0) mbar_wait(kvEmpty, (kvLoads - 1) & 1);  // the previous such column no longer reads them
+            ++kvLoads;
             const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
             produce_tile_sw128<BKV, D, PRODUCERS, 4>(sK, K + kvHead, cols.kb * BKV, Skv, pt);
             produce_tile_sw128<BKV, D, PRODUCERS, 4>(sV, V + kvHead, cols.kb * BKV, Skv, pt);
@@ -823,11 +824,12 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
             if (done + 1 < end) loadStats(stats, cur);
             if (AT_BARRIER) issuedTile = firstOfWg;
         }
-        // every wgmma of the column has completed (step waits for its last), and at D = 64 the fragments were loaded at
-        // its start: K and V are free for the next column's (phase j of "kv empty"; a column without steps passes it
-        // at once)
-        mbar_arrive(kvEmpty);
         if (col.steps > 0) {
+            // every wgmma of the column has completed (step waits for its last), and at D = 64 the fragments were
+            // loaded at its start: K and V are free for the next column's. Only columns with steps arrive, as only
+            // they load K and V: a warpgroup that ran ahead through columns without steps would otherwise count
+            // itself twice into one phase and release K and V while the other still reads them.
+            mbar_arrive(kvEmpty);
             if (AT_BARRIER) {  // the column's last tile, once the warpgroup has stored it
                 named_sync(2 + wg.wg, WB_THREADS / 2);
                 if (firstOfWg) addTile();
