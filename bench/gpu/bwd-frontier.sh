@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Issue 12 on the H200: the default Hopper backward, wgmma-ws (warp-specialised, dQ by one bulk reduce-add per step
-# from shared memory, folded in from the trial family wgmma-dq), against the plain Hopper backward wgmma (lock-step,
-# dQ atomics) and cuDNN, about 60 s (run from the pack folder, e.g. OUT=out .gpupack/bwd-frontier.sh):
-#   (0) SASS of bwd_wgmmaws_* and bwd_wgmma_* (bf16, D 64 and 128): HGMMA, bulk reduce-adds (UBLK*), global
-#       reductions/atomics (wgmma-ws: none; wgmma: its dQ atomics), local memory
+# from shared memory, folded in from the trial family wgmma-dq), against cuDNN, about 60 s (run from the pack folder,
+# e.g. OUT=out .gpupack/bwd-frontier.sh). Until the lock-step Hopper backward with dQ atomics was retired this script
+# also timed it beside wgmma-ws (docs/kernel-notes.md, "Retired Hopper families"):
+#   (0) SASS of bwd_wgmmaws_* (bf16, D 64 and 128): HGMMA, bulk reduce-adds (UBLK*), global reductions/atomics
+#       (none expected), local memory
 #   (1) saw verify, forward + backward, of wgmma-ws: causal, window, documents, random ~6% (2 blocks a row, 128- and
 #       64-blocks: FULL and PARTIAL tiles), GQA, softcap, sinks, fp16,
 #       ragged ends (Sq not a multiple of 64: the bulk add's row clipping), Sq != Skv; D 64 and 128
 #   (2) compute-sanitizer memcheck, racecheck and synccheck of wgmma-ws on one small case (GQA 2:1, documents with
 #       padding rows, Sq = 1250, kv column 0 of 20 steps per head, which wraps the 3-stage ring)
 #   (1) and (2) only check results, so they run side by side, four at a time
-#   (3) backward timing, wgmma-ws and wgmma back to back per row, cuDNN SDPA beside the dense rows:
+#   (3) backward timing of wgmma-ws per row, cuDNN SDPA beside the dense rows:
 #       causal 8K B=4 H=16, causal 16K B=4 H=16, GQA 32K B=1 H=32 Hkv=8, 64 packed documents in 32K (B=1 H=16);
 #       D=128 bf16, 128x128 tiles, median of 10 after 3 warm-ups, useful TFLOP/s (2.5x the forward's FLOPs).
 # Logs and results in $OUT/bwd/; a summary table is printed last. BWF_PARTS="verify sanitize timing" picks parts.
@@ -28,14 +29,14 @@ t_start=$(date +%s)
 note() { echo "$*" | tee -a "$log"; }
 now() { date +%s; }
 
-# ---------------------------------------------------------------- (0) SASS of the two Hopper backward families
+# ---------------------------------------------------------------- (0) SASS of the Hopper backward family
 # per sm_90a kernel: HGMMA, bulk copies (UBLK*: the reduce-add), global reductions/atomics (RED/ATOM), local memory
 python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("saw/kernels/saw_attention.fatbin"))' \
   "$here"/lib/saw-engine-*.jar >"$dir/saw.fatbin" 2>>"$log"
-fns=bwd_wgmmaws_bf16_d128_q128_kv128,bwd_wgmma_bf16_d128_q128_kv128,bwd_wgmmaws_bf16_d64_q128_kv128,bwd_wgmma_bf16_d64_q128_kv128
+fns=bwd_wgmmaws_bf16_d128_q128_kv128,bwd_wgmmaws_bf16_d64_q128_kv128
 cuobjdump --dump-sass --function "$fns" "$dir/saw.fatbin" >"$dir/sass.txt" 2>&1 && grep -q HGMMA "$dir/sass.txt" \
   || cuobjdump --dump-sass "$dir/saw.fatbin" >"$dir/sass.txt" 2>&1 || note "cuobjdump failed"
-awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_wgmma(ws)?_(bf16|fp16)_d(64|128)_/ && arch=="sm_90a" {
+awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_wgmmaws_(bf16|fp16)_d(64|128)_/ && arch=="sm_90a" {
        if ($0 ~ /HGMMA/) hg[fn]++; if ($0 ~ /UBLK/) br[fn]++; if ($0 ~ /[^A-Z](RED|ATOM|REDG|ATOMG)[.E ]/) at[fn]++;
        if ($0 ~ /LDL|STL/) lm[fn]++; seen[fn]=1 }
      END { for (f in seen) printf "%-42s HGMMA %3d  UBLK* %2d  RED/ATOM %3d  local %3d\n", f, hg[f], br[f], at[f], lm[f] }' \
@@ -44,7 +45,6 @@ rm -f "$dir/saw.fatbin" "$dir/sass.txt"
 cat "$dir/sass-summary.txt" >>"$log"
 summary+=("sass bf16 d128 ws|$(grep 'bwd_wgmmaws_bf16_d128_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
 summary+=("sass bf16 d64 ws|$(grep 'bwd_wgmmaws_bf16_d64_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
-summary+=("sass bf16 d128 wgmma|$(grep 'bwd_wgmma_bf16_d128_q128_kv128 ' "$dir/sass-summary.txt" | cut -c44-)")
 t_sass=$(now)
 
 # ---------------------------------------------------------------- (1) + (2) verify and compute-sanitizer of wgmma-ws
@@ -113,7 +113,7 @@ if [[ $parts == *" sanitize "* ]]; then
 fi
 t_checks=$(now)
 
-# ---------------------------------------------------------------- (3) timing: wgmma-ws vs wgmma (+ cuDNN)
+# ---------------------------------------------------------------- (3) timing: wgmma-ws (+ cuDNN)
 spec() { # NAME S B H MASK_JSON
   cat >"$dir/specs/$1.json" <<JSON
 { "schema": "saw.mask/1", "name": "$1", "seq_len_q": $2, "seq_len_kv": $2, "batch": $3, "heads": $4,
@@ -152,14 +152,12 @@ else:
 PY
 }
 if [[ $parts == *" timing "* ]]; then
-  note "== backward timing, D=128 bf16 128x128, median of 10 (wgmma, then the default wgmma-ws) =="
+  note "== backward timing, D=128 bf16 128x128, median of 10 (the default wgmma-ws) =="
   for row in "${rows[@]}"; do
     name=${row%%|*}; read -ra extra <<<"${row#*|}"
-    read -r ms_old tf_old k_old < <(timed "$name" wgmma "${extra[@]}")
     read -r ms_new tf_new k_new < <(timed "$name" wgmma-ws "${extra[@]}")
-    note "$name: wgmma $ms_old ms $tf_old TF ($k_old); wgmma-ws $ms_new ms $tf_new TF ($k_new)"
-    ratio=$(python3 -c "print(f'{float(\"$tf_new\") / float(\"$tf_old\"):.3f}x')" 2>/dev/null || echo -)
-    summary+=("bwd $name|wgmma $tf_old  ws $tf_new  ws/wgmma $ratio  (ms: $ms_old -> $ms_new)")
+    note "$name: wgmma-ws $ms_new ms $tf_new TF ($k_new)"
+    summary+=("bwd $name|ws $tf_new TF ($ms_new ms)")
   done
   cat >"$dir/cudnn.py" <<'PY'
 # the peer that ran, saved beside its numbers: cuDNN SDPA backward on the dense causal rows, median of 10 after 3

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 6, Hopper backward: SASS check of the bwd_wgmma_* / bwd_wgmmaws_* kernels, saw verify of every Hopper
-# backward family in BWD_VARIANTS (default "wgmma wgmma-ws") over a matrix (forward + backward, 128x128 layouts; the
-# forward is whatever -Dsaw.kernel.fwd picks), compute-sanitizer on wgmma-ws, then the mma.sync vs Hopper backward
-# timing (HopperTiming). Runs from a folder made by bench/gpu-pack.sh; builds nothing.
-# Usage: [BWD_VARIANTS="wgmma wgmma-ws"] hopper-bwd-run.sh [check|timing|all]  (check = SASS + verify + sanitizer)
+# Issue 6, Hopper backward: SASS check of the Hopper backward kernels (bwd_wgmmaws_*), saw verify of every Hopper
+# backward family in BWD_VARIANTS (default "wgmma-ws", the one this build has) over a matrix (forward + backward,
+# 128x128 layouts; the forward is whatever -Dsaw.kernel.fwd picks), compute-sanitizer on wgmma-ws, then the mma.sync
+# vs Hopper backward timing (HopperTiming). Runs from a folder made by bench/gpu-pack.sh; builds nothing.
+# Usage: [BWD_VARIANTS="wgmma-ws"] hopper-bwd-run.sh [check|timing|all]  (check = SASS + verify + sanitizer)
 set -uo pipefail
 what=${1:-all}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +25,7 @@ awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^bwd_/ && arch=="sm_90a"
 # 2. saw verify, forward + backward with 128x128 tiles: each Hopper backward family (the backend falls back elsewhere)
 log=$out/bwd-verify.log; : >"$log"
 . "$here/hopper-lib.sh"
-variants=(${BWD_VARIANTS:-wgmma wgmma-ws})
+variants=(${BWD_VARIANTS:-wgmma-ws})
 verify_matrix bwd "$log" "${variants[@]}"
 verify1 bwd mma "$log" causal --seq 1000 --head-dim 128 --dtype bf16 --heads 4
 echo "Hopper backward verify matrix (${variants[*]}): $verify_pass passed, $verify_fail failed" | tee -a "$log" "$out/bwd-summary.txt"
@@ -37,7 +37,7 @@ sanitize_small bwd "$out/bwd-sanitizer.log" "$out/bwd-summary.txt" wgmma-ws:memc
 fi
 [[ $what == check ]] && exit 0
 
-# 4. timing (B=4 H=16 bf16, D=128 then D=64): mma.sync, wgmma and wgmma-ws backward at 128x128, same run
+# 4. timing (B=4 H=16 bf16, D=128 then D=64): mma.sync and wgmma-ws backward at 128x128, same run
 timeout 360 "$java" -Dsaw.timing.pass=bwd -cp "$here/lib/*" saw.app.cli.HopperTiming 8192 16384 > "$out/bwd-timing.log" 2>&1
 echo "timing rc=$?"
 if [[ -z ${SAW_SKIP_D64:-} ]]; then

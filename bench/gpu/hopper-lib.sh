@@ -58,7 +58,7 @@ sanitize_small() {
 # B=4, H=16, D=128 bf16 run of FAMILY at 128x128; ncu's console output goes to LOG
 ncu_causal() {
   local pass=$1 v=$2 log=$3; shift 3
-  local kernels='^fwd_'; [[ $pass == bwd ]] && kernels='^bwd_(wgmma_|wgmmaws_)?(bf16|fp16)_d'
+  local kernels='^fwd_'; [[ $pass == bwd ]] && kernels='^bwd_(wgmmaws_)?(bf16|fp16)_d'
   SAW_JAVA_OPTS=-Dsaw.kernel.$pass=$v timeout 240 ncu --clock-control none --target-processes all -k regex:"$kernels" \
     --launch-skip 2 --launch-count 1 "$@" \
     "$here/saw" bench preset:causal --backend gpu --seq 8192 --batch 4 --heads 16 --head-dim 128 --block 128x128 \

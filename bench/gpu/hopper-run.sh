@@ -21,7 +21,7 @@ awk '/arch = sm_/ {arch=$3} /Function : / {fn=$3} fn ~ /^fwd_/ && arch=="sm_90a"
 cat "$out/sass-summary.txt"
 gzip -f "$out/sass.txt"
 
-# 2. saw verify, wgmma forward (128x128 tiles; the backend falls back to mma.sync elsewhere)
+# 2. saw verify, Hopper forward families (128x128 tiles; the backend falls back to mma.sync elsewhere)
 log=$out/verify.log; : >"$log"
 . "$here/hopper-lib.sh"
 variants=(${FWD_VARIANTS:-wgmma-ws wgmma-pp})
@@ -34,7 +34,7 @@ echo "mma default path: rc=$? $(echo "$o" | grep -cE ' ok$| pass') outputs"; ech
 
 # 3. ncu: speed of light and warp stalls of one causal S=8192 D=128 forward launch per family
 if [[ -z ${SAW_SKIP_NCU:-} ]]; then
-  for v in wgmma ${variants[@]}; do
+  for v in ${variants[@]}; do
     ncu_causal fwd "$v" "$out/ncu-$v.txt" --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
       --section Occupancy
     echo "ncu $v rc=$? $(grep -E 'Duration|Compute \(SM\) Throughput' "$out/ncu-$v.txt" | tr -s ' ' | tr '\n' ' ')"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The backward's split columns (issue 18; TileLists#colLaunch), about 2 minutes on an H200: saw verify on masks
-# whose sink or global columns the plan splits into parts, for every backward family (wgmma-ws, wgmma, mma.sync at
+# whose sink or global columns the plan splits into parts, for every backward family (wgmma-ws, mma.sync at
 # D 64/128/256, fp16, softcap, learned sinks, GQA), compute-sanitizer memcheck and racecheck on a small split case
 # with the default Hopper backward, then (SPLIT_TIME=1, the default; long-context.sh) forward and backward at 1M tokens (B=1 H=32 Hkv=8 D=128
 # bf16, 128x128) for window 4096 + 4 sinks against window 4096 alone: with the split the two should be within a few
@@ -23,7 +23,6 @@ run() {  # run ENV-ASSIGNMENT|'' verify-args...
 sinks='and(causal,or(sinks(4),window(512)))'
 global='or(global(40),window(256,256))'
 run ''                           "$sinks"  --seq 16384 --heads 8 --kv-heads 2 --head-dim 128 --dtype bf16 --block 128x128
-run SAW_KERNEL_BWD=wgmma         "$sinks"  --seq 16384 --heads 8 --kv-heads 2 --head-dim 128 --dtype bf16 --block 128x128
 run ''                           "$global" --seq 12000 --heads 4 --kv-heads 1 --head-dim 64  --dtype fp16 --block 128x128 --softcap 30
 run ''                           "$sinks"  --seq 8192  --heads 4 --kv-heads 4 --head-dim 128 --dtype bf16 --block 128x128 --sinks
 run ''                           "$sinks"  --seq 8192  --heads 4 --kv-heads 2 --head-dim 64  --dtype bf16 --block 64x64

@@ -1,14 +1,15 @@
-// Block-sparse attention backward for Hopper (sm_90a): the same arguments, column tables, launch order and outputs
-// as attention_bwd.cu's bwd_* kernels (see its header; this file uses its SAW_BWD_PARAMS, add4_pair and
-// BwdColumns, so it is included after it), with warpgroup MMA (wgmma) instead of mma.sync. One CTA per (kv-tile of 128 rows, kv-head,
-// batch), two warpgroups of 64 kv rows each; dK and dV accumulate in registers. K and V sit in shared memory in
-// wgmma's 128-byte swizzle; Q, dO, LSE and Dsum come in double-buffered steps of 64 q rows (bwd_wgmmaws_*: LSE and
-// Dsum in registers, see WarpRowStats). Per step and
-// warpgroup: S^T = K Q^T and dP^T = V dO^T read both operands from shared memory; P^T and dS^T stay in registers
-// as the A operands of dV += P^T dO and dK += dS^T Q (dO and Q read N-major); dS^T also goes to shared memory,
-// where dQ += dS K reads it MN-major (transposed A), and bwd_wgmma_* adds dQ to the fp32 accumulator with atomics.
-// bwd_wgmmaws_*: the same steps (BwdWg::step) by two consumer warpgroups, fed by a producer warpgroup through an
-// mbarrier ring, with dQ added by one bulk reduce-add per step (attention_bwd_wgmma_ws below).
+// Block-sparse attention backward for Hopper (sm_90a) at head dims 64 and 128: the same arguments, column tables,
+// launch order and outputs as attention_bwd.cu's bwd_* kernels (see its header; this file uses its SAW_BWD_PARAMS,
+// add4_pair and BwdColumns, so it is included after it), with warpgroup MMA (wgmma) instead of mma.sync, and
+// 128-row kv tiles, two compute warpgroups of 64 kv rows each; dK and dV accumulate in registers. K and V sit in
+// shared memory in wgmma's 128-byte swizzle; Q and dO come in steps of 64 q rows (LSE and Dsum in registers, see
+// WarpRowStats). Per step and warpgroup: S^T = K Q^T and dP^T = V dO^T read both operands from shared memory; P^T
+// and dS^T stay in registers as the A operands of dV += P^T dO and dK += dS^T Q (dO and Q read N-major); dS^T also
+// goes to shared memory, where dQ += dS K reads it MN-major (transposed A). The one family here, bwd_wgmmaws_*
+// (wgmma-ws), runs these steps (BwdWg::step) on two consumer warpgroups fed by a producer warpgroup through an
+// mbarrier ring, with dQ added by one bulk reduce-add per step (attention_bwd_wgmma_ws below). The first Hopper
+// backward family, whose two warpgroups loaded and computed in lock-step and added dQ with atomics, was retired; it
+// remains in git history (docs/kernel-notes.md, "Retired Hopper families").
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and
 // the host launches these only on compute capability 9.0.
@@ -18,6 +19,7 @@
 
 namespace saw {
 
+// the two compute warpgroups of the warp-specialised backward
 constexpr int WB_THREADS = 256;
 // warp-specialised backward: a producer warpgroup and the two compute warpgroups; Q/dO stages in the ring (3: 225 KB
 // of shared memory at D = 128 with the fp32 dQ tile, a fourth would pass the 227 KB limit)
@@ -34,7 +36,8 @@ __device__ __forceinline__ float lse_bias(float lse) {
 
 // A step's LSE and Dsum as BwdWg::step reads them: for n8 block n, the pair of q columns (8n + 2t, 8n + 2t + 1), LSE
 // as its exponent bias (lse_bias). step calls prepare() once its first products are issued.
-// SharedRowStats: from the stage in shared memory (bwd_wgmma: cp.async, then cp.async.wait_group and __syncthreads).
+// SharedRowStats: from the stage in shared memory (nsa_bwd_wgmma in nsa.cu: cp.async, then cp.async.wait_group and
+// __syncthreads).
 struct SharedRowStats {
     const float* lse;
     const float* ds;
@@ -85,7 +88,7 @@ struct WarpRowStats {
 };
 
 // Two staged TILE tiles (dK and dV, 128-byte swizzle) to the rows of kv tile kv0 that exist (kvHead: the kv head's
-// offset), 16 bytes per copy, by THREADS threads; shared by the Hopper backwards' epilogues
+// offset), 16 bytes per copy, by THREADS threads (the head dim 256 backward's epilogue)
 template <class TILE, int THREADS, typename T>
 __device__ __forceinline__ void store_staged_dkdv(const T* eK, const T* eV, T* dK, T* dV, size_t kvHead, int kv0, int Skv,
                                                   int thread) {
@@ -240,8 +243,8 @@ struct BwdStepParts {
     }
 };
 
-// One compute warpgroup's share of the backward: the constants, this thread's place, and one q step (shared by the
-// plain kernel and the warp-specialised one, which differ only in how the step's inputs arrive and are released).
+// One compute warpgroup's share of the backward: the constants, this thread's place, and one q step (the step's
+// inputs arrive and are released as the caller's callbacks say: attention_bwd_wgmma_ws).
 template <typename T, int D, bool CAPPED>
 struct BwdWg {
     static constexpr int BQ = 128;
@@ -303,7 +306,7 @@ struct BwdWg {
     // The q step at `cur` of column walk `cols`: dK and dV accumulate this warpgroup's share. qStep and doStep are
     // the step's Q and dO tiles, stats its LSE and Dsum (SharedRowStats or WarpRowStats), sdS the dS^T tile this
     // step writes. shareDs() runs once this thread's dS^T rows are written (and fenced for wgmma): it must return
-    // when both warpgroups' are; sinkDq(dq, q0, h) takes this thread's dQ product (addDq's layout) for q rows
+    // when both warpgroups' are; sinkDq(dq, q0, h) takes this thread's dQ product (storeDq's layout) for q rows
     // [q0, q0 + QS) of head h while dK += dS^T Q may still run; release() then runs once every read of the step's
     // Q, dO, LSE and Dsum is done.
     template <class STATS, class SHARE_DS, class RELEASE, class SINK_DQ, class KV = NoKvFrags>
@@ -389,44 +392,15 @@ struct BwdWg {
     }
 
     // This thread's dQ product (accumulator i: q row qRow0 + 8 ((i / 2) % 2), column 8 (i / 4) + 2t + i % 2 of the
-    // warpgroup's 64 columns) added to the fp32 accumulator with 16-byte atomics, rows past Sq skipped.
-    __device__ __forceinline__ void addDq(const float (&dq)[32], int b, int h, int q0) const {
-        float* dQh = dQacc + ((size_t)b * H + h) * Sq * D + (D == 128 ? wg * 64 : 0);
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            const int qr = q0 + qRow0 + 8 * r;
-            float* dst = dQh + (size_t)qr * D;
-#pragma unroll
-            for (int np = 0; np < 4; ++np) {
-                add4_pair(dst + np * 16, dq[8 * np + 2 * r], dq[8 * np + 2 * r + 1], dq[8 * np + 4 + 2 * r],
-                          dq[8 * np + 4 + 2 * r + 1], t, qr < Sq);
-            }
-        }
-    }
-
-    // The same product into the step's fp32 dQ tile in shared memory, rows in order so that whole rows go to global
-    // memory in one bulk reduce-add: at D = 128 one QS x 128 tile (warpgroup wg's columns [64 wg, 64 wg + 64)), at
-    // D = 64 one QS x 64 tile per warpgroup (each covers its own 64 kv rows). Inside a row the columns are in the
+    // warpgroup's 64 columns) into the step's fp32 dQ tile in shared memory, rows in order so that whole rows go to
+    // global memory in one bulk reduce-add: at D = 128 one QS x 128 tile (warpgroup wg's columns [64 wg, 64 wg + 64)),
+    // at D = 64 one QS x 64 tile per warpgroup (each covers its own 64 kv rows). Inside a row the columns are in the
     // order dq_perm_column gives (attention_bwd.cu; bwd_dq_perm_* restores them): a thread's four values of a row in
     // each 16-column group (n8 blocks 2kp and 2kp + 1) are one 16-byte store, and odd rows swap the groups of each
     // pair, so the two rows of a quarter-warp (rows are 256 or 512 bytes apart, the same banks) fill opposite halves
     // of the 128 banks: 8 stores, no shuffles (row-major columns took 16 shuffles and the selects around them).
     __device__ __forceinline__ void storeDq(const float (&dq)[32], float* sDq) const {
         store_dq_perm<64>(sDq + (D == 128 ? wg * 64 : wg * QS * 64), D, dq, qRow0, t);
-    }
-
-    // dK = scale * acc and dV = acc into two BKV x D tiles, for storeDkDv's 16-byte stores (callers sync between)
-    __device__ __forceinline__ void stageDkDv(const float (&dk)[OR], const float (&dv)[OR], T* eK, T* eV,
-                                              float scale) const {
-#pragma unroll
-        for (int n = 0; n < D / 8; ++n) {
-#pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                const int at = KvTile::elem(row0 + 8 * r, n * 8 + 2 * t);
-                *reinterpret_cast<uint32_t*>(eK + at) = Elem<T>::pack(dk[4 * n + 2 * r] * scale, dk[4 * n + 2 * r + 1] * scale);
-                *reinterpret_cast<uint32_t*>(eV + at) = Elem<T>::pack(dv[4 * n + 2 * r], dv[4 * n + 2 * r + 1]);
-            }
-        }
     }
 
     // a part's dK = scale * acc and dV = acc into its fp32 slot (two BKV x D tiles, row-major)
@@ -464,97 +438,9 @@ struct BwdWg {
             }
         }
     }
-
-    // the staged tiles' rows of kv-tile kv0 to dK and dV (kvHead: the kv head's offset), by 256 threads
-    static __device__ __forceinline__ void storeDkDv(const T* eK, const T* eV, T* dK, T* dV, size_t kvHead, int kv0,
-                                                     int Skv, int thread) {
-        store_staged_dkdv<KvTile, WB_THREADS>(eK, eV, dK, dV, kvHead, kv0, Skv, thread);
-    }
 };
 
 #endif
-
-template <typename T, int D, bool CAPPED>
-__device__ __forceinline__ void attention_bwd_wgmma(SAW_BWD_PARAMS(T)) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Wg = BwdWg<T, D, CAPPED>;
-    constexpr int BKV = Wg::BKV;
-    constexpr int QS = Wg::QS;
-
-    extern __shared__ unsigned char smemRaw[];
-    // 128-byte swizzle is computed from address bits: every panel must start on a 1024-byte boundary
-    const uint32_t rawAddr = smem_u32(smemRaw);
-    T* sK = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
-    T* sV = sK + BKV * D;       // right after K: BwdWg::step finds V there
-    T* sQ = sV + BKV * D;       // 2 stages of QS x D
-    T* sdO = sQ + 2 * QS * D;   // 2 stages of QS x D
-    T* sdS = sdO + 2 * QS * D;  // BKV x QS, dS transposed
-    float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
-    float* sDs = sLse + 2 * QS;                                // 2 stages of QS
-    const uint32_t aQ = smem_u32(sQ);
-    const uint32_t adO = smem_u32(sdO);
-
-    const int tid = threadIdx.x;
-    Wg wg;
-    wg.seat(tid, sK, qIdx, maskIdx, bitsT, dQacc, H, Sq, scale, softcap);
-
-    const BwdColumns cols = BwdColumns::of(order[blockIdx.x], parts, variantOf, colPtr, colPartial, H, Hkv, nkv);
-    const int kv0 = cols.kb * BKV;
-
-    BwdCursor cur = cols.start();
-    const int steps = cols.steps(Wg::SUBS);
-
-    auto loadStep = [&](const BwdCursor& c, int stage) {
-        const size_t bh = (size_t)cols.b * H + cols.hkv * cols.group + c.hi;
-        const int q0 = qIdx[c.e] * Wg::BQ + c.sub * QS;
-        load_tile_sw128<QS, D, WB_THREADS>(sQ + stage * QS * D, Q + bh * Sq * D, q0, Sq, tid);
-        load_tile_sw128<QS, D, WB_THREADS>(sdO + stage * QS * D, dO + bh * Sq * D, q0, Sq, tid);
-        load_row_stats<QS, WB_THREADS>(sLse + stage * QS, sDs + stage * QS, LSE, Dsum, bh, q0, Sq, tid);
-    };
-
-    const size_t kvHead = (size_t)(cols.b * Hkv + cols.hkv) * Skv * D;
-    load_tile_sw128<BKV, D, WB_THREADS>(sK, K + kvHead, kv0, Skv, tid);
-    load_tile_sw128<BKV, D, WB_THREADS>(sV, V + kvHead, kv0, Skv, tid);
-    if (steps > 0) loadStep(cur, 0);
-    cp_async_commit();
-
-    float dk[Wg::OR];
-    float dv[Wg::OR];
-#pragma unroll
-    for (int i = 0; i < Wg::OR; ++i) {
-        dk[i] = 0.f;
-        dv[i] = 0.f;
-    }
-
-    for (int it = 0; it < steps; ++it) {
-        const int stage = it & 1;
-        const BwdCursor next = cols.next<Wg::SUBS>(cur);
-        cp_async_wait<0>();
-        fence_proxy_async();
-        __syncthreads();  // this step's tiles are in; every wgmma and read of step it - 1 is done
-        if (it + 1 < steps) loadStep(next, stage ^ 1);  // into the buffers step it - 1 read
-        cp_async_commit();
-        // the next step's __syncthreads guards the dS^T tile and the stage this one reads
-        wg.step(dk, dv, cols, cur, aQ + stage * Wg::STEP_BYTES, adO + stage * Wg::STEP_BYTES,
-                SharedRowStats{sLse + stage * QS, sDs + stage * QS}, sdS, [] { __syncthreads(); }, [] {},
-                [&](const float (&dq)[32], int q0, int h) { wg.addDq(dq, cols.b, h, q0); });
-        cur = next;
-    }
-
-    // epilogue: dK and dV staged through the Q and dO buffers (each BKV x D); a part's straight to its slot
-    cp_async_wait<0>();
-    if (cols.slot >= 0) {
-        wg.storePart(dk, dv, dkvParts + (size_t)cols.slot * 2 * BKV * D, scale);
-        return;
-    }
-    __syncthreads();
-    wg.stageDkDv(dk, dv, sQ, sdO, scale);
-    __syncthreads();
-    Wg::storeDkDv(sQ, sdO, dK, dV, kvHead, kv0, Skv, tid);
-#else
-    __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
-#endif
-}
 
 // A column of the persistent backward's work order as its CTA walks it: the work-order slot, its launch entry
 // (order[slot]: an item, or ~part of a split one) and its q steps (BwdColumns::steps, a chain of table loads).
@@ -850,7 +736,8 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
 
 }  // namespace saw
 
-// One extern "C" entry point with the backward kernels' arguments, calling FN<T, D, CAPPED> (THREADS per CTA)
+// One extern "C" entry point with the backward kernels' arguments, calling FN<T, D, CAPPED> (THREADS per CTA): the
+// head dim 256 backward's (attention_bwd_wgmma_d256.cu)
 #define SAW_BWD_HOPPER(NAME, FN, THREADS, T, D, CAPPED)                                                        \
     extern "C" __global__ void __launch_bounds__(THREADS, 1) NAME(                                             \
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,    \
@@ -860,7 +747,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
         FN<T, D, CAPPED>(Q, K, V, dO, LSE, Dsum, dQacc, dK, dV, dkvParts, order, parts, variantOf, colPtr, colPartial, qIdx,    \
                          maskIdx, bitsT, H, Hkv, Sq, Skv, nkv, scale, softcap);                                 \
     }
-#define SAW_BWD_WGMMA(NAME, T, D, CAPPED) SAW_BWD_HOPPER(NAME, saw::attention_bwd_wgmma, saw::WB_THREADS, T, D, CAPPED)
 // the persistent warp-specialised backward: the backward's parameters, then the launch entries of the work order and
 // the work queue's two counters (the grid is at most one CTA per SM)
 #define SAW_BWD_WGMMA_WS(NAME, T, D, CAPPED)                                                                   \
@@ -873,15 +759,6 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
                                                   variantOf, colPtr, colPartial, qIdx, maskIdx, bitsT, H, Hkv, Sq, \
                                                   Skv, nkv, scale, softcap, items, work);                        \
     }
-
-SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
-SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
-SAW_BWD_WGMMA(bwd_wgmma_fp16_d64_q128_kv128, __half, 64, false)
-SAW_BWD_WGMMA(bwd_wgmma_fp16_d128_q128_kv128, __half, 128, false)
-SAW_BWD_WGMMA(bwd_wgmma_bf16_d64_q128_kv128_softcap, __nv_bfloat16, 64, true)
-SAW_BWD_WGMMA(bwd_wgmma_bf16_d128_q128_kv128_softcap, __nv_bfloat16, 128, true)
-SAW_BWD_WGMMA(bwd_wgmma_fp16_d64_q128_kv128_softcap, __half, 64, true)
-SAW_BWD_WGMMA(bwd_wgmma_fp16_d128_q128_kv128_softcap, __half, 128, true)
 
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_BWD_WGMMA_WS(bwd_wgmmaws_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)

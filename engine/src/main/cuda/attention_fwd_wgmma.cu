@@ -1,9 +1,12 @@
-// Block-sparse attention forward for Hopper (sm_90a): the same layout tables, outputs and launch order as
-// attention_fwd.cu (see its header; included after it: SAW_FWD_PARAMS), with warpgroup MMA (wgmma) instead of
-// mma.sync. One CTA per (q-tile, head, batch), 128 q rows: two warpgroups of 64 rows each. K/V tiles of 128 rows
-// are double-buffered with cp.async into wgmma's 128-byte-swizzled layout. S = Q K^T reads Q and K from shared
-// memory; P stays in registers and is the A operand of O += P V, with V read N-major from shared memory (no
-// transpose pass).
+// Block-sparse attention forwards for Hopper (sm_90a) at head dims 64 and 128: the same layout tables, outputs and
+// launch order as attention_fwd.cu (see its header; included after it: SAW_FWD_PARAMS), with warpgroup MMA (wgmma)
+// instead of mma.sync, 128 q rows and 128-row K/V tiles in wgmma's 128-byte swizzle. The families here are
+// warp-specialised and persistent (attention_fwd_wgmma_ws: wgmma-ws, fwd_wgmmaws_*, and wgmma-pp, fwd_wgmmapp_*): a
+// producer warpgroup loads, two consumer warpgroups of 64 rows compute. S = Q K^T reads Q and K from shared memory
+// (or Q from registers, WS_Q_FRAGS); P stays in registers and is the A operand of O += P V, with V read N-major from
+// shared memory (no transpose pass). WgRows, KvRing and ws_consume are shared with the 64-row and head dim 256
+// forwards (attention_fwd_wgmma_d256.cu). The first two Hopper forward families, without warp specialisation, were
+// retired; they remain in git history (docs/kernel-notes.md, "Retired Hopper families").
 //
 // Built only in the sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); the sm_80 image holds entry points that trap, and
 // the host launches these only on compute capability 9.0.
@@ -13,6 +16,8 @@
 
 namespace saw {
 
+// two warpgroups: the warp-specialised forwards' consumers (the named barriers of their turns count both); their
+// producer warpgroup is WG_THREADS / 2
 constexpr int WG_THREADS = 256;
 constexpr int WG_BQ = 128;
 constexpr int WG_BKV = 128;
@@ -394,9 +399,6 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
     int tid, wg;
     uint32_t qFrags[Q_FRAGS > 0 ? Q_FRAGS : 1][4];
 
-    __device__ __forceinline__ void loadKv(T* tile, const T* src, int i, int thread) const {
-        load_tile_sw128<BKV, D, WG_THREADS>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
-    }
     // by the producer warpgroup of the warp-specialised kernels
     __device__ __forceinline__ void produceKv(T* tile, const T* src, int i, int thread) const {
         produce_tile_sw128<BKV, D, WG_THREADS / 2>(tile, src, kvIdx[begin + i] * BKV, Skv, thread);
@@ -434,149 +436,6 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
 };
 
 #endif
-
-// OVERLAP = false: per kv-tile, S = Q K^T, softmax, O += P V, each waited for before the next (K and V of the
-// next tile load meanwhile). OVERLAP = true (FlashAttention-3's intra-warpgroup overlap): S of tile i + 1 and
-// P V of tile i are in flight while the softmax of tile i + 1 runs; K runs one tile ahead of V in the loads.
-template <typename T, int D, bool OVERLAP>
-__device__ __forceinline__ void attention_fwd_wgmma(SAW_FWD_PARAMS(T)) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Cta = WgCta<T, D>;
-    constexpr int BQ = Cta::BQ;
-    constexpr int BKV = Cta::BKV;
-    constexpr int ST = WG_STAGES;
-
-    extern __shared__ unsigned char smemRaw[];
-    Cta c;
-    c.place(smemRaw);
-    c.seat(threadIdx.x >> 7, threadIdx.x);
-    const T* Qh = c.bind(Q, K, V, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale,
-                         softcap, blockIdx.x);
-    const int count = c.count;
-
-    float o[Cta::OR];
-    float m[2] = {-INFINITY, -INFINITY};
-    float l[2] = {0.f, 0.f};
-    float alpha[2];
-    float s[Cta::SR];
-    uint32_t p[BKV / 16][4];
-#pragma unroll
-    for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
-
-    // stage indices rotate through ST buffers; tile i's K and V sit in stage i % ST
-    auto nextStage = [](int st) { return st + 1 == ST ? 0 : st + 1; };
-    if (!OVERLAP) {
-        // tile i's K and V form one cp.async group, issued ST - 1 tiles ahead
-        if (count > 0) {
-            load_tile_sw128<BQ, D, WG_THREADS>(c.sQ, Qh, c.q0, Sq, c.tid);
-        }
-#pragma unroll
-        for (int i = 0; i < ST - 1; ++i) {
-            if (i < count) {
-                c.loadKv(c.sK + i * BKV * D, c.Kh, i, c.tid);
-                c.loadKv(c.sV + i * BKV * D, c.Vh, i, c.tid);
-            }
-            cp_async_commit();
-        }
-        int cur = 0;
-        int ahead = ST - 1;
-        for (int it = 0; it < count; ++it) {
-            if (it + ST - 1 < count) {  // into the stage that step it - 1 finished reading
-                c.loadKv(c.sK + ahead * BKV * D, c.Kh, it + ST - 1, c.tid);
-                c.loadKv(c.sV + ahead * BKV * D, c.Vh, it + ST - 1, c.tid);
-            }
-            cp_async_commit();
-            cp_async_wait<ST - 1>();
-            fence_proxy_async();
-            __syncthreads();
-            wgmma_fence();
-            c.issueScores(s, cur);
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_regs(s);
-            c.softmax(s, it, m, l, alpha);
-            Cta::rescale(o, alpha);
-            Cta::pack(p, s);
-            fence_regs(o);
-            wgmma_fence();
-            c.issueOutput(o, p, cur);
-            wgmma_commit();
-            wgmma_wait<0>();
-            fence_regs(o);
-            __syncthreads();
-            cur = nextStage(cur);
-            ahead = nextStage(ahead);
-        }
-    } else if (count > 0) {
-        // K runs one tile ahead of V. Groups: G0 = {Q, K0}, G(i) = {K(i), V(i - 1)}; G1 and G2 in the prologue,
-        // G(i + 3) at the end of step i, into the stages that steps i - 1 and i have finished reading.
-        static_assert(ST == 3, "the overlapped schedule is written for three stages");
-        load_tile_sw128<BQ, D, WG_THREADS>(c.sQ, Qh, c.q0, Sq, c.tid);
-        c.loadKv(c.sK, c.Kh, 0, c.tid);
-        cp_async_commit();
-#pragma unroll
-        for (int i = 1; i <= 2; ++i) {
-            if (i < count) c.loadKv(c.sK + i * BKV * D, c.Kh, i, c.tid);
-            if (i - 1 < count) c.loadKv(c.sV + (i - 1) * BKV * D, c.Vh, i - 1, c.tid);
-            cp_async_commit();
-        }
-        cp_async_wait<2>();
-        fence_proxy_async();
-        __syncthreads();
-        wgmma_fence();
-        c.issueScores(s, 0);
-        wgmma_commit();
-        wgmma_wait<0>();
-        fence_regs(s);
-        c.softmax(s, 0, m, l, alpha);  // O is still 0: no rescale
-        Cta::pack(p, s);
-
-        int vCur = 0;   // stage of V(it) and K(it)
-        int kNext = 1;  // stage of K(it + 1)
-        for (int it = 0; it + 1 < count; ++it) {
-            cp_async_wait<1>();  // G(it + 1) = {K(it + 1), V(it)} landed
-            fence_proxy_async();
-            __syncthreads();
-            fence_regs(o);
-            wgmma_fence();
-            c.issueScores(s, kNext);
-            wgmma_commit();
-            c.issueOutput(o, p, vCur);
-            wgmma_commit();
-            wgmma_wait<1>();
-            fence_regs(s);
-            c.softmax(s, it + 1, m, l, alpha);
-            wgmma_wait<0>();
-            fence_regs(o);
-            Cta::rescale(o, alpha);
-            Cta::pack(p, s);
-            __syncthreads();  // K(it) (step it - 1) and V(it - 1) (step it - 1) are read by now
-            const int vPrev = vCur == 0 ? ST - 1 : vCur - 1;
-            if (it + 3 < count) c.loadKv(c.sK + vCur * BKV * D, c.Kh, it + 3, c.tid);
-            if (it + 2 < count) c.loadKv(c.sV + vPrev * BKV * D, c.Vh, it + 2, c.tid);
-            cp_async_commit();
-            vCur = kNext;
-            kNext = nextStage(kNext);
-        }
-        // the last tile: P V only (a conditional S above would make the compiler serialise the wgmmas)
-        cp_async_wait<0>();
-        fence_proxy_async();
-        __syncthreads();
-        fence_regs(o);
-        wgmma_fence();
-        c.issueOutput(o, p, vCur);
-        wgmma_commit();
-        wgmma_wait<0>();
-        fence_regs(o);
-        __syncthreads();
-    }
-    c.stageOutput(o, m, l, LSE, Sq);
-    __syncthreads();
-    c.storeOutput<BQ, WG_THREADS>(O, Sq, 0, c.tid);
-#else
-    __trap();  // wgmma needs sm_90a; the host never launches this elsewhere
-#endif
-}
 
 // Where a consumer or producer is in the ring of ST K/V stages: the stage of the next tile and the parity of that
 // stage's current phase. The persistent forward carries it from one row of the layout to the next.
@@ -642,7 +501,8 @@ __device__ __forceinline__ void ws_row_steps(CTA& c, int count, const KvRing<ST>
     }
 }
 
-// A row's last tile: its P V alone (peeled, as in fwd_wgmmaov), waited for, its V stage released.
+// A row's last tile: its P V alone (peeled: a conditional Q K^T beside it would make the compiler serialise the
+// wgmmas), waited for, its V stage released.
 template <int ST, class CTA, int OR, int PK, class TAKE, class PASS>
 __device__ __forceinline__ void ws_last_output(CTA& c, const KvRing<ST>& ring, int st, uint32_t phase, bool lane0,
                                                float (&o)[OR], uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn) {
@@ -692,9 +552,9 @@ using RowRing = HandRing<RowRef>;
 // rows of the work order from a queue (next_work_item). Warpgroup 0 only loads (cp.async into the stages, each thread's
 // copies arriving on the stage's mbarrier as they land; the consumers order those generic-proxy writes before their
 // wgmma reads with a proxy fence after the wait) and takes the rows, handing each to the consumers through a
-// two-entry ring in shared memory; warpgroups 1 and 2 only compute, each 64 q rows, with the intra-warpgroup overlap
-// of fwd_wgmmaov (S of tile i + 1 and P V of tile i in flight during the softmax). K and V have their own full/empty
-// barriers, so Q K^T of a tile starts before its V has landed. The ring of K/V stages and the turns run on from one
+// two-entry ring in shared memory; warpgroups 1 and 2 only compute, each 64 q rows, with FlashAttention-3's
+// intra-warpgroup overlap (S of tile i + 1 and P V of tile i in flight during the softmax). K and V have their own
+// full/empty barriers, so Q K^T of a tile starts before its V has landed. The ring of K/V stages and the turns run on from one
 // row to the next, so the next row's first K/V tiles load while this row's last ones are computed; each warpgroup's
 // 64 rows of Q have their own full/empty barriers and are released after the row's last Q K^T, so the next row's Q
 // lands during this row's last softmax, P V and output (written from the registers, writeOutput). PINGPONG: the two
@@ -911,8 +771,8 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
 
 }  // namespace saw
 
-// One extern "C" entry point with the forward kernels' arguments, calling FN<T, D, FLAG> (THREADS per CTA)
-// (SAW_FWD_HOPPER_CTAS: with CTAS CTAs per SM in its launch bounds)
+// One extern "C" entry point with the forward kernels' arguments, calling FN<T, D, FLAG> (THREADS per CTA, CTAS CTAs
+// per SM in its launch bounds): the 64-row forwards of attention_fwd_wgmma_d256.cu
 #define SAW_FWD_HOPPER_CTAS(NAME, FN, THREADS, CTAS, T, D, FLAG)                                                \
     extern "C" __global__ void __launch_bounds__(THREADS, CTAS) NAME(                                           \
         const T* Q, const T* K, const T* V, T* O, float* LSE, const int* order, const int* variantOf,          \
@@ -921,8 +781,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         FN<T, D, FLAG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, \
                        Skv, nq, scale, softcap);                                                                 \
     }
-#define SAW_FWD_HOPPER(NAME, FN, THREADS, T, D, FLAG) SAW_FWD_HOPPER_CTAS(NAME, FN, THREADS, 1, T, D, FLAG)
-#define SAW_FWD_WGMMA(NAME, T, D, OVERLAP) SAW_FWD_HOPPER(NAME, saw::attention_fwd_wgmma, saw::WG_THREADS, T, D, OVERLAP)
 // the persistent warp-specialised forwards: the forward's parameters, then the rows of the work order and the work
 // queue's two counters (the grid is at most one CTA per SM)
 #define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG)                                                                   \
@@ -932,15 +790,6 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                                                     maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, items,     \
                                                     work);                                                       \
     }
-
-SAW_FWD_WGMMA(fwd_wgmma_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
-SAW_FWD_WGMMA(fwd_wgmma_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
-SAW_FWD_WGMMA(fwd_wgmma_fp16_d64_q128_kv128, __half, 64, false)
-SAW_FWD_WGMMA(fwd_wgmma_fp16_d128_q128_kv128, __half, 128, false)
-SAW_FWD_WGMMA(fwd_wgmmaov_bf16_d64_q128_kv128, __nv_bfloat16, 64, true)
-SAW_FWD_WGMMA(fwd_wgmmaov_bf16_d128_q128_kv128, __nv_bfloat16, 128, true)
-SAW_FWD_WGMMA(fwd_wgmmaov_fp16_d64_q128_kv128, __half, 64, true)
-SAW_FWD_WGMMA(fwd_wgmmaov_fp16_d128_q128_kv128, __half, 128, true)
 
 SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
 SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)

@@ -290,7 +290,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_q64(SAW_FWD_PARAMS(T)) {
             st = st1;
             phase = phase1;
         }
-        // the last entry: P V only (peeled, as in fwd_wgmmaov)
+        // the last entry: P V only (peeled, as in ws_last_output)
         mbar_wait(ring.fullV + st, phase);
         fence_proxy_async();
         fence_regs(o);

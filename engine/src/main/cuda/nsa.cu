@@ -322,9 +322,9 @@ SAW_NSA_HEADS(SAW_NSA_BWDS)
 //                        in wgmma's 128-byte swizzle, the item's rows gathered 64 at a time (double-buffered cp.async
 //                        by all the CTA's threads) in the same swizzle, so that the five products of a step
 //                        (S^T = K Q^T, dP^T = V dO^T, dV += P^T dO, dQ = dS K, dK += dS^T Q) are wgmmas reading shared
-//                        memory directly: attention_bwd_wgmma's plain step (BwdWg) with the causal test per gathered
-//                        row (key <= its token) instead of the bit tables. dQ (added with the same fp32 vector atomics
-//                        as nsa_bwd_chunked_*): at D = 128 in 64-column halves over all the block's kv rows, both
+//                        memory directly: the products of BwdWg::step (attention_bwd_wgmma.cu) with the causal test
+//                        per gathered row (key <= its token) instead of the bit tables. dQ (added with the same fp32
+//                        vector atomics as nsa_bwd_chunked_*): at D = 128 in 64-column halves over all the block's kv rows, both
 //                        halves by the one warpgroup at block 64 (registers: dK and dV hold 128 a thread), one each at
 //                        block 128; at D = 64 each warpgroup adds its own kv rows' share. Shared memory at D = 128:
 //                        108 KB at block 64 (two CTAs, 8 warps, per SM, as the mma.sync kernel), 144 KB at block 128.

@@ -65,13 +65,18 @@ class CliTest {
             System.setProperty("saw.kernel.bwd", "tma");
             Run bad = saw("env");
             assertEquals(SawCli.BAD_INPUT, bad.code(), bad.out());
-            assertTrue(bad.out().contains("-Dsaw.kernel.bwd=tma is not a backward kernel family (mma, wgmma or wgmma-ws)"),
+            assertTrue(bad.out().contains("-Dsaw.kernel.bwd=tma is not a backward kernel family (mma or wgmma-ws)"),
                     bad.out());
             System.setProperty("saw.kernel.bwd", "wgmma-dq");
             Run folded = saw("env");
             assertEquals(SawCli.BAD_INPUT, folded.code(), "the bulk dQ is wgmma-ws now: " + folded.out());
-            assertTrue(folded.out().contains("-Dsaw.kernel.bwd=wgmma-dq is not a backward kernel family (mma, wgmma or wgmma-ws)"),
+            assertTrue(folded.out().contains("-Dsaw.kernel.bwd=wgmma-dq is not a backward kernel family (mma or wgmma-ws)"),
                     folded.out());
+            System.setProperty("saw.kernel.bwd", "wgmma");
+            Run retired = saw("env");
+            assertEquals(SawCli.BAD_INPUT, retired.code(), "the lock-step Hopper backward is retired: " + retired.out());
+            assertTrue(retired.out().contains("-Dsaw.kernel.bwd=wgmma is not a backward kernel family (mma or wgmma-ws)"),
+                    retired.out());
         } finally {
             if (before == null) {
                 System.clearProperty("saw.kernel.bwd");

@@ -80,9 +80,17 @@ final class KernelCatalog {
                 forwardWarps(tiles) * 32, smem);
     }
 
-    /** The Hopper forward's only tile (attention_fwd_wgmma.cu): 128 q rows in two warpgroups, 128 kv rows. */
+    /**
+     * The tile of the Hopper families at head dims 64 and 128 (attention_fwd_wgmma.cu, attention_bwd_wgmma.cu): 128
+     * q rows in two consumer warpgroups, 128 kv rows.
+     */
     static final KernelTiles WGMMA_TILES = new KernelTiles(128, 128);
     static final int WGMMA_STAGES = 3;
+    /**
+     * Threads of a CTA of the warp-specialised Hopper kernels at that tile, forward and backward (WS_THREADS,
+     * WBS_THREADS): a producer warpgroup and two consumer warpgroups.
+     */
+    static final int WGMMA_WS_THREADS = 384;
     /** Compute capability major of the sm_90a image that holds the wgmma kernels' code. */
     static final int WGMMA_MAJOR = 9;
 
@@ -107,21 +115,20 @@ final class KernelCatalog {
     static final int ROW_REF_INTS = 5;
 
     /**
-     * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024. The
-     * warp-specialised families are persistent (attention_fwd_wgmma_ws: at most one CTA per SM takes rows from a
-     * queue) and add their four mbarriers per stage, the two warpgroups' Q full / empty ones per Q buffer, the row
-     * ring's two entries (a row read from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers,
-     * and with two Q buffers the second one, 1024-aligned after them.
+     * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024, four
+     * mbarriers per stage, the two warpgroups' Q full / empty ones per Q buffer, the row ring's two entries (a row read
+     * from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers, and with two Q buffers the second
+     * one, 1024-aligned after them. Both Hopper families are persistent (attention_fwd_wgmma_ws: at most one CTA per
+     * SM takes rows from a queue).
      */
     static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
         int d = p.headDim();
-        boolean warpSpecialised = family.hopperThreads() > 256;
-        int qBuffers = warpSpecialised ? persistentQBuffers(d, family) : 1;
-        int barriers = warpSpecialised ? (4 * WGMMA_STAGES + 4 * qBuffers + 4) * 8 + 2 * ROW_REF_INTS * 4 : 0;
+        int qBuffers = persistentQBuffers(d, family);
+        int barriers = (4 * WGMMA_STAGES + 4 * qBuffers + 4) * 8 + 2 * ROW_REF_INTS * 4;
         int secondQ = qBuffers == 2 ? 1024 + WGMMA_TILES.blockQ() * d * 2 : 0;
         int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers + secondQ;
         return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
-                family.hopperThreads(), smem, warpSpecialised);
+                WGMMA_WS_THREADS, smem, true);
     }
 
     /** The forward launch for the preferred family, or the mma.sync one where the Hopper forward does not fit. */
@@ -138,14 +145,13 @@ final class KernelCatalog {
 
     /**
      * Whether the 64-row Hopper forward runs this problem: compute capability 9.0, the 64x64 layout, head dim 64, 128
-     * or 256 (there unless the head dim 256 switch says {@code mma}), and the warp-specialised families
+     * or 256 (there unless the head dim 256 switch says {@code mma}), and a Hopper family
      * ({@link ForwardKernel#WGMMA_WS}: one consumer warpgroup; {@link ForwardKernel#WGMMA_PINGPONG}: two taking the kv
-     * tiles in turn). The other families run the mma.sync kernel at 64x64.
+     * tiles in turn). {@link ForwardKernel#MMA} runs the mma.sync kernel at 64x64.
      */
     static boolean q64WgmmaFits(AttentionProblem p, KernelTiles tiles, ForwardKernel kernel, int major) {
         int d = p.headDim();
-        return major == WGMMA_MAJOR && tiles.equals(Q64_WGMMA_TILES)
-                && (kernel == ForwardKernel.WGMMA_WS || kernel == ForwardKernel.WGMMA_PINGPONG)
+        return major == WGMMA_MAJOR && tiles.equals(Q64_WGMMA_TILES) && kernel != ForwardKernel.MMA
                 && (contains(HEAD_DIMS, d) || d == WIDE_HEAD_DIM && WIDE_FORWARD.configured() != WideFamily.MMA);
     }
 
@@ -333,28 +339,25 @@ final class KernelCatalog {
     }
 
     /**
-     * In the 128-byte swizzle, K and V tiles, the Q and dO steps and the dS^T tile, plus 1024 bytes to align them to
-     * 1024 (attention_bwd_wgmma.cu): {@link BackwardKernel#WGMMA} has two steps, one dS^T tile and LSE and Dsum per
-     * step; {@link BackwardKernel#WGMMA_WS} a ring of {@link #WGMMA_WS_BWD_STAGES} steps, two dS^T tiles, a full
+     * {@link BackwardKernel#WGMMA_WS} (attention_bwd_wgmma.cu): in the 128-byte swizzle, K and V tiles, a ring of
+     * {@link #WGMMA_WS_BWD_STAGES} Q and dO steps and two dS^T tiles, plus 1024 bytes to align them to 1024; a full
      * and an empty mbarrier per step (its consumers keep LSE and Dsum in registers), a step's fp32 dQ tile (q step x
      * 128 columns: one tile, or two of 64 at D = 64), two "dQ empty" mbarriers and two counters of the warps that
      * stored their share of the tile (one each per warpgroup at D = 64), and, being persistent (at most one CTA per
      * SM takes the columns from a work queue), a "kv empty" mbarrier and a two-entry column ring.
      */
-    static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks, BackwardKernel family) {
+    static LaunchShape backwardWgmma(AttentionProblem p, int numKvBlocks) {
         int d = p.headDim();
         int bkv = WGMMA_TILES.blockKv();
-        boolean ws = family == BackwardKernel.WGMMA_WS;
-        int steps = ws ? WGMMA_WS_BWD_STAGES : 2;
-        int dsTiles = ws ? 2 : 1;
+        int steps = WGMMA_WS_BWD_STAGES;
+        int dsTiles = 2;
         // and two counters of warps that stored dQ, the "kv empty" mbarrier, the column ring (two entries of
         // COLUMN_REF_INTS ints, a full and an empty mbarrier each)
-        int barriers = ws ? (2 * steps + 2) * 8 + 2 * 4 + 8 + 4 * 8 + 2 * COLUMN_REF_INTS * 4 : 0;
-        int rowStats = ws ? 0 : 2 * steps * BWD_Q_STEP * 4;
-        int dq = ws ? BWD_Q_STEP * 128 * 4 : 0;  // one 128-column fp32 tile, or two of 64 at D = 64
-        int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + rowStats + dq + barriers + 1024;
-        return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0, family),
-                (long) p.batch() * p.kvHeads() * numKvBlocks, family.hopperThreads(), smem, ws);
+        int barriers = (2 * steps + 2) * 8 + 2 * 4 + 8 + 4 * 8 + 2 * COLUMN_REF_INTS * 4;
+        int dq = BWD_Q_STEP * 128 * 4;  // one 128-column fp32 tile, or two of 64 at D = 64
+        int smem = (2 * bkv * d + 2 * steps * BWD_Q_STEP * d + dsTiles * bkv * BWD_Q_STEP) * 2 + dq + barriers + 1024;
+        return new LaunchShape(backwardWgmmaName(p.dtype(), d, p.softcap() > 0, BackwardKernel.WGMMA_WS),
+                (long) p.batch() * p.kvHeads() * numKvBlocks, WGMMA_WS_THREADS, smem, true);
     }
 
     /** The backward launch for the preferred family, or the mma.sync one where the Hopper backward does not fit. */
@@ -362,14 +365,14 @@ final class KernelCatalog {
         if (wideBackwardWgmmaFits(p, tiles, kernel, major)) {
             return backwardWideWgmma(p, numKvBlocks);
         }
-        return kernel != BackwardKernel.MMA && wgmmaFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks, kernel)
+        return kernel != BackwardKernel.MMA && wgmmaFits(p, tiles, major) ? backwardWgmma(p, numKvBlocks)
                 : backward(p, tiles, numKvBlocks);
     }
 
     /**
      * Whether the head dim 256 Hopper backward (attention_bwd_wgmma_d256.cu) runs this problem: compute capability
-     * 9.0, the 64x64 layout, a Hopper backward family preferred (they all run the one D = 256 kernel), and the
-     * switch on. Elsewhere the mma.sync D = 256 backward runs (two CTAs per kv tile).
+     * 9.0, the 64x64 layout, the Hopper backward family preferred ({@link BackwardKernel#WGMMA_WS}, which runs this
+     * kernel at D = 256), and the switch on. Elsewhere the mma.sync D = 256 backward runs (two CTAs per kv tile).
      */
     static boolean wideBackwardWgmmaFits(AttentionProblem p, KernelTiles tiles, BackwardKernel kernel, int major) {
         return major == WGMMA_MAJOR && p.headDim() == WIDE_HEAD_DIM && tiles.equals(Q64_WGMMA_TILES)
@@ -531,12 +534,12 @@ final class KernelCatalog {
         return "compute capability " + WGMMA_MAJOR + ".0 with " + WGMMA_TILES + " tiles and head dim 64 or 128: forward "
                 + ForwardKernel.configured().label() + ", backward " + BackwardKernel.configured().label()
                 + "; with " + Q64_WGMMA_TILES + " tiles and head dim 64 or 128: forward wgmma-ws or wgmma-pp with 64-row CTAs"
-                + " where the forward family is one of them, else mma.sync, backward mma.sync"
+                + " as the forward family says (mma: mma.sync), backward mma.sync"
                 + "; with " + Q64_WGMMA_TILES + " tiles and head dim 256: forward " + WIDE_FORWARD.configured().label()
                 + " (-D" + WIDE_FORWARD.property() + " or " + WIDE_FORWARD.env() + "; wgmma runs wgmma-ws or wgmma-pp, wgmma-q128 them with "
                 + WIDE_Q128_TILES + " CTAs, the others mma.sync)"
                 + ", backward " + WIDE_BACKWARD.configured().label() + " (-D" + WIDE_BACKWARD.property() + " or " + WIDE_BACKWARD.env()
-                + "; wgmma runs for every Hopper backward family)"
+                + "; wgmma runs where the backward family is wgmma-ws)"
                 + "; elsewhere mma.sync (-D" + ForwardKernel.PROPERTY + " or " + ForwardKernel.ENV + ", -D" + BackwardKernel.PROPERTY
                 + " or " + BackwardKernel.ENV + " choose)";
     }

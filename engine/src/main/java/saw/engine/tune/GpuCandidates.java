@@ -52,9 +52,9 @@ public final class GpuCandidates implements CandidateRunner {
                         out.add(new Candidate(t, f.label()));
                     }
                 }
-            } else if (gpu.wideHopperBackwardFits(p, t, BackwardKernel.WGMMA)) {
-                // every Hopper backward family runs the one head dim 256 kernel: one candidate
-                out.add(new Candidate(t, BackwardKernel.WGMMA.label()));
+            } else if (gpu.wideHopperBackwardFits(p, t, BackwardKernel.WGMMA_WS)) {
+                // the Hopper backward family runs the head dim 256 wgmma backward there: the family that selects it
+                out.add(new Candidate(t, BackwardKernel.WGMMA_WS.label()));
             }
         }
         return out;

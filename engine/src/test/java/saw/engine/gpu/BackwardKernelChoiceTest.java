@@ -41,19 +41,13 @@ class BackwardKernelChoiceTest {
     }
 
     @Test
-    void hopperWith128x128TilesRunsTheWgmmaBackward() {
-        AttentionProblem p = AttentionProblem.of(1, 4, 2, 384, 384, 128, DType.BF16);
-        assertEquals("bwd_wgmma_bf16_d128_q128_kv128", launchedBackward(9, BackwardKernel.WGMMA, p, causal(p, 128, 128)));
-        AttentionProblem capped = new AttentionProblem(1, 2, 2, 256, 256, 64, DType.FP16, 0.125, 20);
-        assertEquals("bwd_wgmma_fp16_d64_q128_kv128_softcap",
-                launchedBackward(9, BackwardKernel.WGMMA, capped, causal(capped, 128, 128)));
-        AttentionProblem capped128 = new AttentionProblem(1, 2, 1, 300, 300, 128, DType.BF16, 0.1, 30);
-        assertEquals("bwd_wgmma_bf16_d128_q128_kv128_softcap",
-                launchedBackward(9, BackwardKernel.WGMMA, capped128, causal(capped128, 128, 128)));
-    }
-
-    @Test
-    void warpSpecialisedFamilyRunsItsOwnKernelsWhereTheWgmmaBackwardFits() {
+    void hopperWith128x128TilesRunsTheWarpSpecialisedBackward() {
+        AttentionProblem p128 = AttentionProblem.of(1, 4, 2, 384, 384, 128, DType.BF16);
+        assertEquals("bwd_wgmmaws_bf16_d128_q128_kv128",
+                launchedBackward(9, BackwardKernel.WGMMA_WS, p128, causal(p128, 128, 128)));
+        AttentionProblem capped64 = new AttentionProblem(1, 2, 2, 256, 256, 64, DType.FP16, 0.125, 20);
+        assertEquals("bwd_wgmmaws_fp16_d64_q128_kv128_softcap",
+                launchedBackward(9, BackwardKernel.WGMMA_WS, capped64, causal(capped64, 128, 128)));
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 384, 384, 64, DType.BF16);
         assertEquals("bwd_wgmmaws_bf16_d64_q128_kv128", launchedBackward(9, BackwardKernel.WGMMA_WS, p, causal(p, 128, 128)));
         AttentionProblem capped128 = new AttentionProblem(1, 2, 1, 300, 300, 128, DType.FP16, 0.1, 30);
@@ -68,15 +62,15 @@ class BackwardKernelChoiceTest {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 300, 300, 128, DType.BF16);
         assertEquals(java.util.List.of("bwd_dq_perm_bf16"), conversions(9, BackwardKernel.WGMMA_WS, p),
                 "the warp-specialised backward permutes each row's columns");
-        assertEquals(java.util.List.of("bwd_dq_bf16"), conversions(9, BackwardKernel.WGMMA, p));
+        assertEquals(java.util.List.of("bwd_dq_bf16"), conversions(9, BackwardKernel.MMA, p), "mma.sync adds rows in order");
         assertEquals(java.util.List.of("bwd_dq_bf16"), conversions(8, BackwardKernel.WGMMA_WS, p), "mma.sync on Ampere");
         AttentionProblem d64 = AttentionProblem.of(2, 2, 1, 200, 200, 64, DType.FP16);
         assertEquals(java.util.List.of("bwd_dq_perm_fp16"), conversions(9, BackwardKernel.WGMMA_WS, d64));
         AttentionProblem d256 = AttentionProblem.of(1, 2, 1, 200, 200, 256, DType.BF16);
-        assertEquals(java.util.List.of("bwd_dq_perm_bf16"), conversions(9, BackwardKernel.WGMMA, d256, 64),
+        assertEquals(java.util.List.of("bwd_dq_perm_bf16"), conversions(9, BackwardKernel.WGMMA_WS, d256, 64),
                 "the head dim 256 Hopper backward adds permuted dQ tiles too");
         WideBackwardChoiceTest.withWideBackward("mma", () -> assertEquals(java.util.List.of("bwd_dq_bf16"),
-                conversions(9, BackwardKernel.WGMMA, d256, 64), "its mma.sync backward adds rows in order"));
+                conversions(9, BackwardKernel.WGMMA_WS, d256, 64), "its mma.sync backward adds rows in order"));
     }
 
     /** The dQ conversions a verification run of this problem launches. */
@@ -97,9 +91,9 @@ class BackwardKernelChoiceTest {
     void everyOtherCaseFallsBackToTheMmaBackward() {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 384, 384, 128, DType.BF16);
         TileLayout square = causal(p, 128, 128);
-        assertEquals("bwd_bf16_d128_q128_kv128", launchedBackward(8, BackwardKernel.WGMMA, p, square), "Ampere");
+        assertEquals("bwd_bf16_d128_q128_kv128", launchedBackward(8, BackwardKernel.WGMMA_WS, p, square), "Ampere");
         assertEquals("bwd_bf16_d128_q128_kv128", launchedBackward(9, BackwardKernel.MMA, p, square), "chosen");
-        assertEquals("bwd_bf16_d128_q128_kv64", launchedBackward(9, BackwardKernel.WGMMA, p, causal(p, 128, 64)), "tile");
+        assertEquals("bwd_bf16_d128_q128_kv64", launchedBackward(9, BackwardKernel.WGMMA_WS, p, causal(p, 128, 64)), "tile");
     }
 
     @Test

@@ -136,7 +136,7 @@ class KernelCatalogTest {
             assertTrue(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_WS, 9));
             assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 8), "sm_90a code: cc 9.0 only");
             assertFalse(KernelCatalog.wideQ128Fits(p, new KernelTiles(64, 32), ForwardKernel.WGMMA_PINGPONG, 9));
-            assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_OVERLAP, 9));
+            assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.MMA, 9));
             assertEquals("fwd_wgmmapp_fp16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9).kernel(),
                     "callers holding only the 64x64 lists (ring parts) keep the 64-row kernel");
         });
@@ -184,9 +184,7 @@ class KernelCatalogTest {
         assertEquals("fwd_wgmmaws_bf16_d256_q64_kv64", ws.kernel());
         assertEquals(256, ws.block(), "a producer and one consumer warpgroup");
         assertEquals(pp.sharedBytes(), ws.sharedBytes());
-        for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.MMA, ForwardKernel.WGMMA, ForwardKernel.WGMMA_OVERLAP}) {
-            assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, family, 9).kernel(), family.label());
-        }
+        assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.MMA, 9).kernel(), "mma");
         for (int major : new int[] {8, 10}) {
             assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, major).kernel(),
                     "the sm_90a code runs on cc 9.0 only, not " + major);
@@ -223,9 +221,7 @@ class KernelCatalogTest {
             // two stages, so that two CTAs fit an SM's 228 KB (each also holds 1 KB the system reserves)
             assertEquals((64 * d + 4 * 64 * d) * 2 + 1024 + 9 * 8, ws.sharedBytes());
             assertTrue(2 * (ws.sharedBytes() + 1024) <= 228 * 1024, "two CTAs per SM at D = " + d);
-            for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.MMA, ForwardKernel.WGMMA, ForwardKernel.WGMMA_OVERLAP}) {
-                assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, family, 9).kernel(), family.label());
-            }
+            assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.MMA, 9).kernel(), "mma");
             assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 8).kernel(),
                     "sm_90a code: cc 9.0 only");
             for (KernelTiles other : new KernelTiles[] {new KernelTiles(64, 32), new KernelTiles(64, 128), new KernelTiles(128, 64)}) {
@@ -294,7 +290,9 @@ class KernelCatalogTest {
     @Test
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 5 + 2 * 3 + 2 * 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2 + 2 + 2 * 2 * 2, names.size()); // + bwd_dq_perm per dtype, sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype; 64-row Hopper forwards (ws, pp) at D = 64 and 128 per dtype
+        // per dtype and head dim 64 / 128: 6 tiles x (forward, backward, backward softcap), the Hopper forwards (ws, pp)
+        // and bwd_pre, the Hopper backward (softcap or not); then
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 3 + 2 * 3 + 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2 + 2 + 2 * 2 * 2, names.size()); // + bwd_dq_perm per dtype, sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype; 64-row Hopper forwards (ws, pp) at D = 64 and 128 per dtype
         assertTrue(names.contains("fwd_wgmmapp_bf16_d256_q128_kv64"), "the D = 256 Hopper forward with 128-row CTAs");
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
@@ -302,10 +300,10 @@ class KernelCatalogTest {
         assertTrue(names.contains("bwd_wgmma_fp16_d256_q64_kv64_softcap"), "the D = 256 Hopper backward");
         assertTrue(names.contains("bwd_parts_fp16"));
         assertTrue(names.stream().noneMatch(n -> n.startsWith("bwd_wgmmadq_")), "the bulk dQ is folded into bwd_wgmmaws_");
-        assertTrue(names.contains("bwd_wgmma_bf16_d128_q128_kv128"));
-        assertTrue(names.contains("bwd_wgmma_fp16_d64_q128_kv128_softcap"));
-        assertTrue(names.contains("fwd_wgmma_fp16_d64_q128_kv128"));
-        assertTrue(names.contains("fwd_wgmmaov_bf16_d128_q128_kv128"));
+        assertTrue(names.stream().filter(n -> n.matches("fwd_wgmma.*_q128_kv128"))
+                .allMatch(n -> n.startsWith("fwd_wgmmaws_") || n.startsWith("fwd_wgmmapp_")), "the 128x128 Hopper forwards: ws, pp");
+        assertTrue(names.stream().filter(n -> n.matches("bwd_wgmma.*_q128_kv128(_softcap)?"))
+                .allMatch(n -> n.startsWith("bwd_wgmmaws_")), "the 128x128 Hopper backward: ws");
         assertTrue(names.contains("fwd_wgmmaws_fp16_d128_q128_kv128"));
         assertTrue(names.contains("fwd_wgmmapp_bf16_d64_q128_kv128"));
         assertEquals(names.size(), new HashSet<>(names).size());
@@ -320,18 +318,18 @@ class KernelCatalogTest {
         assertTrue(!KernelCatalog.wgmmaFits(p, t, 8), "sm_80 has no wgmma");
         assertTrue(!KernelCatalog.wgmmaFits(p, t, 10), "the fatbin's sm_90a code does not run on later majors");
         assertTrue(!KernelCatalog.wgmmaFits(p, new KernelTiles(128, 64), 9));
-        assertEquals("fwd_wgmmaov_bf16_d128_q128_kv128", KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_OVERLAP).kernel());
-        LaunchShape s = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA);
-        assertEquals("fwd_wgmma_bf16_d128_q128_kv128", s.kernel());
-        assertEquals(4L * 16 * 64, s.grid());
-        assertEquals(256, s.block(), "two warpgroups");
-        assertEquals((128 * 128 + 6 * 128 * 128) * 2 + 1024, s.sharedBytes());
-        assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
         LaunchShape ws = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_PINGPONG);
         assertEquals("fwd_wgmmapp_bf16_d128_q128_kv128", ws.kernel());
+        assertEquals(4L * 16 * 64, ws.grid(), "one work item per q tile, head and batch entry");
+        assertTrue(ws.persistent(), "at most one CTA per SM takes the rows from the work queue");
         assertEquals(384, ws.block(), "a producer and two consumer warpgroups");
-        assertEquals(s.sharedBytes() + (12 + 8) * 8 + 2 * 5 * 4, ws.sharedBytes(),
-                "four mbarriers per stage, two per warpgroup's Q, the row ring's two entries (five ints) and their four");
+        // Q, three stages of K and V, alignment; four mbarriers per stage, two per warpgroup's Q, the row ring's two
+        // entries (five ints) and their four
+        assertEquals((128 * 128 + 6 * 128 * 128) * 2 + 1024 + (12 + 8) * 8 + 2 * 5 * 4, ws.sharedBytes());
+        LaunchShape noTurns = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_WS);
+        assertEquals("fwd_wgmmaws_bf16_d128_q128_kv128", noTurns.kernel());
+        assertEquals(384, noTurns.block());
+        assertEquals(ws.sharedBytes(), noTurns.sharedBytes(), "one Q buffer at D = 128 with turns or without");
         AttentionProblem p64 = AttentionProblem.of(4, 16, 4, 8192, 8192, 64, DType.BF16);
         assertEquals((128 * 64 + 6 * 128 * 64) * 2 + 1024 + (12 + 12) * 8 + 2 * 5 * 4 + 1024 + 128 * 64 * 2,
                 KernelCatalog.forwardWgmma(p64, 64, ForwardKernel.WGMMA_PINGPONG).sharedBytes(),
@@ -345,28 +343,15 @@ class KernelCatalogTest {
     void wgmmaBackwardRunsOnlyOnHopperWith128x128Tiles() {
         AttentionProblem p = AttentionProblem.of(4, 16, 4, 8192, 8192, 128, DType.BF16);
         KernelTiles t = new KernelTiles(128, 128);
-        LaunchShape s = KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA, 9);
-        assertEquals("bwd_wgmma_bf16_d128_q128_kv128", s.kernel());
-        assertEquals(4L * 4 * 64, s.grid(), "one CTA per kv-tile, kv-head and batch entry");
-        assertEquals(256, s.block(), "two warpgroups");
-        assertEquals((2 * 128 * 128 + 4 * 64 * 128 + 128 * 64) * 2 + 4 * 64 * 4 + 1024, s.sharedBytes());
-        assertTrue(s.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
+        assertEquals("bwd_wgmmaws_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 9).kernel());
         assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.MMA, 9).kernel());
-        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA, 8).kernel(),
-                "sm_80 has no wgmma");
-        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA, 10).kernel(),
+        assertEquals("bwd_bf16_d128_q128_kv128", KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 10).kernel(),
                 "the fatbin's sm_90a code does not run on later majors");
-        assertEquals("bwd_bf16_d128_q128_kv64",
-                KernelCatalog.backwardFor(p, new KernelTiles(128, 64), 128, BackwardKernel.WGMMA, 9).kernel());
         AttentionProblem capped128 = new AttentionProblem(1, 2, 1, 512, 512, 128, DType.FP16, 0.1, 30);
-        assertEquals("bwd_wgmma_fp16_d128_q128_kv128_softcap",
-                KernelCatalog.backwardFor(capped128, t, 4, BackwardKernel.WGMMA, 9).kernel());
+        assertEquals("bwd_wgmmaws_fp16_d128_q128_kv128_softcap",
+                KernelCatalog.backwardFor(capped128, t, 4, BackwardKernel.WGMMA_WS, 9).kernel());
         assertEquals("bwd_fp16_d128_q128_kv64_softcap",
-                KernelCatalog.backwardFor(capped128, new KernelTiles(128, 64), 4, BackwardKernel.WGMMA, 9).kernel());
-        AttentionProblem capped64 = new AttentionProblem(1, 2, 1, 512, 512, 64, DType.FP16, 0.1, 30);
-        LaunchShape c = KernelCatalog.backwardFor(capped64, t, 4, BackwardKernel.WGMMA, 9);
-        assertEquals("bwd_wgmma_fp16_d64_q128_kv128_softcap", c.kernel());
-        assertEquals((2 * 128 * 64 + 4 * 64 * 64 + 128 * 64) * 2 + 4 * 64 * 4 + 1024, c.sharedBytes());
+                KernelCatalog.backwardFor(capped128, new KernelTiles(128, 64), 4, BackwardKernel.WGMMA_WS, 9).kernel());
         for (int d : KernelCatalog.HEAD_DIMS) {
             for (boolean capped : new boolean[] {false, true}) {
                 AttentionProblem q = new AttentionProblem(1, 2, 1, 512, 512, d, DType.BF16, 0.1, capped ? 30 : 0);
@@ -384,7 +369,7 @@ class KernelCatalogTest {
         KernelTiles t = new KernelTiles(128, 128);
         LaunchShape s = KernelCatalog.backwardFor(p, t, 64, BackwardKernel.WGMMA_WS, 9);
         assertEquals("bwd_wgmmaws_bf16_d128_q128_kv128", s.kernel());
-        assertEquals(4L * 4 * 64, s.grid(), "one work item per kv-tile, kv-head and batch entry, as the wgmma backward");
+        assertEquals(4L * 4 * 64, s.grid(), "one work item per kv-tile, kv-head and batch entry");
         assertTrue(s.persistent(), "at most one CTA per SM takes the items from the work queue");
         assertEquals(384, s.block(), "a producer and two consumer warpgroups");
         // K, V; 3 stages of Q and dO; 2 dS^T tiles; the fp32 dQ tile; 3 full + 3 empty + 2 dQ-empty mbarriers; 2 counters
@@ -414,11 +399,10 @@ class KernelCatalogTest {
                 for (double softcap : new double[] {0, 30}) {
                     AttentionProblem p = new AttentionProblem(2, 8, 2, 3000, 3000, d, dtype, 0.1, softcap);
                     LaunchShape ws = KernelCatalog.backwardFor(p, t, 24, BackwardKernel.WGMMA_WS, 9);
-                    LaunchShape plain = KernelCatalog.backwardFor(p, t, 24, BackwardKernel.WGMMA, 9);
                     String where = "d " + d + " " + dtype + " softcap " + softcap;
                     assertTrue(ws.kernel().startsWith("bwd_wgmmaws_"), where + ": " + ws.kernel());
                     assertTrue(KernelCatalog.allNames().contains(ws.kernel()), ws.kernel() + " is in the catalog");
-                    assertEquals(plain.grid(), ws.grid(), where);
+                    assertEquals(2L * 2 * 24, ws.grid(), where + ": batch x kv heads x kv tiles");
                     assertEquals(384, ws.block(), where);
                     // 64 q rows x 128 fp32 columns (two 64-column tiles at D = 64), 8 mbarriers and 2 counters, beside
                     // the ring; the kv-empty mbarrier and the column ring (4 mbarriers, 2 entries of 3 ints)
@@ -435,23 +419,23 @@ class KernelCatalogTest {
 
     @Test
     void backwardKernelSettingIsParsedWithASentenceOnBadValues() {
-        assertEquals(BackwardKernel.WGMMA, BackwardKernel.parse(" WGMMA ", "x"));
+        assertEquals(BackwardKernel.WGMMA_WS, BackwardKernel.parse(" WGMMA-WS ", "x"));
         assertEquals(BackwardKernel.MMA, BackwardKernel.parse("mma", "x"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> BackwardKernel.parse("wgmma-overlap", "SAW_KERNEL_BWD"));
-        assertEquals("SAW_KERNEL_BWD=wgmma-overlap is not a backward kernel family (mma, wgmma or wgmma-ws)",
-                e.getMessage());
+                () -> BackwardKernel.parse("tma", "SAW_KERNEL_BWD"));
+        assertEquals("SAW_KERNEL_BWD=tma is not a backward kernel family (mma or wgmma-ws)", e.getMessage());
         IllegalArgumentException folded = assertThrows(IllegalArgumentException.class,
                 () -> BackwardKernel.parse("wgmma-dq", "-Dsaw.kernel.bwd"));
-        assertEquals("-Dsaw.kernel.bwd=wgmma-dq is not a backward kernel family (mma, wgmma or wgmma-ws)",
+        assertEquals("-Dsaw.kernel.bwd=wgmma-dq is not a backward kernel family (mma or wgmma-ws)",
                 folded.getMessage(), "the bulk dQ is wgmma-ws now");
-        assertEquals(BackwardKernel.WGMMA_WS, BackwardKernel.parse("wgmma-ws", "x"));
         String before = System.getProperty(BackwardKernel.PROPERTY);
         try {
             System.setProperty(BackwardKernel.PROPERTY, "mma");
             assertEquals(BackwardKernel.MMA, BackwardKernel.configured(), "the property forces the old path");
             System.setProperty(BackwardKernel.PROPERTY, "wgmma");
-            assertEquals(BackwardKernel.WGMMA, BackwardKernel.configured());
+            IllegalArgumentException retired = assertThrows(IllegalArgumentException.class, BackwardKernel::configured);
+            assertEquals("-Dsaw.kernel.bwd=wgmma is not a backward kernel family (mma or wgmma-ws)", retired.getMessage(),
+                    "the lock-step Hopper backward is retired: named like any unknown family");
             System.clearProperty(BackwardKernel.PROPERTY);
             if (System.getenv(BackwardKernel.ENV) == null) {
                 assertEquals(BackwardKernel.WGMMA_WS, BackwardKernel.configured(), "the default");
@@ -467,19 +451,22 @@ class KernelCatalogTest {
 
     @Test
     void forwardKernelSettingIsParsedWithASentenceOnBadValues() {
-        assertEquals(ForwardKernel.WGMMA, ForwardKernel.parse(" WGMMA ", "x"));
+        assertEquals(ForwardKernel.WGMMA_WS, ForwardKernel.parse(" WGMMA-WS ", "x"));
         assertEquals(ForwardKernel.MMA, ForwardKernel.parse("mma", "x"));
-        assertEquals(ForwardKernel.WGMMA_OVERLAP, ForwardKernel.parse("wgmma-overlap", "x"));
         assertEquals(ForwardKernel.WGMMA_PINGPONG, ForwardKernel.parse("wgmma-pp", "x"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ForwardKernel.parse("tma", "-Dsaw.kernel.fwd"));
-        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma, wgmma-overlap, wgmma-ws or wgmma-pp)", e.getMessage());
+        assertEquals("-Dsaw.kernel.fwd=tma is not a forward kernel family (mma, wgmma-ws or wgmma-pp)", e.getMessage());
+        IllegalArgumentException retired = assertThrows(IllegalArgumentException.class,
+                () -> ForwardKernel.parse("wgmma", "SAW_KERNEL_FWD"));
+        assertEquals("SAW_KERNEL_FWD=wgmma is not a forward kernel family (mma, wgmma-ws or wgmma-pp)", retired.getMessage(),
+                "the Hopper forward without warp specialisation is retired: named like any unknown family");
         String before = System.getProperty(ForwardKernel.PROPERTY);
         try {
             System.setProperty(ForwardKernel.PROPERTY, "mma");
             assertEquals(ForwardKernel.MMA, ForwardKernel.configured(), "the property forces the old path");
-            System.setProperty(ForwardKernel.PROPERTY, "wgmma-overlap");
-            assertEquals(ForwardKernel.WGMMA_OVERLAP, ForwardKernel.configured());
+            System.setProperty(ForwardKernel.PROPERTY, "wgmma-ws");
+            assertEquals(ForwardKernel.WGMMA_WS, ForwardKernel.configured());
             System.clearProperty(ForwardKernel.PROPERTY);
             if (System.getenv(ForwardKernel.ENV) == null) {
                 assertEquals(ForwardKernel.WGMMA_PINGPONG, ForwardKernel.configured(), "the default");

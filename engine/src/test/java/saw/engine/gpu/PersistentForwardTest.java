@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
+import saw.engine.attention.KernelTiles;
 import saw.engine.mask.TileLayout;
 
 /** The warp-specialised Hopper forwards at head dim 64 / 128 are persistent: at most one CTA per SM (fake driver, no GPU). */
@@ -39,9 +40,8 @@ class PersistentForwardTest {
     }
 
     @Test
-    void otherFamiliesKeepOneCtaPerRow() {
-        assertEquals(ROWS, forwardGrid(ForwardKernel.WGMMA, 5, "fwd_wgmma_bf16_d128_q128_kv128"));
-        assertEquals(ROWS, forwardGrid(ForwardKernel.WGMMA_OVERLAP, 5, "fwd_wgmmaov_bf16_d128_q128_kv128"));
+    void theMmaSyncForwardKeepsOneCtaPerRow() {
+        assertEquals(ROWS, forwardGrid(ForwardKernel.MMA, 5, "fwd_bf16_d128_q128_kv128"));
     }
 
     @Test
@@ -50,7 +50,7 @@ class PersistentForwardTest {
         assertTrue(ws.persistent());
         assertEquals(ROWS, ws.grid());
         assertTrue(ws.toString().contains("items " + ROWS), ws.toString());
-        LaunchShape plain = KernelCatalog.forwardWgmma(P, 8, ForwardKernel.WGMMA);
+        LaunchShape plain = KernelCatalog.forward(P, new KernelTiles(128, 128), 8);
         assertFalse(plain.persistent());
         assertTrue(plain.toString().contains("grid " + ROWS), plain.toString());
     }

@@ -62,13 +62,12 @@ class WideForwardChoiceTest {
             AttentionProblem capped = new AttentionProblem(1, 2, 1, 200, 300, d, DType.FP16, 0.0625, 30);
             assertEquals("fwd_wgmmaws_fp16_d" + d + "_q64_kv64", launchedForward(9, ForwardKernel.WGMMA_WS, capped, causal(capped, 64, 64)));
             assertEquals("fwd_bf16_d" + d + "_q64_kv64", launchedForward(8, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)), "sm_80");
-            assertEquals("fwd_bf16_d" + d + "_q64_kv64", launchedForward(9, ForwardKernel.WGMMA, p, causal(p, 64, 64)), "wgmma family");
+            assertEquals("fwd_bf16_d" + d + "_q64_kv64", launchedForward(9, ForwardKernel.MMA, p, causal(p, 64, 64)), "mma family");
             try (GpuBackend gpu = GpuBackend.open(new FakeDriver(8L << 30), new byte[64], "fake GPU", 9)) {
                 List<Candidate> fwd = new GpuCandidates(gpu).candidates(p, Pass.FWD);
                 KernelTiles t = new KernelTiles(64, 64);
-                assertTrue(fwd.contains(new Candidate(t, "wgmma-pp")) && fwd.contains(new Candidate(t, "wgmma-ws")), fwd::toString);
-                assertTrue(fwd.stream().noneMatch(c -> c.tiles().equals(t) && (c.family().equals("wgmma") || c.family().equals("wgmma-overlap"))),
-                        fwd::toString);
+                assertEquals(List.of(new Candidate(t, "mma"), new Candidate(t, "wgmma-ws"), new Candidate(t, "wgmma-pp")),
+                        fwd.stream().filter(c -> c.tiles().equals(t)).toList(), fwd::toString);
             }
         }
     }
@@ -97,7 +96,7 @@ class WideForwardChoiceTest {
             assertEquals("fwd_wgmmaws_fp16_d256_q128_kv64", launchedForward(9, ForwardKernel.WGMMA_WS, capped, causal(capped, 64, 64)));
             assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(8, ForwardKernel.WGMMA_PINGPONG, p, layout), "sm_80");
             assertEquals("fwd_bf16_d256_q64_kv32", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 32)), "64x32");
-            assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA, p, layout), "wgmma family");
+            assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.MMA, p, layout), "mma family");
 
             FakeDriver driver = new FakeDriver(8L << 30);
             try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", 9)) {
@@ -168,7 +167,6 @@ class WideForwardChoiceTest {
         AttentionProblem p = AttentionProblem.of(1, 4, 2, 320, 320, 256, DType.BF16);
         assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(8, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 64)), "sm_80");
         assertEquals("fwd_bf16_d256_q64_kv32", launchedForward(9, ForwardKernel.WGMMA_PINGPONG, p, causal(p, 64, 32)), "64x32");
-        assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.WGMMA, p, causal(p, 64, 64)), "wgmma family");
         assertEquals("fwd_bf16_d256_q64_kv64", launchedForward(9, ForwardKernel.MMA, p, causal(p, 64, 64)), "mma family");
     }
 
@@ -188,7 +186,7 @@ class WideForwardChoiceTest {
                 KernelTiles t = new KernelTiles(64, 64);
                 assertEquals(switchedOn && major == 9, fwd.contains(new Candidate(t, "wgmma-pp")), "cc " + major + ": " + fwd);
                 assertEquals(switchedOn && major == 9, fwd.contains(new Candidate(t, "wgmma-ws")), "cc " + major + ": " + fwd);
-                assertTrue(fwd.stream().noneMatch(c -> c.family().equals("wgmma") || c.family().equals("wgmma-overlap")), fwd::toString);
+                assertTrue(fwd.stream().allMatch(c -> List.of("mma", "wgmma-ws", "wgmma-pp").contains(c.family())), fwd::toString);
                 assertTrue(fwd.stream().noneMatch(c -> !c.tiles().equals(t) && !c.family().equals("mma")), fwd::toString);
                 assertTrue(bwd.stream().allMatch(c -> c.family().equals("mma") || c.tiles().equals(t)),
                         "the D = 256 Hopper backward runs at 64x64 only: " + bwd);
