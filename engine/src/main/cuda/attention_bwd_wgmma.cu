@@ -268,12 +268,10 @@ struct BwdWg {
     const int* qIdx;
     const int* maskIdx;
     const uint32_t* bitsT;
-    float* dQacc;
-    int H, Sq;
 
     // thread: 0-255 over the two compute warpgroups
     __device__ __forceinline__ void seat(int thread, const T* sK, const int* qIdx_, const int* maskIdx_,
-                                         const uint32_t* bitsT_, float* dQacc_, int H_, int Sq_, float scale,
+                                         const uint32_t* bitsT_, float scale,
                                          float softcap_) {
         wg = thread >> 7;
         const int lane = thread & 31;
@@ -287,9 +285,6 @@ struct BwdWg {
         qIdx = qIdx_;
         maskIdx = maskIdx_;
         bitsT = bitsT_;
-        dQacc = dQacc_;
-        H = H_;
-        Sq = Sq_;
     }
 
     // acc = A B^T, A = 64 rows of K or V, B = a Q or dO step, both K-major: a k16 step moves 32 bytes inside a
@@ -451,10 +446,11 @@ struct ColumnRef {
 // Warp-specialised and persistent: a grid of at most one CTA per SM takes the `items` launch entries of the work
 // order (heaviest first) from a queue (next_work_item), so that a column's start and end overlap its neighbours' work
 // instead of idling the SM between CTAs. Warpgroup 0 only loads and takes the columns, handing each to the compute
-// warpgroups through a two-entry ring in shared memory (HandRing<ColumnRef>); warpgroups 1 and 2 compute exactly as
-// attention_bwd_wgmma's two. Per column the producer copies K and V (with the column's first step, once the consumers
-// have released the previous column's on "kv empty", count 256: every compute thread arrives after the column's last
-// step, phase k for the CTA's k-th column with steps; columns without steps neither load nor release them), then each q step's Q and dO into a ring of WBS_STAGES stages that runs on across columns; each producer thread
+// warpgroups through a two-entry ring in shared memory (HandRing<ColumnRef>); warpgroups 1 and 2 each take 64 kv rows
+// of the column (BwdWg::step). Per column the producer copies K and V (with the column's first step, once the
+// consumers have released the previous column's on "kv empty", count 256: every compute thread arrives after the
+// column's last step, phase k for the CTA's k-th column with steps; columns without steps neither load nor release
+// them), then each q step's Q and dO into a ring of WBS_STAGES stages that runs on across columns; each producer thread
 // arrives on the stage's "full" mbarrier (count 128) once its copies have landed and it has fenced them for the async
 // proxy (while its next step's copies are in flight; a column's last step is handed over before the next column is
 // taken), and each compute warp arrives on its "empty" mbarrier (count 8) once the step's wgmmas and reads are done.
@@ -604,7 +600,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
     regs_alloc<CONSUMER_REGS>();
     const int ct = threadIdx.x - PRODUCERS;
     Wg wg;
-    wg.seat(ct, sK, qIdx, maskIdx, bitsT, dQacc, H, Sq, scale, softcap);
+    wg.seat(ct, sK, qIdx, maskIdx, bitsT, scale, softcap);
     const bool lane0 = (ct & 31) == 0;
     const uint32_t aQ = smem_u32(sQ);
     const uint32_t adO = smem_u32(sdO);
@@ -635,7 +631,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
     Frags frags;
     int done = 0;  // steps this CTA has computed (step g: stage g % ST, phase parity (g / ST) & 1)
     for (int j = 0;; ++j) {
-        const ColumnRef col = columns.takeEach(j);
+        const ColumnRef col = columns.take(j);
         if (col.slot >= items) break;
         const BwdColumns cols = bind(col.entry);
         float dk[Wg::OR];

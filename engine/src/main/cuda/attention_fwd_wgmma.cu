@@ -545,7 +545,7 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& 
 }
 
 // The persistent forwards' ring of rows (HandRing, pipeline.cuh): a row read from the tables (RowRef), released by
-// every consumer warp. A slot past the last row ends the consumers' loops.
+// every consumer thread. A slot past the last row ends the consumers' loops.
 using RowRing = HandRing<RowRef>;
 
 // Warp-specialised (FlashAttention-3's structure) and persistent: a grid of at most one CTA per SM takes the `items`
@@ -590,7 +590,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             mbar_init(fullQ + q, PRODUCERS);
             mbar_init(emptyQ + q, CONSUMER_WARPS / 2);
         }
-        rows.init(CONSUMER_WARPS);
+        rows.init(WG_THREADS);  // every consumer thread releases a row
         mbar_init_fence();
     }
     __syncthreads();
@@ -685,7 +685,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
         };
         for (int j = 0;; ++j) {
-            const RowRef row = rows.take(j, lane0);
+            const RowRef row = rows.take(j);
             const bool starts = row.slot < items && row.count > 0;
             if (pending && !starts) {  // the previous row's last P V alone: no next row, or one without tiles
                 ws_last_output<ST>(c, ring, st, phase, lane0, o, p, takeTurn, passTurn);
@@ -742,7 +742,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         RingAt<ST> at;
         uint32_t qLoads = 0;
         for (int j = 0;; ++j) {
-            const RowRef row = rows.take(j, lane0);
+            const RowRef row = rows.take(j);
             if (row.slot >= items) break;
             c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
             float o[Cta::OR];

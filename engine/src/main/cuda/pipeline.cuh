@@ -172,17 +172,10 @@ struct HandRing {
         mbar_arrive(full + (j & 1));
     }
 
-    // by every consumer thread, with init(consumer warps): the CTA's item j, released by lane 0 of each warp
-    __device__ __forceinline__ E take(int j, bool lane0) const {
-        mbar_wait(full + (j & 1), (j >> 1) & 1);
-        const E r = entry[j & 1];
-        warp_arrive(empty + (j & 1), lane0);
-        return r;
-    }
-
-    // the same with init(consumer threads): every thread releases the entry itself, an order compute-sanitizer's
-    // racecheck follows (it does not carry a lane's read through __syncwarp to lane 0's arrive)
-    __device__ __forceinline__ E takeEach(int j) const {
+    // by every consumer thread, with init(consumer threads): the CTA's item j; every thread releases the entry itself,
+    // an order compute-sanitizer's racecheck follows (it does not carry a lane's read through __syncwarp to lane 0's
+    // arrive: with one arrival per warp it reported the next hand()'s write as a hazard)
+    __device__ __forceinline__ E take(int j) const {
         mbar_wait(full + (j & 1), (j >> 1) & 1);
         const E r = entry[j & 1];
         mbar_arrive(empty + (j & 1));

@@ -1,5 +1,7 @@
 package saw.engine.gpu;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -7,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import jcuda.CudaException;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -44,6 +47,21 @@ final class FakeDriver implements Driver {
     final List<String> launched = new ArrayList<>();
     /** The grid of each kernel's latest launch. */
     final Map<String, Integer> lastGrid = new HashMap<>();
+
+    /**
+     * The grid that {@code kernel} was last launched with when {@code run} drives a backend on a fake GPU with
+     * {@code multiProcessors} SMs and compute capability 9 (the launch must have happened).
+     */
+    static int gridOf(String kernel, int multiProcessors, Consumer<GpuBackend> run) {
+        FakeDriver driver = new FakeDriver(8L << 30);
+        driver.multiProcessors = multiProcessors;
+        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", 9)) {
+            run.accept(gpu);
+            assertTrue(driver.launched.contains(kernel), kernel + " launched: " + driver.launched);
+            return driver.lastGrid.get(kernel);
+        }
+    }
+
     /** One copy between host and device: its direction, device byte offset and length. */
     record Copy(boolean toHost, long deviceOffset, long bytes) {}
 

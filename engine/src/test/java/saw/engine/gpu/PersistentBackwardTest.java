@@ -25,14 +25,10 @@ class PersistentBackwardTest {
 
     private static int backwardGrid(BackwardKernel family, int multiProcessors, String kernel) {
         TileLayout layout = causal(P, 128, 128);
-        FakeDriver driver = new FakeDriver(8L << 30);
-        driver.multiProcessors = multiProcessors;
-        try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU", 9)) {
+        return FakeDriver.gridOf(kernel, multiProcessors, gpu -> {
             gpu.backwardKernel(family);
             gpu.forwardBackward(AttentionInputs.random(P, 5, true), layout);
-            assertTrue(driver.launched.contains(kernel), kernel + " launched: " + driver.launched);
-            return driver.lastGrid.get(kernel);
-        }
+        });
     }
 
     @Test
