@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Twentieth session, call 2: the build that lands (persist-bwd merged with the retired families; the persistent
-# forward's row ring released by every consumer thread, as the backward's column ring is). sm_90a-only fatbin with
+# forward's row ring released by every consumer thread, as the backward's column ring is, and its Q buffers too). sm_90a-only fatbin with
 # -lineinfo in the pack's engine jar. 1. compute-sanitizer on the cases of call 1 (racecheck there reported the
 # forward's row ring: lane 0 arrived for its warp); 2. verify (bwd-frontier.sh's matrix and its D = 128 sanitizer case,
 # 11 more cases with many columns per CTA, split, empty and padded columns); 3. issue 12's rows with cuDNN, if time is
@@ -24,7 +24,7 @@ san() { # NAME TOOL MASK ARGS...
   local extra="" rc
   [[ $tool == racecheck ]] && extra="--racecheck-report all"
   timeout -k 5 150 compute-sanitizer --tool "$tool" $extra --print-limit 40 --error-exitcode 9 "$pack/runtime/bin/java" \
-    -Djava.awt.headless=true -cp "$pack/lib/*" saw.app.Main verify "$mask" "$@" --block 128x128 --backend gpu \
+    -Djava.awt.headless=true ${JOPTS:-} -cp "$pack/lib/*" saw.app.Main verify "$mask" "$@" --block 128x128 --backend gpu \
     > "$res/san/$name-$tool.log" 2>&1; rc=$?
   echo "$name $tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$res/san/$name-$tool.log" | tail -1)"
 }
@@ -37,6 +37,8 @@ for tool in racecheck synccheck memcheck; do
 done
 throttle; san d64-window racecheck 'window(100)' --seq 1000 --seq-kv 5000 --batch 4 --heads 8 --kv-heads 2 --head-dim 64 --dtype bf16 --softcap 20 --pass fwd,bwd & pids+=($!)
 throttle; san d128-causal racecheck causal --seq 5000 --heads 8 --kv-heads 8 --head-dim 128 --dtype fp16 --pass fwd,bwd & pids+=($!)
+# the ws forward (not the default) reads Q with ldmatrix at D = 64 and now releases it from every thread
+throttle; JOPTS=-Dsaw.kernel.fwd=wgmma-ws san d64-padded-fwdws racecheck "$DOCS" --seq 6000 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 --pass fwd & pids+=($!)
 wait "${pids[@]}"
 el "sanitizers done"
 pack_logs

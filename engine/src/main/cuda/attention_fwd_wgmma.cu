@@ -588,7 +588,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         ring.init(PRODUCERS, CONSUMER_WARPS);
         for (int q = 0; q < 2 * QB; ++q) {
             mbar_init(fullQ + q, PRODUCERS);
-            mbar_init(emptyQ + q, CONSUMER_WARPS / 2);
+            mbar_init(emptyQ + q, WG_THREADS / 2);
         }
         rows.init(WG_THREADS);  // every consumer thread releases a row
         mbar_init_fence();
@@ -653,7 +653,9 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         if (PINGPONG) named_arrive(1 + (cw ^ 1), WG_THREADS);
     };
     int qBuf = 0;  // the Q buffer of the row being computed
-    auto qRead = [&]() { warp_arrive(emptyQ + QB * cw + qBuf, lane0); };
+    // every thread releases Q itself: at D = 64 (ws) it reads Q with ldmatrix, and racecheck does not follow a lane's
+    // read through __syncwarp to lane 0's arrival
+    auto qRead = [&]() { mbar_arrive(emptyQ + QB * cw + qBuf); };
     // with all of Q in registers its buffer is released as soon as the fragments are loaded, not after the last Q K^T
     constexpr bool Q_IN_REGS = Cta::Q_FRAGS == D / 16;
     auto qReadAfterScores = [&]() {
