@@ -2,7 +2,7 @@
 # Twentieth session, call 2: the build that lands (persist-bwd merged with the retired families; the persistent
 # forward's row ring and Q buffers released by every consumer thread, as the backward's column ring is). sm_90a-only
 # fatbin with -lineinfo in the pack's engine jar. 1. compute-sanitizer on the cases of call 1 (racecheck there reported
-# the forward's row ring: lane 0 arrived for its warp) and on the ws forward at D = 64; 2. verify (11 cases with many
+# the forward's row ring: lane 0 arrived for its warp) and on the ws forward at D = 64; 2. verify beside them (11 cases with many
 # columns per CTA, split, empty and padded columns, then bwd-frontier.sh's matrix if time is left). Issue 12's rows
 # were left out: the session had under 10 device-minutes left after call 1's hang and refused starts. Work files in
 # /tmp/c2, returned as $OUT/c2-logs.tgz (+ driver.log).
@@ -40,11 +40,7 @@ throttle; san d64-window racecheck 'window(100)' --seq 1000 --seq-kv 5000 --batc
 throttle; san d128-causal racecheck causal --seq 5000 --heads 8 --kv-heads 8 --head-dim 128 --dtype fp16 --pass fwd,bwd & pids+=($!)
 # the ws forward (not the default) reads Q with ldmatrix at D = 64 and now releases it from every thread
 throttle; JOPTS=-Dsaw.kernel.fwd=wgmma-ws san d64-padded-fwdws racecheck "$DOCS" --seq 6000 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 --pass fwd & pids+=($!)
-wait "${pids[@]}"
-el "sanitizers done"
-pack_logs
-
-el "2. verify"
+el "2. verify, beside the sanitizers"
 vfail=0
 verify() { # NAME ARGS...
   local name=$1; shift
@@ -55,7 +51,7 @@ verify() { # NAME ARGS...
   return $rc
 }
 vp=()
-vthrottle() { while [[ $(jobs -rp | wc -l) -ge 3 ]]; do sleep 0.2; done; }
+vthrottle() { while [[ $(jobs -rp | wc -l) -ge 9 ]]; do sleep 0.2; done; }
 V() { vthrottle; verify "$@" & vp+=($!); }
 V docs-gqa-d128 'and(causal,docs(300,500,170,30,64,900,1200,200))' --seq 3364 --batch 4 --heads 16 --kv-heads 4 --head-dim 128 --dtype bf16 --rows 24 --pass fwd,bwd
 V docs-fp16-d64 'and(causal,docs(700,1500,1200,500,3000,77))' --seq 6977 --batch 2 --heads 16 --kv-heads 16 --head-dim 64 --dtype fp16 --softcap 30 --rows 24 --pass fwd,bwd
@@ -70,8 +66,10 @@ V random-d128 'random(128,128,2,7)' --seq 8192 --batch 2 --heads 8 --kv-heads 2 
 V chunked-ragged 'chunked(300)' --seq 5001 --batch 3 --heads 8 --kv-heads 4 --head-dim 128 --dtype bf16 --scale 0.7 --pass fwd,bwd
 for p in "${vp[@]}"; do wait "$p" || vfail=$((vfail + 1)); done
 el "verify failures: $vfail"
+wait "${pids[@]}"
+el "sanitizers done"
 pack_logs
-if left 200; then
+if left 150; then
   OUT=$res BWF_PARTS="verify" timeout -k 5 100 "$pack/bwd-frontier.sh" > "$res/bwd-frontier.out" 2>&1; echo "bwd-frontier rc=$?"
   tail -16 "$res/bwd-frontier.out"
 fi
