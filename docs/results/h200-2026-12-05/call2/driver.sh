@@ -15,7 +15,7 @@ exec > >(tee "$OUT/driver.log") 2>&1
 t0=$(date +%s)
 el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { [[ $(( $(date +%s) - t0 )) -lt $1 ]]; }
-pack_logs() { tar czf "$OUT/c2-logs.tgz" -C /tmp --exclude=c2/frontier/specs --exclude=c2/frontier/results --exclude=c2/bwd/specs c2; }
+pack_logs() { tar czf "$OUT/c2-logs.tgz" -C /tmp --exclude=c2/frontier/specs --exclude=c2/bwd/specs c2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
 grep -i commit "$pack/saw" | head -1
 
@@ -74,5 +74,10 @@ if left 150; then
   tail -16 "$res/bwd-frontier.out"
 fi
 
+# added in the twenty-first session, which ran this driver: issue 12's rows on the landed build if time is left
+if left 330; then
+  OUT=$res FT_REPS=10 timeout -k 5 250 "$pack/frontier-table.sh" > "$res/frontier-table.out" 2>&1; echo "frontier-table rc=$?"
+  cat "$res/frontier/table.txt" 2>/dev/null
+fi
 el done
 pack_logs
