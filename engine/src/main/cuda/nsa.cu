@@ -99,6 +99,26 @@ struct NsaRowCursor {
     }
 };
 
+// How THREADS threads of a per-block kernel walk an item's rows, NSA_ROWS a step: thread tid gathers 16-byte chunk
+// column tid % CHUNKS of rows tid / CHUNKS + k * ROW_STEP of each step (k < PER_THREAD), and thread tid < NSA_ROWS
+// fills row tid's tables. `next` is the thread's first gathered row of the next step, `table` its table row.
+template <int THREADS, int D>
+struct NsaGather {
+    static constexpr int CHUNKS = D / 8;
+    static constexpr int ROW_STEP = THREADS / CHUNKS;
+    static constexpr int PER_THREAD = NSA_ROWS / ROW_STEP;
+    const NsaRowStride byRow, byStep;
+    NsaRowCursor next, table;
+    const long long groupOff, headStride;
+
+    __device__ __forceinline__ NsaGather(const NsaItem& item, int tid, int H, int Tn)
+        : byRow(ROW_STEP, item.G), byStep(NSA_ROWS, item.G), next(tid / CHUNKS, item.G), table(tid, item.G),
+          groupOff(item.groupStart(H, Tn, D) + (tid % CHUNKS) * 8), headStride((long long)Tn * D) {}
+
+    // the thread's chunk of row `at` in a [B, H, T, D] tensor of the item's group, less the row's token * D
+    __device__ __forceinline__ long long headOffset(NsaRowCursor at) const { return groupOff + at.h * headStride; }
+};
+
 // One work item: plane * nkv + kv-block; its rows are the tokens colTok[begin .. end) x G heads. The block's other
 // tokens belong to other items (other token chunks), so dK and dV are added to fp32 accumulators dKacc / dVacc
 // (unscaled) and converted afterwards.
@@ -386,45 +406,39 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
 
-    // the steps' rows in order: thread tid copies chunk column tid % CHUNKS of rows tid / CHUNKS + k * ROW_STEP of each
-    // step, and thread tid < QS fills row tid's tables
-    constexpr int ROW_STEP = THREADS / CHUNKS;
-    const NsaRowStride byRow(ROW_STEP, it0.G);
-    const NsaRowStride byStep(QS, it0.G);
-    NsaRowCursor gatherNext(tid / CHUNKS, it0.G);
-    NsaRowCursor tableNext(tid, it0.G);
-    const long long groupOff = it0.groupStart(H, Tn, D) + (tid % CHUNKS) * 8;
-    const long long headStride = (long long)Tn * D;
+    // the steps' rows in order (NsaGather)
+    using Gather = NsaGather<THREADS, D>;
+    Gather rows(it0, tid, H, Tn);
     auto loadStep = [&](int stage) {
         T* q = sQ + stage * QS * D;
         T* g = sdO + stage * QS * D;
-        NsaRowCursor at = gatherNext;
+        NsaRowCursor at = rows.next;
 #pragma unroll
-        for (int k = 0; k < QS / ROW_STEP; ++k) {
-            const int r = tid / CHUNKS + k * ROW_STEP;
+        for (int k = 0; k < Gather::PER_THREAD; ++k) {
+            const int r = tid / CHUNKS + k * Gather::ROW_STEP;
             const bool valid = at.e < it0.tokens;
             long long off = 0;
-            if (valid) off = groupOff + at.h * headStride + (long long)colTok[begin + at.e] * D;
+            if (valid) off = rows.headOffset(at) + (long long)colTok[begin + at.e] * D;
             cp_async16(smem_u32(q + Tile::chunk(r, tid % CHUNKS)), Q + off, valid);
             cp_async16(smem_u32(g + Tile::chunk(r, tid % CHUNKS)), dO + off, valid);
-            at.advance(byRow, it0.G);
+            at.advance(rows.byRow, it0.G);
         }
-        gatherNext.advance(byStep, it0.G);
+        rows.next.advance(rows.byStep, it0.G);
         if (tid < QS) {
-            const bool valid = tableNext.e < it0.tokens;
+            const bool valid = rows.table.e < it0.tokens;
             int token = -1;
             int bh = 0;
             long long at = 0;
             if (valid) {
-                token = colTok[begin + tableNext.e];
-                bh = it0.bh(tableNext.h, H);
+                token = colTok[begin + rows.table.e];
+                bh = it0.bh(rows.table.h, H);
                 at = (long long)bh * Tn + token;
             }
             cp_async4(smem_u32(sLse + stage * QS + tid), LSE + at, valid);
             cp_async4(smem_u32(sDs + stage * QS + tid), Dsum + at, valid);
             sTok[stage * QS + tid] = token;
             sBh[stage * QS + tid] = bh;
-            tableNext.advance(byStep, it0.G);
+            rows.table.advance(rows.byStep, it0.G);
         }
     };
 
@@ -911,38 +925,32 @@ __device__ __forceinline__ void nsa_fwd_block(const T* __restrict__ Q, const T* 
     const float sl2 = capped ? LOG2E : scale * LOG2E;
     const float capIn = capped ? scale / softcap : 0.f;
 
-    // the steps' rows in order: thread tid copies chunk column tid % CHUNKS of rows tid / CHUNKS + k * ROW_STEP of each
-    // step, and thread tid < QS fills row tid's tables
-    constexpr int ROW_STEP = THREADS / CHUNKS;
-    const NsaRowStride byRow(ROW_STEP, item.G);
-    const NsaRowStride byStep(QS, item.G);
-    NsaRowCursor gatherNext(tid / CHUNKS, item.G);
-    NsaRowCursor tableNext(tid, item.G);
-    const long long groupOff = item.groupStart(H, Tn, D) + (tid % CHUNKS) * 8;
-    const long long headStride = (long long)Tn * D;
+    // the steps' rows in order (NsaGather)
+    using Gather = NsaGather<THREADS, D>;
+    Gather rows(item, tid, H, Tn);
     auto loadStep = [&](int stage) {
-        NsaRowCursor at = gatherNext;
+        NsaRowCursor at = rows.next;
 #pragma unroll
-        for (int k = 0; k < QS / ROW_STEP; ++k) {
-            const int r = tid / CHUNKS + k * ROW_STEP;
+        for (int k = 0; k < Gather::PER_THREAD; ++k) {
+            const int r = tid / CHUNKS + k * Gather::ROW_STEP;
             const bool valid = at.e < item.tokens;
             long long off = 0;
-            if (valid) off = groupOff + at.h * headStride + (long long)colTok[item.begin + at.e] * D;
+            if (valid) off = rows.headOffset(at) + (long long)colTok[item.begin + at.e] * D;
             cp_async16(smem_u32(sQ + stage * QS * D + Swizzled<D>::chunk(r, tid % CHUNKS)), Q + off, valid);
-            at.advance(byRow, item.G);
+            at.advance(rows.byRow, item.G);
         }
-        gatherNext.advance(byStep, item.G);
+        rows.next.advance(rows.byStep, item.G);
         if (tid < QS) {
             int token = -1;
             int out = -1;
-            if (tableNext.e < item.tokens) {
-                const int e = item.begin + tableNext.e;
+            if (rows.table.e < item.tokens) {
+                const int e = item.begin + rows.table.e;
                 token = colTok[e];
-                out = item.partialRow(tableNext.h, token, colSlot[e], Tn, Hkv, S);
+                out = item.partialRow(rows.table.h, token, colSlot[e], Tn, Hkv, S);
             }
             sTok[stage * QS + tid] = token;
             sOut[stage * QS + tid] = out;
-            tableNext.advance(byStep, item.G);
+            rows.table.advance(rows.byStep, item.G);
         }
     };
 
@@ -1100,48 +1108,42 @@ __device__ __forceinline__ void nsa_fwd_block_wgmma(const T* __restrict__ Q, con
     const float sl2 = capped ? LOG2E : scale * LOG2E;
     const float capIn = capped ? scale / softcap : 0.f;
 
-    // the steps' rows in order: thread tid copies chunk column tid % CHUNKS of rows tid / CHUNKS + k * ROW_STEP of each
-    // step, and thread tid < QS fills row tid's tables
-    constexpr int ROW_STEP = THREADS / CHUNKS;
-    const NsaRowStride byRow(ROW_STEP, item.G);
-    const NsaRowStride byStep(QS, item.G);
-    NsaRowCursor gatherNext(tid / CHUNKS, item.G);
-    NsaRowCursor tableNext(tid, item.G);
-    const long long groupOff = item.groupStart(H, Tn, D) + (tid % CHUNKS) * 8;
-    const long long headStride = (long long)Tn * D;
+    // the steps' rows in order (NsaGather)
+    using Gather = NsaGather<THREADS, D>;
+    Gather rows(item, tid, H, Tn);
     // the next step's tokens (and row tid's slot), read before S is issued so that their latency hides behind it;
     // loadStep then only does arithmetic on them
-    int nextTok[QS / ROW_STEP];
+    int nextTok[Gather::PER_THREAD];
     int tableTok = 0;
     int tableSlot = 0;
     auto fetchStep = [&]() {
-        NsaRowCursor at = gatherNext;
+        NsaRowCursor at = rows.next;
 #pragma unroll
-        for (int k = 0; k < QS / ROW_STEP; ++k) {
+        for (int k = 0; k < Gather::PER_THREAD; ++k) {
             nextTok[k] = at.e < item.tokens ? colTok[item.begin + at.e] : 0;
-            at.advance(byRow, item.G);
+            at.advance(rows.byRow, item.G);
         }
-        if (tid < QS && tableNext.e < item.tokens) {
-            tableTok = colTok[item.begin + tableNext.e];
-            tableSlot = colSlot[item.begin + tableNext.e];
+        if (tid < QS && rows.table.e < item.tokens) {
+            tableTok = colTok[item.begin + rows.table.e];
+            tableSlot = colSlot[item.begin + rows.table.e];
         }
     };
     auto loadStep = [&](int stage) {
         T* q = sQ + stage * QS * D;
-        NsaRowCursor at = gatherNext;
+        NsaRowCursor at = rows.next;
 #pragma unroll
-        for (int k = 0; k < QS / ROW_STEP; ++k) {
+        for (int k = 0; k < Gather::PER_THREAD; ++k) {
             const bool valid = at.e < item.tokens;
-            const long long off = valid ? groupOff + at.h * headStride + (long long)nextTok[k] * D : 0;
-            cp_async16(smem_u32(q + Tile::chunk(tid / CHUNKS + k * ROW_STEP, tid % CHUNKS)), Q + off, valid);
-            at.advance(byRow, item.G);
+            const long long off = valid ? rows.headOffset(at) + (long long)nextTok[k] * D : 0;
+            cp_async16(smem_u32(q + Tile::chunk(tid / CHUNKS + k * Gather::ROW_STEP, tid % CHUNKS)), Q + off, valid);
+            at.advance(rows.byRow, item.G);
         }
-        gatherNext.advance(byStep, item.G);
+        rows.next.advance(rows.byStep, item.G);
         if (tid < QS) {
-            const bool valid = tableNext.e < item.tokens;
+            const bool valid = rows.table.e < item.tokens;
             sTok[stage * QS + tid] = valid ? tableTok : -1;
-            sOut[stage * QS + tid] = valid ? item.partialRow(tableNext.h, tableTok, tableSlot, Tn, Hkv, S) : -1;
-            tableNext.advance(byStep, item.G);
+            sOut[stage * QS + tid] = valid ? item.partialRow(rows.table.h, tableTok, tableSlot, Tn, Hkv, S) : -1;
+            rows.table.advance(rows.byStep, item.G);
         }
     };
 
