@@ -20,6 +20,7 @@ final class JCudaDriverCalls implements Driver {
 
     @Override
     public void open(int ordinal) {
+        JCudaNatives.prepare();
         JCudaDriver.setExceptionsEnabled(true);
         JCudaDriver.cuInit(0);
         JCudaDriver.cuDeviceGet(device, ordinal);

@@ -14,6 +14,7 @@ final class JCudaProbe implements DeviceProbe {
     @Override
     public String initDriver() {
         try {
+            JCudaNatives.prepare();
             JCudaDriver.setExceptionsEnabled(true);
             JCudaDriver.cuInit(0);
             return null;
