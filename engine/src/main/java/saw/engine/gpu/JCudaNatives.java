@@ -4,21 +4,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import jcuda.JCudaVersion;
 import jcuda.LibUtils;
+import saw.engine.io.AtomicFiles;
 
 /**
- * JCuda's driver library, put where JCuda loads it from before JCuda looks. When JCuda first loads (the first call into
- * {@code JCudaDriver}) it writes the library from the natives jar to {@code java.io.tmpdir} if no file of that name is
- * there, in place, and then maps it: a second JVM starting at the same moment finds the name, maps the half-written file
- * and dies with SIGBUS in the dynamic loader (seen with nine {@code saw verify} processes started together on a fresh
- * machine), and a copy cut short by a crash breaks every later start. {@link #prepare()} writes a uniquely named copy
- * and renames it over the name (one atomic step), unless the file there already has the jar's bytes, so JCuda always
- * finds a whole library.
+ * JCuda's driver library, put where JCuda loads it from before JCuda looks. When JCuda first loads (the first call
+ * into {@code JCudaDriver}) it writes the library from the natives jar to {@code java.io.tmpdir} if no file of that
+ * name is there, in place, and then maps it: a second JVM starting at the same moment finds the name, maps the
+ * half-written file and dies with SIGBUS in the dynamic loader (seen with twelve {@code saw verify} processes started
+ * together on a fresh machine), and a copy cut short by a crash breaks every later start. {@link #prepare()} writes
+ * the library there first with {@link AtomicFiles} (a hidden copy renamed over the name in one step), unless the file
+ * there already has the jar's bytes, so JCuda always finds a whole library.
  */
 final class JCudaNatives {
     private static boolean prepared;
@@ -44,8 +42,8 @@ final class JCudaNatives {
     }
 
     /**
-     * Makes {@code dir/fileName()} a whole copy of the jar's library; returns false when the natives jar has none for this
-     * platform (JCuda then reports that).
+     * Makes {@code dir/fileName()} a whole copy of the jar's library; returns false when the natives jar has none for
+     * this platform (JCuda then reports that).
      */
     static boolean place(Path dir) throws IOException {
         String name = fileName();
@@ -62,17 +60,7 @@ final class JCudaNatives {
             return true;
         }
         Files.createDirectories(dir);
-        Path part = Files.createTempFile(dir, name, ".part");
-        try {
-            Files.write(part, library);
-            // createTempFile makes it owner-only; JCuda's own copy is readable by the other users of a shared /tmp
-            if (Files.getFileAttributeView(part, PosixFileAttributeView.class) != null) {
-                Files.setPosixFilePermissions(part, PosixFilePermissions.fromString("rw-r--r--"));
-            }
-            Files.move(part, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } finally {
-            Files.deleteIfExists(part);
-        }
+        AtomicFiles.write(target, out -> out.write(library));
         return true;
     }
 }

@@ -117,7 +117,7 @@ class JCudaNativesTest {
                 sizesSeen.add(Files.size(target));
                 assertEquals(Set.of((long) library.length), sizesSeen, "round " + round + ": sizes the reader saw");
                 assertArrayEquals(library, Files.readAllBytes(target));
-                assertEquals(List.of(JCudaNatives.fileName()), names(dir), "round " + round + ": no partial copies left");
+                assertEquals(List.of(JCudaNatives.fileName()), names(dir), "round " + round + ": no copies left over");
             }
         } finally {
             pool.shutdownNow();
