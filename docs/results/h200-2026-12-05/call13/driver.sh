@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Twenty-second session, call 13: branch d64-dq2 (each warpgroup's dQ tile double-buffered in the D = 64 backward: a
+# step's store waits for the bulk read of the tile two steps back; D = 128 kernels' main loops unchanged). Pack A =
+# .gpupack (main's kernels); pack B = the same jars with the engine jar's fatbin replaced by .gpupack/var/dq2.fatbin
+# (the branch's source, the same nvcc flags) and its KernelCatalog classes by the branch's (.gpupack/var/classes: the
+# backward's shared memory). 1. verify at D = 64 on pack B and racecheck / synccheck / memcheck on padded documents;
+# 2. A/B, D = 64 forward and backward on issue 12's rows, two rounds alternating. /tmp/c13 -> $OUT/c13.tgz.
+set -uo pipefail
+root=$PWD
+pa=$root/.gpupack
+pb=/tmp/pb
+res=/tmp/c13
+mkdir -p "$res/san" "$res/verify" "$res/ab" "$pb/lib"
+exec > >(tee "$OUT/driver.log") 2>&1
+t0=$(date +%s)
+el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+pack_logs() { tar czf "$OUT/c13.tgz" -C /tmp --exclude=c13/specs c13; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+ln -s "$pa/runtime" "$pb/runtime"
+cp "$pa"/*.sh "$pb/"
+sed 's/af9764a/d64-dq2/' "$pa/saw" > "$pb/saw"; chmod +x "$pb/saw"
+cp "$pa"/lib/*.jar "$pb/lib/"
+python3 - "$pa/lib/saw-engine-0.1.0-SNAPSHOT.jar" "$pa/var/dq2.fatbin" "$pa/var/classes" "$pb/lib/saw-engine-0.1.0-SNAPSHOT.jar" <<'PY'
+import os, sys, zipfile
+src, fat, classes, dst = sys.argv[1:]
+new = {"saw/kernels/saw_attention.fatbin": open(fat, "rb").read()}
+for d, _, files in os.walk(classes):
+    for f in files:
+        new[os.path.relpath(os.path.join(d, f), classes)] = open(os.path.join(d, f), "rb").read()
+with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as b:
+    for i in a.infolist():
+        b.writestr(i, new.pop(i.filename, None) or a.read(i.filename))
+assert not new, new.keys()
+print("pack B engine jar written")
+PY
+# one JVM first, so that JCuda's library is in /tmp before the parallel starts (these jars predate JCudaNatives)
+"$pb/saw" env > "$res/env.txt" 2>&1; head -4 "$res/env.txt"
+
+el "1. sanitizers and verify on pack B"
+san() { # NAME TOOL MASK ARGS...
+  local name=$1 tool=$2 mask=$3; shift 3
+  local extra="" rc
+  [[ $tool == racecheck ]] && extra="--racecheck-report all"
+  timeout -k 5 120 compute-sanitizer --tool "$tool" $extra --print-limit 40 --error-exitcode 9 "$pb/runtime/bin/java" \
+    -Djava.awt.headless=true ${JOPTS:-} -cp "$pb/lib/*" saw.app.Main verify "$mask" "$@" --block 128x128 --backend gpu \
+    > "$res/san/$name-$tool.log" 2>&1; rc=$?
+  echo "$name $tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$res/san/$name-$tool.log" | tail -1)"
+}
+DOCS='and(causal,docs(300,200,500,700,100,300,800,1200,900))'
+pids=()
+san d64-padded racecheck "$DOCS" --seq 6000 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 --scale 1 --pass fwd,bwd & pids+=($!)
+san d64-padded memcheck "$DOCS" --seq 6000 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 --scale 1 --pass fwd,bwd & pids+=($!)
+san d64-padded synccheck "$DOCS" --seq 6000 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 --scale 1 --pass fwd,bwd & pids+=($!)
+JOPTS=-Dsaw.kernel.fwd=wgmma-ws san d64-padded-fwdws racecheck "$DOCS" --seq 6000 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 --pass fwd & pids+=($!)
+verify() { # NAME ARGS...
+  local name=$1; shift
+  local out rc
+  out=$(SAW_JAVA_OPTS="-Xmx8g ${VOPTS:-}" timeout -k 5 120 "$pb/saw" verify "$@" --backend gpu --block 128x128 2>&1); rc=$?
+  { echo "== verify $name $*"; echo "$out"; echo "rc=$rc"; } > "$res/verify/$name.log"
+  echo "verify $name rc=$rc :: $(echo "$out" | awk '$1=="O"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
+  return $rc
+}
+vp=()
+V() { verify "$@" & vp+=($!); }
+V docs-fp16-d64 'and(causal,docs(700,1500,1200,500,3000,77))' --seq 6977 --batch 2 --heads 16 --kv-heads 16 --head-dim 64 --dtype fp16 --softcap 30 --rows 24 --pass fwd,bwd
+V sinks-split-d64 'or(window(256),sinks(4))' --seq 16384 --batch 1 --heads 4 --kv-heads 4 --head-dim 64 --dtype fp16 --rows 16 --pass fwd,bwd
+V empty-cols-d64 'window(100)' --seq 1000 --seq-kv 5000 --batch 4 --heads 8 --kv-heads 2 --head-dim 64 --dtype bf16 --softcap 20 --pass fwd,bwd
+V padded-docs-d64 "$DOCS" --seq 6000 --batch 3 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 --pass fwd,bwd
+V causal-gqa-d64 causal --seq 1001 --batch 2 --heads 8 --kv-heads 2 --head-dim 64 --dtype bf16 --pass fwd,bwd
+V causal-16k-d64 causal --seq 16384 --batch 1 --heads 16 --kv-heads 4 --head-dim 64 --dtype bf16 --rows 16 --pass fwd,bwd
+V random-d64 'random(128,128,2,7)' --seq 8192 --batch 2 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16 --rows 24 --pass fwd,bwd
+VOPTS=-Dsaw.kernel.fwd=wgmma-ws V ws-docs-d64 "$DOCS" --seq 6000 --batch 2 --heads 8 --kv-heads 4 --head-dim 64 --dtype bf16 --pass fwd
+vfail=0
+for p in "${vp[@]}"; do wait "$p" || vfail=$((vfail + 1)); done
+el "verify failures: $vfail"
+for p in "${pids[@]}"; do wait "$p"; done
+el "sanitizers done"
+pack_logs
+
+el "2. A/B, D = 64 forward and backward"
+. "$pa/specs-lib.sh"
+mkdir -p "$res/specs"; frontier_specs "$res/specs"
+bench() { # PACK TAG ROW ROUND EXTRA...
+  local p=$1 tag=$2 sp=$3 r=$4; shift 4
+  timeout -k 5 120 "$p/saw" bench "$res/specs/$sp.json" --block 128x128 --head-dim 64 --pass fwd,bwd --reps 10 --warmup 3 \
+    --backend gpu --out "$res/ab/$tag-$sp-r$r.jsonl" "$@" >> "$res/ab/bench.log" 2>&1 || echo "bench $tag $sp r$r rc=$?"
+}
+rows=("causal-8k" "causal-16k" "gqa-32k|--kv-heads 8" "docs8-16k" "window1024-16k")
+for r in 1 2; do
+  for row in "${rows[@]}"; do
+    IFS='|' read -r sp extra <<<"$row"
+    # shellcheck disable=SC2086
+    if (( r % 2 )); then bench "$pa" A "$sp" $r $extra; bench "$pb" B "$sp" $r $extra
+    else bench "$pb" B "$sp" $r $extra; bench "$pa" A "$sp" $r $extra; fi
+  done
+  el "round $r done"
+  (( $(date +%s) - t0 < 300 )) || break
+done
+python3 - "$res/ab" <<'PY' | tee "$res/ab/table.txt"
+import glob, json, os, re, sys, statistics
+d = sys.argv[1]
+t = {}
+for f in glob.glob(os.path.join(d, "*.jsonl")):
+    tag, sp, r = re.match(r"([AB])-(.*)-r(\d+)\.jsonl", os.path.basename(f)).groups()
+    for line in open(f):
+        j = json.loads(line)
+        if j.get("status") == "ok" and j.get("pass") in ("fwd", "bwd"):
+            t.setdefault((sp, j["pass"]), {}).setdefault(int(r), {})[tag] = j["useful_tflops"]
+print(f"{'row (D=64)':16} {'pass':4} {'round':>5} {'A main':>8} {'B dq2':>8} {'B/A':>6}")
+for key in sorted(t):
+    ratios = []
+    for r in sorted(t[key]):
+        x = t[key][r]
+        if "A" in x and "B" in x:
+            ratios.append(x["B"] / x["A"])
+            print(f"{key[0]:16} {key[1]:4} {r:>5} {x['A']:8.1f} {x['B']:8.1f} {ratios[-1]:6.3f}")
+    if ratios:
+        print(f"{key[0]:16} {key[1]:4} {'all':>5} {'':8} {'':8} {min(ratios):.3f}-{max(ratios):.3f}")
+PY
+el done
+pack_logs
