@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Written in the twenty-second session for the next one with a GPU (not run: the session's device time was spent).
-# Branch bwd-desc-add, kept as `bwd-desc-add.patch` beside this driver: the backward's wgmma descriptors built once per
-# operand and advanced by adds (call 12: about 127 uniform-datapath and 220 integer instructions per consumer warp and
-# step at D = 64, against 20 products; the PTX of the eight ws backward entries loses 194 lines at D = 128 and 72 at
-# D = 64; the NSA wgmma backward shares issueDv / issueDk and changes too; ptxas: no new spills, no serialisation notes).
+# `bwd-desc-add.patch` beside this driver (branch bwd-desc-add): every wgmma descriptor of the Hopper backward at
+# D = 64 / 128 and of the Hopper forwards at D <= 128 built once per operand and advanced by adds (`desc_advance` in
+# wgmma.cuh) instead of rebuilt per product (call 12: about 127 uniform-datapath and 220 integer instructions per
+# consumer warp and step of the D = 64 backward, against 20 products). PTX: each ws backward entry 194 lines shorter
+# at D = 128 and 72 at D = 64, every forward entry 35-179 lines shorter, the NSA wgmma backward changes too (it shares
+# issueDv / issueDk); ptxas: spills identical to main's on every entry, no serialisation notes.
 # Before the call: git apply the patch on a branch, build the sm_90a fatbin with -lineinfo into .gpupack/var/da.fatbin
 #   nvcc -t 2 -O3 -std=c++17 -lineinfo -fatbin -gencode=arch=compute_90a,code=sm_90a \
 #     -o .gpupack/var/da.fatbin engine/src/main/cuda/saw_attention.cu
-# (no Java change: pack B is pack A's jars with this fatbin). 1. verify on pack B (D = 64 and 128 dense backward, the
-# NSA wgmma backward) and compute-sanitizer on padded documents at both head dims; 2. A/B of D = 64 and D = 128
-# forward + backward on issue 12's rows, two rounds alternating. About 3 minutes. /tmp/c14 -> $OUT/c14.tgz.
+# (no Java change: pack B is pack A's jars with this fatbin). 1. verify on pack B (dense D = 64 / 128 / 256 forward
+# and backward, the 64-row forwards, the NSA wgmma backward) and compute-sanitizer on padded documents; 2. A/B of
+# D = 64 and 128 forward + backward on issue 12's rows, two rounds alternating. About 3-4 minutes. /tmp/c14 -> $OUT/c14.tgz.
 set -uo pipefail
 root=$PWD
 pa=$root/.gpupack
@@ -64,7 +66,7 @@ verify() { # NAME ARGS...
   local name=$1; shift
   local out rc
   local blk="--block 128x128"
-  [[ " $* " == *" --nsa "* ]] && blk=""  # an NSA selection has its own block size
+  [[ " $* " == *" --nsa "* || " $* " == *" --block "* ]] && blk=""  # NSA has its own block size; a case may set one
   # shellcheck disable=SC2086
   out=$(SAW_JAVA_OPTS="-Xmx8g ${VOPTS:-}" timeout -k 5 120 "$pb/saw" verify "$@" --backend gpu $blk 2>&1); rc=$?
   { echo "== verify $name $*"; echo "$out"; echo "rc=$rc"; } > "$res/verify/$name.log"
@@ -85,6 +87,9 @@ V causal-16k-d128 causal --seq 16384 --batch 1 --heads 16 --kv-heads 8 --head-di
 V window-softcap-d128 'window(256)' --seq 700 --seq-kv 8192 --batch 2 --heads 16 --head-dim 128 --dtype fp16 --softcap 20 --pass fwd,bwd
 V nsa-d128 --nsa random --nsa-block 64 --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048 --pass fwd,bwd
 V nsa-d64 --nsa random --nsa-block 128 --nsa-s 32 --heads 8 --kv-heads 2 --head-dim 64 --dtype bf16 --seq 4100 --pass fwd,bwd
+V d256-q128 causal --seq 3000 --heads 8 --kv-heads 2 --head-dim 256 --dtype bf16 --block 64x64 --pass fwd,bwd
+VOPTS=-Dsaw.kernel.fwd256=wgmma V d256-q64 'and(causal,docs(700,1500,800))' --seq 3000 --heads 8 --kv-heads 4 --head-dim 256 --dtype fp16 --block 64x64 --pass fwd,bwd
+V d128-q64 'and(causal,docs(300,500,170,30,64,900))' --seq 1964 --batch 2 --heads 8 --kv-heads 2 --head-dim 128 --dtype bf16 --block 64x64 --pass fwd,bwd
 VOPTS=-Dsaw.kernel.fwd=wgmma-ws V ws-docs-d64 "$DOCS" --seq 6000 --batch 2 --heads 8 --kv-heads 4 --head-dim 64 --dtype bf16 --pass fwd
 vfail=0
 for p in "${vp[@]}"; do wait "$p" || vfail=$((vfail + 1)); done
