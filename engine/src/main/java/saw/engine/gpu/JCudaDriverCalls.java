@@ -20,9 +20,7 @@ final class JCudaDriverCalls implements Driver {
 
     @Override
     public void open(int ordinal) {
-        JCudaNatives.prepare();
-        JCudaDriver.setExceptionsEnabled(true);
-        JCudaDriver.cuInit(0);
+        JCudaNatives.initDriver();
         JCudaDriver.cuDeviceGet(device, ordinal);
         JCudaDriver.cuDevicePrimaryCtxRetain(context, device);
         JCudaDriver.cuCtxSetCurrent(context);

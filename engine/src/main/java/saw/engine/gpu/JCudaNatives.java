@@ -7,21 +7,33 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import jcuda.JCudaVersion;
 import jcuda.LibUtils;
+import jcuda.driver.JCudaDriver;
 import saw.engine.io.AtomicFiles;
 
 /**
- * JCuda's driver library, put where JCuda loads it from before JCuda looks. When JCuda first loads (the first call
- * into {@code JCudaDriver}) it writes the library from the natives jar to {@code java.io.tmpdir} if no file of that
- * name is there, in place, and then maps it: a second JVM starting at the same moment finds the name, maps the
- * half-written file and dies with SIGBUS in the dynamic loader (seen with twelve {@code saw verify} processes started
- * together on a fresh machine), and a copy cut short by a crash breaks every later start. {@link #prepare()} writes
- * the library there first with {@link AtomicFiles} (a hidden copy renamed over the name in one step), unless the file
- * there already has the jar's bytes, so JCuda always finds a whole library.
+ * Starting JCuda's driver API ({@link #initDriver()}, for the probe and the device alike), with JCuda's driver library
+ * put where JCuda loads it from before JCuda looks. When JCuda first loads (the first call into {@code JCudaDriver}) it
+ * writes the library from the natives jar to {@code java.io.tmpdir} if no file of that name is there, in place, and
+ * then maps it: a second JVM starting at the same moment finds the name, maps the half-written file and dies with
+ * SIGBUS in the dynamic loader (seen with twelve {@code saw verify} processes started together on a fresh machine),
+ * and a copy cut short by a crash breaks every later start. {@link #prepare()} writes the library there first with
+ * {@link AtomicFiles} (a hidden copy renamed over the name in one step), unless the file there already has the jar's
+ * bytes, so JCuda always finds a whole library.
  */
 final class JCudaNatives {
     private static boolean prepared;
 
     private JCudaNatives() {}
+
+    /**
+     * The one way saw starts JCuda's driver API: the library put in place, exceptions on, {@code cuInit}. Throws what
+     * JCuda throws (UnsatisfiedLinkError when a library is missing, CudaException when the driver refuses).
+     */
+    static void initDriver() {
+        prepare();
+        JCudaDriver.setExceptionsEnabled(true);
+        JCudaDriver.cuInit(0);
+    }
 
     /** Once per JVM, before the first JCuda driver call; any failure is left for JCuda's own load to report. */
     static synchronized void prepare() {

@@ -14,9 +14,7 @@ final class JCudaProbe implements DeviceProbe {
     @Override
     public String initDriver() {
         try {
-            JCudaNatives.prepare();
-            JCudaDriver.setExceptionsEnabled(true);
-            JCudaDriver.cuInit(0);
+            JCudaNatives.initDriver();
             return null;
         } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
             return linkProblem(String.valueOf(e.getMessage()));
