@@ -17,7 +17,8 @@ cp_file=$(mktemp)
 mvn -q -B ${MAVEN_ARGS:-} -pl app -am package dependency:build-classpath -DskipTests \
   -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=runtime >/dev/null
 engine_jar=$(ls engine/target/saw-engine-*.jar | grep -v -- '-tests\.jar$')
-if ! unzip -l "$engine_jar" | grep -q saw/kernels/saw_attention.fatbin; then
+# grep reads the whole listing: with -q it would stop at the match, and unzip killed by the closed pipe fails pipefail
+if ! unzip -l "$engine_jar" | grep saw/kernels/saw_attention.fatbin >/dev/null; then
   echo "gpu-pack: the engine jar holds no CUDA kernels (was nvcc missing?); the pack would be useless" >&2
   exit 1
 fi

@@ -67,7 +67,7 @@ done
 log "saw sweeps done after $(( $(date +%s) - START )) s"
 
 # One seeded input set per config: saw's outputs against FlexAttention's (bf16 tolerance).
-if "$SAW" --help 2>/dev/null | grep -qE '^ +dump( |$)'; then
+if "$SAW" --help 2>/dev/null | grep -E '^ +dump( |$)' >/dev/null; then
   for C in causal window-1024 docs-8; do
     "$SAW" dump "$OUT/specs/$C-8192.json" --seq 8192 --block 128x128 --batch 1 --heads 4 --kv-heads 4 --head-dim 128 \
       --dtype bf16 --backend gpu --seed 1 --out "$OUT/dumps/$C" 2>> "$OUT/saw-dump.log" || log "saw dump $C failed (see saw-dump.log)"

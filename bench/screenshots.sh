@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-docs/img}"
 
-if ! command -v Xvfb >/dev/null || ! ldconfig -p | grep -q libgtk-3.so.0; then
+if ! command -v Xvfb >/dev/null || ! ldconfig -p | grep libgtk-3.so.0 >/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         apt-get update -qq && apt-get install -y -qq xvfb libgtk-3-0 libxtst6 >/dev/null
     else
