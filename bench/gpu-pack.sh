@@ -41,6 +41,12 @@ rm "$cp_file"
 # 2026-12-01 (fourth session) ran with it removed
 natives=$(ls "$target"/lib/jcuda-natives-*-linux-x86_64.jar 2>/dev/null || true)
 if [[ -n $natives ]] && command -v zip >/dev/null; then zip -q -d "$natives" 'lib/libJNvPTXCompiler-*' >/dev/null || true; fi
+# JNA carries its native dispatch library for every platform it supports; the pack runs on Linux x86-64 only
+jna=$(ls "$target"/lib/jna-*.jar 2>/dev/null || true)
+if [[ -n $jna ]] && command -v zip >/dev/null; then
+  unzip -Z1 "$jna" | grep -E '^com/sun/jna/[^/]+/[^/]*jnidispatch[^/]*$' | grep -v '^com/sun/jna/linux-x86-64/' \
+    | xargs -r zip -q -d "$jna" >/dev/null || true
+fi
 cat >"$target/saw" <<'LAUNCH'
 #!/usr/bin/env bash
 here=$(cd "$(dirname "$0")" && pwd)

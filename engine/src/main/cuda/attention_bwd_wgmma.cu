@@ -151,6 +151,8 @@ template <typename T, int D, bool CAPPED>
 struct BwdStepParts {
     static constexpr int QS = 64;
     static constexpr uint32_t STEP_PANEL = QS * 128;
+    // the products' descriptors by adds at D = 64 only: at D = 128 that lost 1-5% (H100, twenty-third session)
+    using Desc = DescSteps<D == 64>;
 
     // P^T = exp(logits - LSE) over s in place, softcapped first (dcap: 1 - tanh^2 of each capped logit, in [0, 1], as
     // fp16 pairs: 16 registers instead of 32, which D = 128 needs); keep(n) gives, for n8 block n, what each
@@ -191,9 +193,10 @@ struct BwdStepParts {
         }
         fence_regs(dv);
         wgmma_fence();
+        const Desc dO(doStep, STEP_PANEL, 1024);
 #pragma unroll
         for (int kc = 0; kc < QS / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(dv, p[kc], sw128_desc(doStep + kc * 16 * 128, STEP_PANEL, 1024), 1);
+            Wgmma<T, D>::rs_nmajor(dv, p[kc], dO.at(kc * 16 * 128), 1);
         }
         wgmma_commit();
     }
@@ -235,9 +238,10 @@ struct BwdStepParts {
     // dK += dS^T Q issued as one commit group
     static __device__ __forceinline__ void issueDk(float (&dk)[D / 2], const uint32_t (&ds)[QS / 16][4], uint32_t qStep) {
         fence_regs(dk);
+        const Desc q(qStep, STEP_PANEL, 1024);
 #pragma unroll
         for (int kc = 0; kc < QS / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(dk, ds[kc], sw128_desc(qStep + kc * 16 * 128, STEP_PANEL, 1024), 1);
+            Wgmma<T, D>::rs_nmajor(dk, ds[kc], q.at(kc * 16 * 128), 1);
         }
         wgmma_commit();
     }
@@ -321,14 +325,16 @@ struct BwdWg {
         wgmma_fence();
         if constexpr (KV::IN_REGS) {
             static_assert(D == 64, "K and V fragments in registers at D = 64");
+            const typename Parts::Desc dq(qStep, 16, 1024);
+            const typename Parts::Desc ddo(doStep, 16, 1024);
 #pragma unroll
             for (int kc = 0; kc < D / 16; ++kc) {
-                Wgmma<T, 64>::rs(s, kv.k[kc], sw128_desc(qStep + kc * 32, 16, 1024), kc > 0 ? 1 : 0);
+                Wgmma<T, 64>::rs(s, kv.k[kc], dq.at(kc * 32), kc > 0 ? 1 : 0);
             }
             wgmma_commit();
 #pragma unroll
             for (int kc = 0; kc < D / 16; ++kc) {
-                Wgmma<T, 64>::rs(dp, kv.v[kc], sw128_desc(doStep + kc * 32, 16, 1024), kc > 0 ? 1 : 0);
+                Wgmma<T, 64>::rs(dp, kv.v[kc], ddo.at(kc * 32), kc > 0 ? 1 : 0);
             }
             wgmma_commit();
         } else {
@@ -366,11 +372,11 @@ struct BwdWg {
         const uint32_t adS = smem_u32(sdS);
         float dq[32];
         wgmma_fence();
+        const typename Parts::Desc dS(adS + kvFirst, 64 * 128, 1024);
+        const typename Parts::Desc k(aK + kPanel + kvFirst, KV_PANEL, 1024);
 #pragma unroll
         for (int kc = 0; kc < DQ_STEPS; ++kc) {
-            const uint32_t rows = kvFirst + kc * 16 * 128;
-            WgmmaSs64<T>::template run<1, 1>(dq, sw128_desc(adS + rows, 64 * 128, 1024),
-                                             sw128_desc(aK + kPanel + rows, KV_PANEL, 1024), kc > 0 ? 1 : 0);
+            WgmmaSs64<T>::template run<1, 1>(dq, dS.at(kc * 16 * 128), k.at(kc * 16 * 128), kc > 0 ? 1 : 0);
         }
         wgmma_commit();
         // dK += dS^T Q, Q read N-major like dO

@@ -126,14 +126,17 @@ struct WgRows {
     template <int NF, int N>
     static __device__ __forceinline__ void issueQkT(float (&s)[SR], const uint32_t (&qf)[N][4], uint32_t q, uint32_t k) {
         static_assert(NF <= N, "the fragments of NF k16 steps");
+        // by adds at D = 64 only (wgmma.cuh: DescSteps)
+        const DescSteps<D == 64> kd(k, 16, 1024);
+        const DescSteps<D == 64> qd(q, 16, 1024);
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
             const uint32_t inPanel = (kc & 3) * 32;
-            const uint64_t kDesc = sw128_desc(k + (kc >> 2) * (BKV * 128) + inPanel, 16, 1024);
+            const uint64_t kDesc = kd.at((kc >> 2) * (BKV * 128) + inPanel);
             if (kc < NF) {
                 Wgmma<T, BKV>::rs(s, qf[kc < NF ? kc : 0], kDesc, kc > 0 ? 1 : 0);
             } else {
-                Wgmma<T, BKV>::ss(s, sw128_desc(q + (kc >> 2) * (BQ * 128) + inPanel, 16, 1024), kDesc, kc > 0 ? 1 : 0);
+                Wgmma<T, BKV>::ss(s, qd.at((kc >> 2) * (BQ * 128) + inPanel), kDesc, kc > 0 ? 1 : 0);
             }
         }
     }
@@ -418,10 +421,10 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
 
     // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, 64-column panels BKV * 128 bytes apart
     __device__ __forceinline__ void issueOutput(float (&o)[OR], const uint32_t (&p)[BKV / 16][4], int vStage) const {
-        const uint32_t v = smem_u32(sV) + vStage * KV_BYTES;
+        const DescSteps<D == 64> v(smem_u32(sV) + vStage * KV_BYTES, BKV * 128, 1024);
 #pragma unroll
         for (int kc = 0; kc < BKV / 16; ++kc) {
-            Wgmma<T, D>::rs_nmajor(o, p[kc], sw128_desc(v + kc * 16 * 128, BKV * 128, 1024), 1);
+            Wgmma<T, D>::rs_nmajor(o, p[kc], v.at(kc * 16 * 128), 1);
         }
     }
 

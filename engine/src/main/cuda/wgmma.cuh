@@ -43,6 +43,27 @@ __device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t lbo, uint
            ((uint64_t)((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
 }
 
+// The descriptors of one operand's k-steps, `offset` bytes (a multiple of 16) past its start in the same layout. ADD:
+// the start's descriptor built once and each step's by one add to its start-address field (address / 16, 14 bits; with
+// shared memory below 256 KB the add never carries out of it) instead of sw128_desc's masks, shifts and ors per
+// product; else each built from its address. Only the D = 64 kernels add (forward 1.02-1.08x, backward about 1.01x on
+// an H100, twenty-third session): at D = 128 the adds, which ptxas puts on the regular integer pipes where the built
+// descriptors stay on the uniform datapath, made the backward 1-5% slower and the forward no faster, and even
+// regrouping the backward's address arithmetic without adds cost it about 2% (docs/kernel-notes.md, "Descriptors by
+// adds"), so the D >= 128 kernels keep main's expressions (their PTX is unchanged).
+template <bool ADD>
+struct DescSteps {
+    uint64_t base;
+    __device__ __forceinline__ DescSteps(uint32_t addr, uint32_t lbo, uint32_t sbo) : base(sw128_desc(addr, lbo, sbo)) {}
+    __device__ __forceinline__ uint64_t at(uint32_t offset) const { return base + (offset >> 4); }
+};
+template <>
+struct DescSteps<false> {
+    uint32_t addr, lbo, sbo;
+    __device__ __forceinline__ DescSteps(uint32_t addr_, uint32_t lbo_, uint32_t sbo_) : addr(addr_), lbo(lbo_), sbo(sbo_) {}
+    __device__ __forceinline__ uint64_t at(uint32_t offset) const { return sw128_desc(addr + offset, lbo, sbo); }
+};
+
 __device__ __forceinline__ void wgmma_fence() {
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 }
