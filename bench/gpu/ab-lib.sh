@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Sourced by the driver of a kernel experiment (two builds of the kernels, A and B, checked and timed in one call), run
+# from the repository root on the GPU machine with the pack carried as .gpupack (bench/gpu-pack.sh; to fit the carry its
+# engine jar's fatbin may be emptied) and each build's fatbin in .gpupack/var/ (sm_90a is enough on Hopper:
+#   nvcc -t 2 -O3 -std=c++17 -lineinfo -fatbin -gencode=arch=compute_90a,code=sm_90a -o X.fatbin saw_attention.cu).
+#   . bench/gpu/ab-lib.sh
+#   ab_init NAME                           logs in /tmp/NAME, copied to $OUT/NAME.tgz by ab_save; output to $OUT/driver.log
+#   ab_pack DIR FATBIN LABEL               a pack at DIR: .gpupack's jars with FATBIN as the engine's kernels
+#   ab_checks PACK                         the verify cases and compute-sanitizer runs of the backward and forward
+#   ab_rounds N PACK_A TAG_A PACK_B TAG_B ROW...
+#                                          saw bench, forward and backward, on issue 12's rows (ROW: spec-dD, then
+#                                          optional extra flags after '|'), N rounds alternating which build goes first,
+#                                          then the ratio table (bench/ab_table.py)
+#   ab_sass FUNCTION FATBIN...             the main loop's opcode counts of one kernel in each fatbin (bench/sass_loops.py)
+# Every wait names its pids: a bare `wait` would also wait for the tee behind ab_init's redirection, which never ends.
+
+ab_init() {
+  ab_root=$PWD
+  ab_res=/tmp/$1
+  ab_name=$1
+  mkdir -p "$ab_res/san" "$ab_res/verify" "$ab_res/ab" "$ab_res/sass" "$ab_res/specs"
+  exec > >(tee "$OUT/driver.log") 2>&1
+  ab_t0=$(date +%s)
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+}
+
+ab_el() { echo "[$(( $(date +%s) - ab_t0 )) s] $*"; }
+
+ab_save() { tar czf "$OUT/$ab_name.tgz" -C /tmp --exclude="$ab_name/specs" "$ab_name"; }
+
+ab_pack() { # DIR FATBIN LABEL
+  local dir=$1 fatbin=$2 label=$3
+  mkdir -p "$dir/lib"
+  ln -sfn "$ab_root/.gpupack/runtime" "$dir/runtime"
+  cp "$ab_root"/.gpupack/*.sh "$dir/"
+  cp "$ab_root"/.gpupack/lib/*.jar "$dir/lib/"
+  sed "s/:-[0-9a-z-]*}/:-$label}/" "$ab_root/.gpupack/saw" >"$dir/saw"
+  chmod +x "$dir/saw"
+  python3 - "$ab_root/.gpupack/lib/saw-engine-0.1.0-SNAPSHOT.jar" "$fatbin" "$dir/lib/saw-engine-0.1.0-SNAPSHOT.jar" <<'PY'
+import sys, zipfile
+src, fat, dst = sys.argv[1:]
+blob = open(fat, "rb").read()
+with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as b:
+    for i in a.infolist():
+        b.writestr(i, blob if i.filename == "saw/kernels/saw_attention.fatbin" else a.read(i.filename))
+PY
+  echo "pack $dir: $label, kernels from $fatbin"
+}
+
+ab_san() { # PACK NAME TOOL ARGS... (one verify under compute-sanitizer; ARGS without --backend)
+  local pack=$1 name=$2 tool=$3 extra="" rc; shift 3
+  [[ $tool == racecheck ]] && extra="--racecheck-report all"
+  # shellcheck disable=SC2086
+  timeout -k 5 120 compute-sanitizer --tool "$tool" $extra --print-limit 40 --error-exitcode 9 "$pack/runtime/bin/java" \
+    -Djava.awt.headless=true ${JOPTS:-} -cp "$pack/lib/*" saw.app.Main verify "$@" --backend gpu \
+    >"$ab_res/san/$name-$tool.log" 2>&1; rc=$?
+  echo "$name $tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$ab_res/san/$name-$tool.log" | tail -1)"
+  return $rc
+}
+
+ab_verify() { # PACK NAME ARGS... (ARGS without --backend)
+  local pack=$1 name=$2 out rc; shift 2
+  out=$(SAW_JAVA_OPTS="-Xmx8g ${VOPTS:-}" timeout -k 5 120 "$pack/saw" verify "$@" --backend gpu 2>&1); rc=$?
+  { echo "== verify $name $*"; echo "$out"; echo "rc=$rc"; } >"$ab_res/verify/$name.log"
+  echo "verify $name rc=$rc :: $(echo "$out" | awk '$1=="O"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
+  return $rc
+}
+
+ab_checks() { # PACK
+  local p=$1 pid failed=0
+  local docs='and(causal,docs(300,200,500,700,100,300,800,1200,900))'
+  local -a pids=()
+  ab_el "checks on $p"
+  local d64=(--seq 6000 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 --scale 1 --pass fwd,bwd --block 128x128)
+  ab_san "$p" d64-padded racecheck "$docs" "${d64[@]}" & pids+=($!)
+  ab_san "$p" d64-padded memcheck "$docs" "${d64[@]}" & pids+=($!)
+  ab_san "$p" d64-padded synccheck "$docs" "${d64[@]}" & pids+=($!)
+  ab_san "$p" d128-padded racecheck "$docs" --seq 6000 --heads 8 --kv-heads 2 --head-dim 128 --dtype bf16 --scale 1 \
+    --pass fwd,bwd --block 128x128 & pids+=($!)
+  ab_san "$p" d128-causal-fp16 racecheck causal --seq 3000 --heads 4 --kv-heads 2 --head-dim 128 --dtype fp16 --softcap 30 \
+    --pass fwd,bwd --block 128x128 & pids+=($!)
+  ab_san "$p" nsa-d128 racecheck --nsa random --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 \
+    --seq 1100 --pass fwd,bwd & pids+=($!)
+  JOPTS=-Dsaw.kernel.fwd=wgmma-ws ab_san "$p" d64-padded-fwdws racecheck "$docs" --seq 6000 --heads 8 --kv-heads 8 \
+    --head-dim 64 --dtype bf16 --pass fwd --block 128x128 & pids+=($!)
+  local b=(--block 128x128)
+  ab_verify "$p" docs-fp16-d64 'and(causal,docs(700,1500,1200,500,3000,77))' --seq 6977 --batch 2 --heads 16 --kv-heads 16 \
+    --head-dim 64 --dtype fp16 --softcap 30 --rows 24 --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" sinks-split-d64 'or(window(256),sinks(4))' --seq 16384 --heads 4 --kv-heads 4 --head-dim 64 --dtype fp16 \
+    --rows 16 --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" empty-cols-d64 'window(100)' --seq 1000 --seq-kv 5000 --batch 4 --heads 8 --kv-heads 2 --head-dim 64 \
+    --dtype bf16 --softcap 20 --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" padded-docs-d64 "$docs" --seq 6000 --batch 3 --heads 8 --kv-heads 8 --head-dim 64 --dtype bf16 \
+    --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" causal-16k-d64 causal --seq 16384 --heads 16 --kv-heads 4 --head-dim 64 --dtype bf16 --rows 16 \
+    --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" random-d64 'random(128,128,2,7)' --seq 8192 --batch 2 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16 \
+    --rows 24 --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" docs-gqa-d128 'and(causal,docs(300,500,170,30,64,900,1200,200))' --seq 3364 --batch 4 --heads 16 \
+    --kv-heads 4 --head-dim 128 --dtype bf16 --rows 24 --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" causal-16k-d128 causal --seq 16384 --heads 16 --kv-heads 8 --head-dim 128 --dtype bf16 --rows 16 \
+    --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" window-softcap-d128 'window(256)' --seq 700 --seq-kv 8192 --batch 2 --heads 16 --head-dim 128 --dtype fp16 \
+    --softcap 20 --pass fwd,bwd "${b[@]}" & pids+=($!)
+  ab_verify "$p" nsa-d128 --nsa random --nsa-block 64 --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 \
+    --seq 2048 --pass fwd,bwd & pids+=($!)
+  ab_verify "$p" nsa-d64 --nsa random --nsa-block 128 --nsa-s 32 --heads 8 --kv-heads 2 --head-dim 64 --dtype bf16 \
+    --seq 4100 --pass fwd,bwd & pids+=($!)
+  ab_verify "$p" d256-q128 causal --seq 3000 --heads 8 --kv-heads 2 --head-dim 256 --dtype bf16 --block 64x64 \
+    --pass fwd,bwd & pids+=($!)
+  ab_verify "$p" d128-q64 'and(causal,docs(300,500,170,30,64,900))' --seq 1964 --batch 2 --heads 8 --kv-heads 2 \
+    --head-dim 128 --dtype bf16 --block 64x64 --pass fwd,bwd & pids+=($!)
+  for pid in "${pids[@]}"; do wait "$pid" || failed=$((failed + 1)); done
+  ab_el "checks done: $failed of ${#pids[@]} failed"
+  ab_save
+}
+
+ab_rounds() { # N PACK_A TAG_A PACK_B TAG_B ROW...
+  local n=$1 pa=$2 ta=$3 pb=$4 tb=$5 r row sp extra spec d; shift 5
+  . "$ab_root/bench/gpu/specs-lib.sh"
+  frontier_specs "$ab_res/specs"
+  bench_one() { # PACK TAG SPEC D ROW ROUND EXTRA...
+    local p=$1 t=$2 s=$3 dd=$4 rw=$5 rr=$6; shift 6
+    timeout -k 5 120 "$p/saw" bench "$ab_res/specs/$s.json" --block 128x128 --head-dim "$dd" --pass fwd,bwd --reps 10 \
+      --warmup 3 --backend gpu --out "$ab_res/ab/$t-$rw-r$rr.jsonl" "$@" >>"$ab_res/ab/bench.log" 2>&1 \
+      || echo "bench $t $rw r$rr rc=$?"
+  }
+  for r in $(seq 1 "$n"); do
+    for row in "$@"; do
+      IFS='|' read -r sp extra <<<"$row"
+      spec=${sp%-d*} d=${sp##*-d}
+      # shellcheck disable=SC2086
+      if (( r % 2 )); then bench_one "$pa" "$ta" "$spec" "$d" "$sp" "$r" $extra; bench_one "$pb" "$tb" "$spec" "$d" "$sp" "$r" $extra
+      else bench_one "$pb" "$tb" "$spec" "$d" "$sp" "$r" $extra; bench_one "$pa" "$ta" "$spec" "$d" "$sp" "$r" $extra; fi
+    done
+    ab_el "round $r done"
+  done
+  python3 "$ab_root/bench/ab_table.py" "$ab_res/ab" "$ta" "$tb" | tee "$ab_res/ab/table.txt"
+  ab_save
+}
+
+ab_sass() { # FUNCTION FATBIN...
+  local f=$1 fat; shift
+  if ! command -v cuobjdump >/dev/null; then echo "no cuobjdump here"; return 0; fi
+  for fat in "$@"; do
+    cuobjdump -arch sm_90a -sass -fun "$f" "$fat" >"$ab_res/sass/$f-$(basename "$fat" .fatbin).sass" 2>&1 \
+      || echo "cuobjdump $f $fat rc=$?"
+    python3 "$ab_root/bench/sass_loops.py" "$ab_res/sass/$f-$(basename "$fat" .fatbin).sass" | tee -a "$ab_res/sass/loops.txt"
+  done
+}
