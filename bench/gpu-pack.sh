@@ -2,6 +2,9 @@
 # Builds a self-contained folder for a GPU machine that has no Java: a jlink'd runtime, the headless jars (no
 # JavaFX), a `saw` launcher and the GPU scripts (verify matrix, timing table). Usage:
 #   bench/gpu-pack.sh TARGET_DIR        (builds with Maven first; MAVEN_ARGS=-o to build offline)
+# SAW_PACK_SLIM=1 leaves out what a GPU machine reached by its own session (not by `saw --remote`) never uses, so that
+# the pack fits beside a checkout in a 64 MiB carry: the SSH client jar (the remote module's, for the desktop side),
+# the runtime's legal texts, CA certificates and jrt-fs.jar, and libjvm's unneeded symbols (about 6 MB in all).
 # SAW_PACK_CHARTS=1 adds what `saw chart` needs (java.desktop, JFreeChart, JFreeSVG and the chart classes, run
 # headless): about 16 MB more, 68 MB in all.
 # Then on the GPU machine:  TARGET_DIR/saw env ; TARGET_DIR/run-matrix.sh ; TARGET_DIR/run-timing.sh
@@ -46,6 +49,12 @@ jna=$(ls "$target"/lib/jna-*.jar 2>/dev/null || true)
 if [[ -n $jna ]] && command -v zip >/dev/null; then
   unzip -Z1 "$jna" | grep -E '^com/sun/jna/[^/]+/[^/]*jnidispatch[^/]*$' | grep -v '^com/sun/jna/linux-x86-64/' \
     | xargs -r zip -q -d "$jna" >/dev/null || true
+fi
+if [[ -n ${SAW_PACK_SLIM:-} ]]; then
+  rm -f "$target"/lib/jsch-*.jar "$target/runtime/lib/jrt-fs.jar" "$target/runtime/lib/security/cacerts" \
+    "$target/runtime/lib/security/public_suffix_list.dat"
+  rm -rf "$target/runtime/legal"
+  if command -v strip >/dev/null; then strip --strip-unneeded "$target/runtime/lib/server/libjvm.so"; fi
 fi
 cat >"$target/saw" <<'LAUNCH'
 #!/usr/bin/env bash

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by the driver of a kernel experiment (two builds of the kernels, A and B, checked and timed in one call), run
-# from the repository root on the GPU machine with the pack carried as .gpupack (bench/gpu-pack.sh; to fit the carry its
-# engine jar's fatbin may be emptied) and each build's fatbin in .gpupack/var/ (sm_90a is enough on Hopper:
+# from the repository root on the GPU machine with the pack carried as .gpupack (SAW_PACK_SLIM=1 bench/gpu-pack.sh; to
+# fit the 64 MiB carry with two fatbins, also empty its engine jar's fatbin: ab_pack puts one in) and each build's
+# fatbin in .gpupack/var/ (sm_90a is enough on Hopper:
 #   nvcc -t 2 -O3 -std=c++17 -lineinfo -fatbin -gencode=arch=compute_90a,code=sm_90a -o X.fatbin saw_attention.cu).
 #   . bench/gpu/ab-lib.sh
 #   ab_init NAME                           logs in /tmp/NAME, copied to $OUT/NAME.tgz by ab_save; output to $OUT/driver.log
