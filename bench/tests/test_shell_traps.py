@@ -17,7 +17,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 
 EXEC_TEE = re.compile(r"^\s*exec\b[^#\n]*>\s*>\(", re.M)
 BARE_WAIT = re.compile(r"^\s*(?:[^#\n]*(?:;|&&|\|\||\bthen|\bdo)\s*)?wait\s*(?:$|;|&&|\|\||#)", re.M)
-PIPEFAIL = re.compile(r"^\s*set\s+-[a-z]*o\s+pipefail|^\s*set\s+-o\s+pipefail", re.M)
+PIPEFAIL = re.compile(r"^\s*set\s+-[a-z]*o\s+pipefail", re.M)
 GREP_Q_IN_PIPE = re.compile(r"\|\s*grep\s+(?:-[A-Za-z]*q[A-Za-z]*|--quiet)\b")
 
 

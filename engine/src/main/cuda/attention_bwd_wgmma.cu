@@ -151,8 +151,7 @@ template <typename T, int D, bool CAPPED>
 struct BwdStepParts {
     static constexpr int QS = 64;
     static constexpr uint32_t STEP_PANEL = QS * 128;
-    // the products' descriptors by adds at D = 64 only: at D = 128 that lost 1-5% (H100, twenty-third session)
-    using Desc = DescSteps<D == 64>;
+    using Desc = DescStepsFor<D>;
 
     // P^T = exp(logits - LSE) over s in place, softcapped first (dcap: 1 - tanh^2 of each capped logit, in [0, 1], as
     // fp16 pairs: 16 registers instead of 32, which D = 128 needs); keep(n) gives, for n8 block n, what each

@@ -126,9 +126,8 @@ struct WgRows {
     template <int NF, int N>
     static __device__ __forceinline__ void issueQkT(float (&s)[SR], const uint32_t (&qf)[N][4], uint32_t q, uint32_t k) {
         static_assert(NF <= N, "the fragments of NF k16 steps");
-        // by adds at D = 64 only (wgmma.cuh: DescSteps)
-        const DescSteps<D == 64> kd(k, 16, 1024);
-        const DescSteps<D == 64> qd(q, 16, 1024);
+        const DescStepsFor<D> kd(k, 16, 1024);
+        const DescStepsFor<D> qd(q, 16, 1024);
 #pragma unroll
         for (int kc = 0; kc < D / 16; ++kc) {
             const uint32_t inPanel = (kc & 3) * 32;
@@ -421,7 +420,7 @@ struct WgCta : WgRows<T, D, WG_BQ, WG_BKV, WG_STAGES> {
 
     // O += P V: V read N-major, 16 kv rows (2048 bytes) per step, 64-column panels BKV * 128 bytes apart
     __device__ __forceinline__ void issueOutput(float (&o)[OR], const uint32_t (&p)[BKV / 16][4], int vStage) const {
-        const DescSteps<D == 64> v(smem_u32(sV) + vStage * KV_BYTES, BKV * 128, 1024);
+        const DescStepsFor<D> v(smem_u32(sV) + vStage * KV_BYTES, BKV * 128, 1024);
 #pragma unroll
         for (int kc = 0; kc < BKV / 16; ++kc) {
             Wgmma<T, D>::rs_nmajor(o, p[kc], v.at(kc * 16 * 128), 1);

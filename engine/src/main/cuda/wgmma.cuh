@@ -63,6 +63,9 @@ struct DescSteps<false> {
     __device__ __forceinline__ DescSteps(uint32_t addr_, uint32_t lbo_, uint32_t sbo_) : addr(addr_), lbo(lbo_), sbo(sbo_) {}
     __device__ __forceinline__ uint64_t at(uint32_t offset) const { return sw128_desc(addr + offset, lbo, sbo); }
 };
+// the kernels of head dim D take their k-step descriptors this way
+template <int D>
+using DescStepsFor = DescSteps<D == 64>;
 
 __device__ __forceinline__ void wgmma_fence() {
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
