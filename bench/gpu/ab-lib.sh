@@ -8,10 +8,15 @@
 #   ab_init NAME                           logs in /tmp/NAME, copied to $OUT/NAME.tgz by ab_save; output to $OUT/driver.log
 #   ab_pack DIR FATBIN LABEL               a pack at DIR: .gpupack's jars with FATBIN as the engine's kernels
 #   ab_checks PACK                         the verify cases and compute-sanitizer runs of the backward and forward
+#                                          (logs named after the pack's folder, so several packs can be checked)
 #   ab_rounds N PACK_A TAG_A PACK_B TAG_B ROW...
 #                                          saw bench, forward and backward, on issue 12's rows (ROW: spec-dD, then
 #                                          optional extra flags after '|'), N rounds alternating which build goes first,
 #                                          then the ratio table (bench/ab_table.py)
+#   ab_rounds_multi N "PACK:TAG ..." ROW...
+#                                          the same for any number of builds, each round starting one build later;
+#                                          a ratio table of every build against the first; no round starts once
+#                                          AB_DEADLINE seconds have passed since ab_init
 #   ab_sass FUNCTION FATBIN...             the main loop's opcode counts of one kernel in each fatbin (bench/sass_loops.py)
 # Every wait names its pids: a bare `wait` would also wait for the tee behind ab_init's redirection, which never ends.
 
@@ -27,7 +32,7 @@ ab_init() {
 
 ab_el() { echo "[$(( $(date +%s) - ab_t0 )) s] $*"; }
 
-ab_save() { tar czf "$OUT/$ab_name.tgz" -C /tmp --exclude="$ab_name/specs" "$ab_name"; }
+ab_save() { tar czf "$OUT/$ab_name.tgz" -C "$(dirname "$ab_res")" --exclude="$ab_name/specs" "$ab_name"; }
 
 ab_pack() { # DIR FATBIN LABEL
   local dir=$1 fatbin=$2 label=$3
@@ -35,7 +40,8 @@ ab_pack() { # DIR FATBIN LABEL
   ln -sfn "$ab_root/.gpupack/runtime" "$dir/runtime"
   cp "$ab_root"/.gpupack/*.sh "$dir/"
   cp "$ab_root"/.gpupack/lib/*.jar "$dir/lib/"
-  sed "s/:-[0-9a-z-]*}/:-$label}/" "$ab_root/.gpupack/saw" >"$dir/saw"
+  # only the commit the results name: ${SAW_JAVA_OPTS:-} must keep its empty default
+  sed "s/\(SAW_GIT_COMMIT:-\)[^}]*}/\1$label}/" "$ab_root/.gpupack/saw" >"$dir/saw"
   chmod +x "$dir/saw"
   python3 - "$ab_root/.gpupack/lib/saw-engine-0.1.0-SNAPSHOT.jar" "$fatbin" "$dir/lib/saw-engine-0.1.0-SNAPSHOT.jar" <<'PY'
 import sys, zipfile
@@ -54,16 +60,17 @@ ab_san() { # PACK NAME TOOL ARGS... (one verify under compute-sanitizer; ARGS wi
   # shellcheck disable=SC2086
   timeout -k 5 120 compute-sanitizer --tool "$tool" $extra --print-limit 40 --error-exitcode 9 "$pack/runtime/bin/java" \
     -Djava.awt.headless=true ${JOPTS:-} -cp "$pack/lib/*" saw.app.Main verify "$@" --backend gpu \
-    >"$ab_res/san/$name-$tool.log" 2>&1; rc=$?
-  echo "$name $tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$ab_res/san/$name-$tool.log" | tail -1)"
+    >"$ab_res/san/$(basename "$pack")-$name-$tool.log" 2>&1; rc=$?
+  echo "$(basename "$pack") $name $tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+    "$ab_res/san/$(basename "$pack")-$name-$tool.log" | tail -1)"
   return $rc
 }
 
 ab_verify() { # PACK NAME ARGS... (ARGS without --backend)
   local pack=$1 name=$2 out rc; shift 2
   out=$(SAW_JAVA_OPTS="-Xmx8g ${VOPTS:-}" timeout -k 5 120 "$pack/saw" verify "$@" --backend gpu 2>&1); rc=$?
-  { echo "== verify $name $*"; echo "$out"; echo "rc=$rc"; } >"$ab_res/verify/$name.log"
-  echo "verify $name rc=$rc :: $(echo "$out" | awk '$1=="O"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
+  { echo "== verify $name $*"; echo "$out"; echo "rc=$rc"; } >"$ab_res/verify/$(basename "$pack")-$name.log"
+  echo "verify $(basename "$pack") $name rc=$rc :: $(echo "$out" | awk '$1=="O"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
   return $rc
 }
 
@@ -117,7 +124,13 @@ ab_checks() { # PACK
 }
 
 ab_rounds() { # N PACK_A TAG_A PACK_B TAG_B ROW...
-  local n=$1 pa=$2 ta=$3 pb=$4 tb=$5 r row sp extra spec d; shift 5
+  local n=$1 pa=$2 ta=$3 pb=$4 tb=$5; shift 5
+  ab_rounds_multi "$n" "$pa:$ta $pb:$tb" "$@"
+}
+
+ab_rounds_multi() { # N "PACK:TAG PACK:TAG ..." ROW...   (the first build is the base of every ratio table)
+  local n=$1 r row sp extra spec d i k; local -a builds; read -r -a builds <<<"$2"; shift 2
+  k=${#builds[@]}
   . "$ab_root/bench/gpu/specs-lib.sh"
   frontier_specs "$ab_res/specs"
   bench_one() { # PACK TAG SPEC D ROW ROUND EXTRA...
@@ -130,13 +143,21 @@ ab_rounds() { # N PACK_A TAG_A PACK_B TAG_B ROW...
     for row in "$@"; do
       IFS='|' read -r sp extra <<<"$row"
       spec=${sp%-d*} d=${sp##*-d}
-      # shellcheck disable=SC2086
-      if (( r % 2 )); then bench_one "$pa" "$ta" "$spec" "$d" "$sp" "$r" $extra; bench_one "$pb" "$tb" "$spec" "$d" "$sp" "$r" $extra
-      else bench_one "$pb" "$tb" "$spec" "$d" "$sp" "$r" $extra; bench_one "$pa" "$ta" "$spec" "$d" "$sp" "$r" $extra; fi
+      # round r starts with build (r - 1) mod k, so each build goes first equally often and none always follows another
+      for i in $(seq 0 $((k - 1))); do
+        local b=${builds[$(( (r - 1 + i) % k ))]}
+        # shellcheck disable=SC2086
+        bench_one "${b%%:*}" "${b##*:}" "$spec" "$d" "$sp" "$r" $extra
+      done
     done
     ab_el "round $r done"
+    # AB_DEADLINE: seconds since ab_init after which no further round starts (the device's per-call limit)
+    (( $(date +%s) - ab_t0 < ${AB_DEADLINE:-1000000} )) || { ab_el "deadline: stopping after round $r"; break; }
   done
-  python3 "$ab_root/bench/ab_table.py" "$ab_res/ab" "$ta" "$tb" | tee "$ab_res/ab/table.txt"
+  : >"$ab_res/ab/table.txt"
+  for i in $(seq 1 $((k - 1))); do
+    python3 "$ab_root/bench/ab_table.py" "$ab_res/ab" "${builds[0]##*:}" "${builds[$i]##*:}" | tee -a "$ab_res/ab/table.txt"
+  done
   ab_save
 }
 

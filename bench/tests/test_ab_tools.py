@@ -108,3 +108,106 @@ def test_main_loop_is_the_one_with_most_tensor_instructions(seed):
     for op in laid[best]:
         expected[op] = expected.get(op, 0) + 1
     assert dict(common) == expected
+
+
+def fake_pack(folder, tag, rate, order_log):
+    """A pack whose `saw bench` logs its call and writes one forward and one backward point at a fixed rate."""
+    os.makedirs(folder)
+    script = os.path.join(folder, "saw")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(f"""#!/usr/bin/env bash
+echo "{tag} $*" >>"{order_log}"
+while [[ $# -gt 0 ]]; do [[ $1 == --out ]] && out=$2; shift; done
+printf '{{"status":"ok","pass":"fwd","useful_tflops":{rate}}}\\n{{"status":"ok","pass":"bwd","useful_tflops":{rate / 2}}}\\n' >"$out"
+""")
+    os.chmod(script, 0o755)
+
+
+def run_rounds(tmp_path, tags, rates, env=""):
+    """ab_rounds_multi over fake packs of these tags, 3 rounds of two rows; returns (the packs' calls in order, the
+    folder of the results, $OUT)."""
+    import shutil
+    import subprocess
+    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root = tmp_path / "root"
+    os.makedirs(root / "bench" / "gpu")
+    shutil.copy(os.path.join(bench, "ab_table.py"), root / "bench")
+    shutil.copy(os.path.join(bench, "gpu", "specs-lib.sh"), root / "bench" / "gpu")
+    order = tmp_path / "order.log"
+    for t in tags:
+        fake_pack(str(tmp_path / f"p{t}"), t, rates[t], order)
+    spec = " ".join(f"{tmp_path / ('p' + t)}:{t}" for t in tags)
+    res, out = tmp_path / "res", tmp_path / "out"
+    for d in ("ab", "specs"):
+        os.makedirs(res / d)
+    os.makedirs(out)
+    lib = os.path.join(bench, "gpu", "ab-lib.sh")
+    script = (f'set -uo pipefail; . "{lib}"; ab_root="{root}"; ab_res="{res}"; ab_name=res; ab_t0=$(date +%s); '
+              f'OUT="{out}"; {env} ab_rounds_multi 3 "{spec}" causal-8k-d64 "gqa-32k-d128|--kv-heads 8"')
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return [line.split() for line in order.read_text().splitlines()], res, out
+
+
+def test_rounds_multi_starts_no_round_past_the_deadline(tmp_path):
+    calls, res, _ = run_rounds(tmp_path, ["A", "B", "C"], {"A": 100.0, "B": 90.0, "C": 120.0}, "AB_DEADLINE=0")
+    assert [c[0] for c in calls] == ["A", "B", "C", "A", "B", "C"]
+    table = (res / "ab" / "table.txt").read_text()
+    assert "0.900-0.900" in table and "1.200-1.200" in table
+
+
+@pytest.mark.parametrize("builds", [2, 3, 4])
+def test_rounds_multi_rotates_the_builds_and_compares_each_with_the_first(tmp_path, builds):
+    tags = ["A", "U", "UA", "UN"][:builds]
+    rates = {t: 100.0 + 10 * i for i, t in enumerate(tags)}
+    calls, res, out = run_rounds(tmp_path, tags, rates)
+    assert len(calls) == 3 * 2 * builds
+    for r in range(3):
+        for j, row in enumerate(("causal-8k-d64", "gqa-32k-d128")):
+            chunk = calls[(2 * r + j) * builds:(2 * r + j + 1) * builds]
+            assert [c[0] for c in chunk] == [tags[(r + i) % builds] for i in range(builds)]
+            for c in chunk:
+                assert c[1] == "bench" and c[2].endswith(row.rsplit("-d", 1)[0] + ".json")
+                assert c[c.index("--head-dim") + 1] == row.rsplit("-d", 1)[1]
+                assert c[c.index("--out") + 1].endswith(f"{c[0]}-{row}-r{r + 1}.jsonl")
+                assert ("--kv-heads" in c) == row.startswith("gqa")
+    table = (res / "ab" / "table.txt").read_text()
+    for t in tags[1:]:
+        q = rates[t] / rates["A"]
+        for row in ("causal-8k-d64", "gqa-32k-d128"):
+            for ps in ("fwd", "bwd"):
+                assert f"{row:22} {ps:4} {'all':>5} {'':8} {'':8} {q:.3f}-{q:.3f}, median {q:.3f}" in table
+    assert (out / "res.tgz").exists()
+
+
+def test_pack_takes_the_fatbin_and_names_the_build_without_touching_the_java_options(tmp_path):
+    """ab_pack on a launcher made by gpu-pack.sh's own template: the build's label replaces the commit and nothing
+    else (an empty ${SAW_JAVA_OPTS:-} default once became the label, so java took it for its main class), and the
+    engine jar's fatbin entry is the given file, every other entry as it was."""
+    import subprocess
+    import zipfile
+    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    text = open(os.path.join(bench, "gpu-pack.sh"), encoding="utf-8").read()
+    template = text.split("<<'LAUNCH'\n", 1)[1].split("\nLAUNCH\n", 1)[0] + "\n"
+    root = tmp_path / "root"
+    os.makedirs(root / ".gpupack" / "lib")
+    os.makedirs(root / ".gpupack" / "runtime")
+    (root / ".gpupack" / "saw").write_text(template.replace("GIT_COMMIT_AT_PACK", "a81f71a0c0de"))
+    (root / ".gpupack" / "frontier-table.sh").write_text("#!/usr/bin/env bash\n")
+    rng = random.Random(5)
+    blob = bytes(rng.getrandbits(8) for _ in range(50000))
+    with zipfile.ZipFile(root / ".gpupack" / "lib" / "saw-engine-0.1.0-SNAPSHOT.jar", "w") as z:
+        z.writestr("saw/kernels/saw_attention.fatbin", b"")
+        z.writestr("saw/engine/A.class", b"class bytes")
+    (tmp_path / "k.fatbin").write_bytes(blob)
+    lib = os.path.join(bench, "gpu", "ab-lib.sh")
+    run = subprocess.run(["bash", "-c", f'. "{lib}"; ab_root="{root}"; ab_pack "{tmp_path}/p" "{tmp_path}/k.fatbin" '
+                          'uniform-adds-94b6566'], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    launcher = (tmp_path / "p" / "saw").read_text()
+    assert launcher == template.replace("GIT_COMMIT_AT_PACK", "uniform-adds-94b6566")
+    assert "${SAW_JAVA_OPTS:-}" in launcher
+    with zipfile.ZipFile(tmp_path / "p" / "lib" / "saw-engine-0.1.0-SNAPSHOT.jar") as z:
+        assert z.read("saw/kernels/saw_attention.fatbin") == blob
+        assert z.read("saw/engine/A.class") == b"class bytes"
+    assert (tmp_path / "p" / "frontier-table.sh").exists()
