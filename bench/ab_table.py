@@ -5,6 +5,9 @@ where the two builds ran back to back, and each row prints every round's ratio, 
 round on these GPUs moves by several percent with no change at all.
 
     python3 ab_table.py DIR [BASE_TAG OTHER_TAG]      (default A B)
+    python3 ab_table.py --summary DIR BASE_TAG OTHER_TAG...
+                                                    one line per row and pass: each other build's median ratio to
+                                                    the base and, in brackets, its worst and best round
 """
 
 import glob
@@ -59,8 +62,27 @@ def table(runs, base="A", other="B"):
     return lines
 
 
+def summary(runs, base, others):
+    """One line per (row, pass): for each other build the median of its per-round ratios to the base and their
+    range; '-' where no round timed both."""
+    per = {o: ratios(runs, base, o) for o in others}
+    keys = sorted(set().union(*(p.keys() for p in per.values()))) if per else []
+    width = 22
+    lines = [f"{'row':22} {'pass':4} " + " ".join(f"{o + '/' + base:>{width}}" for o in others)]
+    for key in keys:
+        cells = []
+        for o in others:
+            qs = [q for *_, q in per[o].get(key, [])]
+            cells.append(f"{statistics.median(qs):.3f} ({min(qs):.3f}-{max(qs):.3f})" if qs else "-")
+        lines.append(f"{key[0]:22} {key[1]:4} " + " ".join(f"{c:>{width}}" for c in cells))
+    return lines
+
+
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 4):
+    if len(sys.argv) >= 4 and sys.argv[1] == "--summary":
+        print("\n".join(summary(load(sys.argv[2]), sys.argv[3], sys.argv[4:])))
+    elif len(sys.argv) in (2, 4):
+        tags = sys.argv[2:] or ["A", "B"]
+        print("\n".join(table(load(sys.argv[1]), *tags)))
+    else:
         sys.exit(__doc__)
-    tags = sys.argv[2:] or ["A", "B"]
-    print("\n".join(table(load(sys.argv[1]), *tags)))

@@ -15,8 +15,9 @@
 #                                          then the ratio table (bench/ab_table.py)
 #   ab_rounds_multi N "PACK:TAG ..." ROW...
 #                                          the same for any number of builds, each round starting one build later;
-#                                          a ratio table of every build against the first; no round starts once
-#                                          AB_DEADLINE seconds have passed since ab_init
+#                                          a ratio table of every build against the first (ab/table.txt) and a
+#                                          summary, one line per row (printed); no round starts once AB_DEADLINE
+#                                          seconds have passed since ab_init
 #   ab_sass FUNCTION FATBIN...             the main loop's opcode counts of one kernel in each fatbin (bench/sass_loops.py)
 # Every wait names its pids: a bare `wait` would also wait for the tee behind ab_init's redirection, which never ends.
 
@@ -155,9 +156,14 @@ ab_rounds_multi() { # N "PACK:TAG PACK:TAG ..." ROW...   (the first build is the
     (( $(date +%s) - ab_t0 < ${AB_DEADLINE:-1000000} )) || { ab_el "deadline: stopping after round $r"; break; }
   done
   : >"$ab_res/ab/table.txt"
+  local -a tags=()
+  for i in $(seq 0 $((k - 1))); do tags+=("${builds[$i]##*:}"); done
   for i in $(seq 1 $((k - 1))); do
-    python3 "$ab_root/bench/ab_table.py" "$ab_res/ab" "${builds[0]##*:}" "${builds[$i]##*:}" | tee -a "$ab_res/ab/table.txt"
+    python3 "$ab_root/bench/ab_table.py" "$ab_res/ab" "${tags[0]}" "${tags[$i]}" >>"$ab_res/ab/table.txt"
   done
+  # the per-round tables go to table.txt; the log gets them only for two builds, and always the summary, last
+  (( k > 2 )) || cat "$ab_res/ab/table.txt"
+  python3 "$ab_root/bench/ab_table.py" --summary "$ab_res/ab" "${tags[@]}" | tee "$ab_res/ab/summary.txt"
   ab_save
 }
 

@@ -211,3 +211,30 @@ def test_pack_takes_the_fatbin_and_names_the_build_without_touching_the_java_opt
         assert z.read("saw/kernels/saw_attention.fatbin") == blob
         assert z.read("saw/engine/A.class") == b"class bytes"
     assert (tmp_path / "p" / "frontier-table.sh").exists()
+
+
+@pytest.mark.parametrize("seed", [2, 9])
+def test_summary_gives_each_build_its_median_and_range_against_the_base(tmp_path, seed):
+    rng = random.Random(seed)
+    tags = ["A", "U", "X"]
+    got_rates = {}
+    for row in ("causal-8k-d128", "docs64-32k-d128"):
+        for rnd in (1, 2, 3):
+            for tag in tags:
+                if tag == "X" and row.startswith("docs") and rnd == 2:
+                    continue  # a failed bench: X has two rounds on this row
+                pts = []
+                for ps in ("fwd", "bwd"):
+                    rate = rng.uniform(100, 700)
+                    got_rates[(row, ps, rnd, tag)] = rate
+                    pts.append({"status": "ok", "pass": ps, "useful_tflops": rate})
+                write_points(tmp_path, tag, row, rnd, pts)
+    lines = ab_table.summary(ab_table.load(str(tmp_path)), "A", ["U", "X"])
+    assert lines[0].split()[:2] == ["row", "pass"] and lines[0].split()[2:] == ["U/A", "X/A"]
+    body = {tuple(line.split()[:2]): line for line in lines[1:]}
+    assert set(body) == {(r, p) for r in ("causal-8k-d128", "docs64-32k-d128") for p in ("fwd", "bwd")}
+    for (row, ps), line in body.items():
+        for tag in ("U", "X"):
+            qs = [got_rates[(row, ps, r, tag)] / got_rates[(row, ps, r, "A")] for r in (1, 2, 3)
+                  if (row, ps, r, tag) in got_rates]
+            assert f"{statistics.median(qs):.3f} ({min(qs):.3f}-{max(qs):.3f})" in line
