@@ -134,9 +134,11 @@ ab_rounds_multi() { # N "PACK:TAG PACK:TAG ..." ROW...   (the first build is the
   k=${#builds[@]}
   . "$ab_root/bench/gpu/specs-lib.sh"
   frontier_specs "$ab_res/specs"
-  bench_one() { # PACK TAG SPEC D ROW ROUND EXTRA...
+  bench_one() { # PACK TAG SPEC D ROW ROUND EXTRA... (a row's own --block replaces 128x128, e.g. 64x64 at D = 256)
     local p=$1 t=$2 s=$3 dd=$4 rw=$5 rr=$6; shift 6
-    timeout -k 5 120 "$p/saw" bench "$ab_res/specs/$s.json" --block 128x128 --head-dim "$dd" --pass fwd,bwd --reps 10 \
+    local -a blk=(--block 128x128)
+    [[ " $* " == *" --block "* ]] && blk=()
+    timeout -k 5 120 "$p/saw" bench "$ab_res/specs/$s.json" "${blk[@]}" --head-dim "$dd" --pass fwd,bwd --reps 10 \
       --warmup 3 --backend gpu --out "$ab_res/ab/$t-$rw-r$rr.jsonl" "$@" >>"$ab_res/ab/bench.log" 2>&1 \
       || echo "bench $t $rw r$rr rc=$?"
   }

@@ -143,7 +143,8 @@ def run_rounds(tmp_path, tags, rates, env=""):
     os.makedirs(out)
     lib = os.path.join(bench, "gpu", "ab-lib.sh")
     script = (f'set -uo pipefail; . "{lib}"; ab_root="{root}"; ab_res="{res}"; ab_name=res; ab_t0=$(date +%s); '
-              f'OUT="{out}"; {env} ab_rounds_multi 3 "{spec}" causal-8k-d64 "gqa-32k-d128|--kv-heads 8"')
+              f'OUT="{out}"; {env} ab_rounds_multi 3 "{spec}" causal-8k-d64 "gqa-32k-d128|--kv-heads 8" '
+              f'"causal-8k-d256|--block 64x64"')
     run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     return [line.split() for line in order.read_text().splitlines()], res, out
@@ -151,7 +152,7 @@ def run_rounds(tmp_path, tags, rates, env=""):
 
 def test_rounds_multi_starts_no_round_past_the_deadline(tmp_path):
     calls, res, _ = run_rounds(tmp_path, ["A", "B", "C"], {"A": 100.0, "B": 90.0, "C": 120.0}, "AB_DEADLINE=0")
-    assert [c[0] for c in calls] == ["A", "B", "C", "A", "B", "C"]
+    assert [c[0] for c in calls] == ["A", "B", "C"] * 3  # round 1's three rows
     table = (res / "ab" / "table.txt").read_text()
     assert "0.900-0.900" in table and "1.200-1.200" in table
 
@@ -161,20 +162,23 @@ def test_rounds_multi_rotates_the_builds_and_compares_each_with_the_first(tmp_pa
     tags = ["A", "U", "UA", "UN"][:builds]
     rates = {t: 100.0 + 10 * i for i, t in enumerate(tags)}
     calls, res, out = run_rounds(tmp_path, tags, rates)
-    assert len(calls) == 3 * 2 * builds
+    rows = ("causal-8k-d64", "gqa-32k-d128", "causal-8k-d256")
+    assert len(calls) == 3 * len(rows) * builds
     for r in range(3):
-        for j, row in enumerate(("causal-8k-d64", "gqa-32k-d128")):
-            chunk = calls[(2 * r + j) * builds:(2 * r + j + 1) * builds]
+        for j, row in enumerate(rows):
+            chunk = calls[(len(rows) * r + j) * builds:(len(rows) * r + j + 1) * builds]
             assert [c[0] for c in chunk] == [tags[(r + i) % builds] for i in range(builds)]
             for c in chunk:
                 assert c[1] == "bench" and c[2].endswith(row.rsplit("-d", 1)[0] + ".json")
                 assert c[c.index("--head-dim") + 1] == row.rsplit("-d", 1)[1]
                 assert c[c.index("--out") + 1].endswith(f"{c[0]}-{row}-r{r + 1}.jsonl")
                 assert ("--kv-heads" in c) == row.startswith("gqa")
+                assert [c[i + 1] for i, a in enumerate(c) if a == "--block"] == [
+                    "64x64" if row.endswith("d256") else "128x128"]
     table = (res / "ab" / "table.txt").read_text()
     for t in tags[1:]:
         q = rates[t] / rates["A"]
-        for row in ("causal-8k-d64", "gqa-32k-d128"):
+        for row in rows:
             for ps in ("fwd", "bwd"):
                 assert f"{row:22} {ps:4} {'all':>5} {'':8} {'':8} {q:.3f}-{q:.3f}, median {q:.3f}" in table
     assert (out / "res.tgz").exists()
