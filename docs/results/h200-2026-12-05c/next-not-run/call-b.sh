@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Next session, call B (about 6 minutes): forward and backward of all six builds on issue 12's rows, three rounds, each
 # round starting one build later, every build's ratio to main (A) per round (bench/ab_table.py).
-# The D = 256 row (64x64 layout) is there because X also changes the D = 256 backward's dQ stores (240 -> 252
-# registers there, no spills).
+# The D = 256 row (64x64 layout) is there because X also changes the D = 256 backward's dQ stores.
 # Run: bash docs/results/h200-2026-12-05c/next-not-run/call-b.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
 set -uo pipefail
 . docs/results/h200-2026-12-05c/next-not-run/lib.sh cb

@@ -5,8 +5,8 @@
 #   U    branch uniform (b1c3ba9; the same kernels as 5443506 on main)
 #   UA   uniform-adds 94b6566 (U + the backward's descriptors by adds at D = 128)
 #   UAF  uniform-adds-fwd 5a9f453 (UA + the forwards' descriptors by adds at D = 128)
-#   X    bwd-stores 49912e0 (main + the backward's dS^T stores by one XOR, the dQ tile's 16-byte stores explicit)
-#   UAX  uniform-adds-stores b0a124e (UA + X's stores)
+#   X    bwd-stores d432af1 (main + the backward's dS^T stores by one XOR, the dQ tile's 16-byte stores explicit)
+#   UAX  uniform-adds-stores 2532fe6 (UA + X's stores)
 . bench/gpu/ab-lib.sh
 ab_init "$1"
 python3 -c "import tarfile; tarfile.open('.gpupack/var/fatbins.tar.xz').extractall('/tmp/fb')"
@@ -15,5 +15,5 @@ ab_pack /tmp/pa /tmp/fb/main.fatbin main-a81f71a
 ab_pack /tmp/pu /tmp/fb/u.fatbin uniform-b1c3ba9
 ab_pack /tmp/pua /tmp/fb/ua.fatbin uniform-adds-94b6566
 ab_pack /tmp/puaf /tmp/fb/uaf.fatbin uniform-adds-fwd-5a9f453
-ab_pack /tmp/px /tmp/fb/x.fatbin bwd-stores-49912e0
-ab_pack /tmp/puax /tmp/fb/uax.fatbin uniform-adds-stores-b0a124e
+ab_pack /tmp/px /tmp/fb/x.fatbin bwd-stores-d432af1
+ab_pack /tmp/puax /tmp/fb/uax.fatbin uniform-adds-stores-2532fe6
