@@ -6,7 +6,8 @@
 #   nvcc -t 2 -O3 -std=c++17 -lineinfo -fatbin -gencode=arch=compute_90a,code=sm_90a -o X.fatbin saw_attention.cu).
 #   . bench/gpu/ab-lib.sh
 #   ab_init NAME                           logs in /tmp/NAME, copied to $OUT/NAME.tgz by ab_save; output to $OUT/driver.log
-#   ab_pack DIR FATBIN LABEL               a pack at DIR: .gpupack's jars with FATBIN as the engine's kernels
+#   ab_pack DIR FATBIN LABEL [ENGINE_JAR]  a pack at DIR: .gpupack's jars with FATBIN as the engine's kernels (and
+#                                          ENGINE_JAR's classes, for a build that changes host code too)
 #   ab_checks PACK                         the verify cases and compute-sanitizer runs of the backward and forward
 #                                          (logs named after the pack's folder, so several packs can be checked)
 #   ab_rounds N PACK_A TAG_A PACK_B TAG_B ROW...
@@ -35,8 +36,8 @@ ab_el() { echo "[$(( $(date +%s) - ab_t0 )) s] $*"; }
 
 ab_save() { tar czf "$OUT/$ab_name.tgz" -C "$(dirname "$ab_res")" --exclude="$ab_name/specs" "$ab_name"; }
 
-ab_pack() { # DIR FATBIN LABEL
-  local dir=$1 fatbin=$2 label=$3
+ab_pack() { # DIR FATBIN LABEL [ENGINE_JAR]  (ENGINE_JAR: a build whose host code differs too; its fatbin is replaced)
+  local dir=$1 fatbin=$2 label=$3 engine=${4:-$ab_root/.gpupack/lib/saw-engine-0.1.0-SNAPSHOT.jar}
   mkdir -p "$dir/lib"
   ln -sfn "$ab_root/.gpupack/runtime" "$dir/runtime"
   cp "$ab_root"/.gpupack/*.sh "$dir/"
@@ -44,7 +45,7 @@ ab_pack() { # DIR FATBIN LABEL
   # only the commit the results name: ${SAW_JAVA_OPTS:-} must keep its empty default
   sed "s/\(SAW_GIT_COMMIT:-\)[^}]*}/\1$label}/" "$ab_root/.gpupack/saw" >"$dir/saw"
   chmod +x "$dir/saw"
-  python3 - "$ab_root/.gpupack/lib/saw-engine-0.1.0-SNAPSHOT.jar" "$fatbin" "$dir/lib/saw-engine-0.1.0-SNAPSHOT.jar" <<'PY'
+  python3 - "$engine" "$fatbin" "$dir/lib/saw-engine-0.1.0-SNAPSHOT.jar" <<'PY'
 import sys, zipfile
 src, fat, dst = sys.argv[1:]
 blob = open(fat, "rb").read()

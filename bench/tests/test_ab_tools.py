@@ -242,3 +242,30 @@ def test_summary_gives_each_build_its_median_and_range_against_the_base(tmp_path
             qs = [got_rates[(row, ps, r, tag)] / got_rates[(row, ps, r, "A")] for r in (1, 2, 3)
                   if (row, ps, r, tag) in got_rates]
             assert f"{statistics.median(qs):.3f} ({min(qs):.3f}-{max(qs):.3f})" in line
+
+
+def test_pack_takes_another_engine_jar_when_named(tmp_path):
+    """ab_pack with ENGINE_JAR: that jar's classes, the given fatbin in place of the jar's own."""
+    import subprocess
+    import zipfile
+    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root = tmp_path / "root"
+    os.makedirs(root / ".gpupack" / "lib")
+    os.makedirs(root / ".gpupack" / "runtime")
+    (root / ".gpupack" / "saw").write_text("export SAW_GIT_COMMIT=${SAW_GIT_COMMIT:-abc}\n")
+    with zipfile.ZipFile(root / ".gpupack" / "lib" / "saw-engine-0.1.0-SNAPSHOT.jar", "w") as z:
+        z.writestr("saw/kernels/saw_attention.fatbin", b"")
+        z.writestr("saw/engine/A.class", b"main's class")
+    with zipfile.ZipFile(tmp_path / "other.jar", "w") as z:
+        z.writestr("saw/kernels/saw_attention.fatbin", b"stale kernels")
+        z.writestr("saw/engine/A.class", b"the branch's class")
+        z.writestr("saw/engine/B.class", b"a new class")
+    (tmp_path / "k.fatbin").write_bytes(b"the branch's kernels")
+    lib = os.path.join(bench, "gpu", "ab-lib.sh")
+    run = subprocess.run(["bash", "-c", f'. "{lib}"; ab_root="{root}"; ab_pack "{tmp_path}/p" "{tmp_path}/k.fatbin" F '
+                          f'"{tmp_path}/other.jar"'], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    with zipfile.ZipFile(tmp_path / "p" / "lib" / "saw-engine-0.1.0-SNAPSHOT.jar") as z:
+        assert z.read("saw/kernels/saw_attention.fatbin") == b"the branch's kernels"
+        assert z.read("saw/engine/A.class") == b"the branch's class"
+        assert z.read("saw/engine/B.class") == b"a new class"
