@@ -4,8 +4,11 @@ seeded synthetic inputs checked against what they were built from."""
 import json
 import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -123,16 +126,40 @@ printf '{{"status":"ok","pass":"fwd","useful_tflops":{rate}}}\\n{{"status":"ok",
     os.chmod(script, 0o755)
 
 
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+AB_LIB = os.path.join(BENCH, "gpu", "ab-lib.sh")
+ENGINE_JAR = "saw-engine-0.1.0-SNAPSHOT.jar"
+FATBIN_ENTRY = "saw/kernels/saw_attention.fatbin"
+
+
+def pack_root(tmp_path, launcher, classes):
+    """A repository root whose .gpupack has this launcher and an engine jar of these classes with an empty fatbin."""
+    root = tmp_path / "root"
+    os.makedirs(root / ".gpupack" / "lib")
+    os.makedirs(root / ".gpupack" / "runtime")
+    (root / ".gpupack" / "saw").write_text(launcher)
+    with zipfile.ZipFile(root / ".gpupack" / "lib" / ENGINE_JAR, "w") as z:
+        z.writestr(FATBIN_ENTRY, b"")
+        for name, data in classes.items():
+            z.writestr(name, data)
+    return root
+
+
+def run_pack(root, *args):
+    """ab_pack ARGS... with ab_root at root."""
+    quoted = " ".join(f'"{a}"' for a in args)
+    run = subprocess.run(["bash", "-c", f'. "{AB_LIB}"; ab_root="{root}"; ab_pack {quoted}'], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+
+
 def run_rounds(tmp_path, tags, rates, env=""):
     """ab_rounds_multi over fake packs of these tags, 3 rounds of two rows; returns (the packs' calls in order, the
     folder of the results, $OUT)."""
-    import shutil
-    import subprocess
-    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     root = tmp_path / "root"
     os.makedirs(root / "bench" / "gpu")
-    shutil.copy(os.path.join(bench, "ab_table.py"), root / "bench")
-    shutil.copy(os.path.join(bench, "gpu", "specs-lib.sh"), root / "bench" / "gpu")
+    shutil.copy(os.path.join(BENCH, "ab_table.py"), root / "bench")
+    shutil.copy(os.path.join(BENCH, "gpu", "specs-lib.sh"), root / "bench" / "gpu")
     order = tmp_path / "order.log"
     for t in tags:
         fake_pack(str(tmp_path / f"p{t}"), t, rates[t], order)
@@ -141,8 +168,7 @@ def run_rounds(tmp_path, tags, rates, env=""):
     for d in ("ab", "specs"):
         os.makedirs(res / d)
     os.makedirs(out)
-    lib = os.path.join(bench, "gpu", "ab-lib.sh")
-    script = (f'set -uo pipefail; . "{lib}"; ab_root="{root}"; ab_res="{res}"; ab_name=res; ab_t0=$(date +%s); '
+    script = (f'set -uo pipefail; . "{AB_LIB}"; ab_root="{root}"; ab_res="{res}"; ab_name=res; ab_t0=$(date +%s); '
               f'OUT="{out}"; {env} ab_rounds_multi 3 "{spec}" causal-8k-d64 "gqa-32k-d128|--kv-heads 8" '
               f'"causal-8k-d256|--block 64x64"')
     run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
@@ -188,31 +214,20 @@ def test_pack_takes_the_fatbin_and_names_the_build_without_touching_the_java_opt
     """ab_pack on a launcher made by gpu-pack.sh's own template: the build's label replaces the commit and nothing
     else (an empty ${SAW_JAVA_OPTS:-} default once became the label, so java took it for its main class), and the
     engine jar's fatbin entry is the given file, every other entry as it was."""
-    import subprocess
-    import zipfile
-    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    text = open(os.path.join(bench, "gpu-pack.sh"), encoding="utf-8").read()
+    text = open(os.path.join(BENCH, "gpu-pack.sh"), encoding="utf-8").read()
     template = text.split("<<'LAUNCH'\n", 1)[1].split("\nLAUNCH\n", 1)[0] + "\n"
-    root = tmp_path / "root"
-    os.makedirs(root / ".gpupack" / "lib")
-    os.makedirs(root / ".gpupack" / "runtime")
-    (root / ".gpupack" / "saw").write_text(template.replace("GIT_COMMIT_AT_PACK", "a81f71a0c0de"))
+    root = pack_root(tmp_path, template.replace("GIT_COMMIT_AT_PACK", "a81f71a0c0de"),
+                     {"saw/engine/A.class": b"class bytes"})
     (root / ".gpupack" / "frontier-table.sh").write_text("#!/usr/bin/env bash\n")
     rng = random.Random(5)
     blob = bytes(rng.getrandbits(8) for _ in range(50000))
-    with zipfile.ZipFile(root / ".gpupack" / "lib" / "saw-engine-0.1.0-SNAPSHOT.jar", "w") as z:
-        z.writestr("saw/kernels/saw_attention.fatbin", b"")
-        z.writestr("saw/engine/A.class", b"class bytes")
     (tmp_path / "k.fatbin").write_bytes(blob)
-    lib = os.path.join(bench, "gpu", "ab-lib.sh")
-    run = subprocess.run(["bash", "-c", f'. "{lib}"; ab_root="{root}"; ab_pack "{tmp_path}/p" "{tmp_path}/k.fatbin" '
-                          'uniform-adds-94b6566'], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
+    run_pack(root, tmp_path / "p", tmp_path / "k.fatbin", "uniform-adds-94b6566")
     launcher = (tmp_path / "p" / "saw").read_text()
     assert launcher == template.replace("GIT_COMMIT_AT_PACK", "uniform-adds-94b6566")
     assert "${SAW_JAVA_OPTS:-}" in launcher
-    with zipfile.ZipFile(tmp_path / "p" / "lib" / "saw-engine-0.1.0-SNAPSHOT.jar") as z:
-        assert z.read("saw/kernels/saw_attention.fatbin") == blob
+    with zipfile.ZipFile(tmp_path / "p" / "lib" / ENGINE_JAR) as z:
+        assert z.read(FATBIN_ENTRY) == blob
         assert z.read("saw/engine/A.class") == b"class bytes"
     assert (tmp_path / "p" / "frontier-table.sh").exists()
 
@@ -246,26 +261,15 @@ def test_summary_gives_each_build_its_median_and_range_against_the_base(tmp_path
 
 def test_pack_takes_another_engine_jar_when_named(tmp_path):
     """ab_pack with ENGINE_JAR: that jar's classes, the given fatbin in place of the jar's own."""
-    import subprocess
-    import zipfile
-    bench = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    root = tmp_path / "root"
-    os.makedirs(root / ".gpupack" / "lib")
-    os.makedirs(root / ".gpupack" / "runtime")
-    (root / ".gpupack" / "saw").write_text("export SAW_GIT_COMMIT=${SAW_GIT_COMMIT:-abc}\n")
-    with zipfile.ZipFile(root / ".gpupack" / "lib" / "saw-engine-0.1.0-SNAPSHOT.jar", "w") as z:
-        z.writestr("saw/kernels/saw_attention.fatbin", b"")
-        z.writestr("saw/engine/A.class", b"main's class")
+    root = pack_root(tmp_path, "export SAW_GIT_COMMIT=${SAW_GIT_COMMIT:-abc}\n",
+                     {"saw/engine/A.class": b"main's class"})
     with zipfile.ZipFile(tmp_path / "other.jar", "w") as z:
-        z.writestr("saw/kernels/saw_attention.fatbin", b"stale kernels")
+        z.writestr(FATBIN_ENTRY, b"stale kernels")
         z.writestr("saw/engine/A.class", b"the branch's class")
         z.writestr("saw/engine/B.class", b"a new class")
     (tmp_path / "k.fatbin").write_bytes(b"the branch's kernels")
-    lib = os.path.join(bench, "gpu", "ab-lib.sh")
-    run = subprocess.run(["bash", "-c", f'. "{lib}"; ab_root="{root}"; ab_pack "{tmp_path}/p" "{tmp_path}/k.fatbin" F '
-                          f'"{tmp_path}/other.jar"'], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    with zipfile.ZipFile(tmp_path / "p" / "lib" / "saw-engine-0.1.0-SNAPSHOT.jar") as z:
-        assert z.read("saw/kernels/saw_attention.fatbin") == b"the branch's kernels"
+    run_pack(root, tmp_path / "p", tmp_path / "k.fatbin", "F", tmp_path / "other.jar")
+    with zipfile.ZipFile(tmp_path / "p" / "lib" / ENGINE_JAR) as z:
+        assert z.read(FATBIN_ENTRY) == b"the branch's kernels"
         assert z.read("saw/engine/A.class") == b"the branch's class"
         assert z.read("saw/engine/B.class") == b"a new class"
