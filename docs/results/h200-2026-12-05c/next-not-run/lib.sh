@@ -13,10 +13,16 @@
 ab_init "$1"
 python3 -c "import tarfile; tarfile.open('.gpupack/var/fatbins.tar.xz').extractall('/tmp/fb')"
 (cd /tmp/fb && sha256sum -c "$ab_root/docs/results/h200-2026-12-05c/next-not-run/fatbins.sha256") || echo "fatbins differ from the builds described"
-ab_pack /tmp/pa /tmp/fb/main.fatbin main-a81f71a
-ab_pack /tmp/pu /tmp/fb/u.fatbin uniform-b1c3ba9
-ab_pack /tmp/pua /tmp/fb/ua.fatbin uniform-adds-94b6566
-ab_pack /tmp/puaf /tmp/fb/uaf.fatbin uniform-adds-fwd-5a9f453
-ab_pack /tmp/px /tmp/fb/x.fatbin bwd-stores-d432af1
-ab_pack /tmp/puax /tmp/fb/uax.fatbin uniform-adds-stores-2532fe6
-ab_pack /tmp/pf /tmp/fb/f.fatbin fwd-cap-split-8533021 .gpupack/var/f-engine.jar
+# each build's pack and fatbin by its tag, for drivers that take tags (call-1.sh, call-2.sh)
+declare -A build_pack build_fatbin
+add_build() { # TAG PACK FATBIN_NAME LABEL [ENGINE_JAR]
+  build_pack[$1]=$2 build_fatbin[$1]=/tmp/fb/$3.fatbin
+  ab_pack "$2" "/tmp/fb/$3.fatbin" "${@:4}"
+}
+add_build A /tmp/pa main main-a81f71a
+add_build U /tmp/pu u uniform-b1c3ba9
+add_build UA /tmp/pua ua uniform-adds-94b6566
+add_build UAF /tmp/puaf uaf uniform-adds-fwd-5a9f453
+add_build X /tmp/px x bwd-stores-d432af1
+add_build UAX /tmp/puax uax uniform-adds-stores-2532fe6
+add_build F /tmp/pf f fwd-cap-split-8533021 .gpupack/var/f-engine.jar
