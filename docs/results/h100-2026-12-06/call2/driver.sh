@@ -18,7 +18,7 @@ ab_sass fwd_wgmmapp_bf16_d128_q128_kv128 /tmp/fb/main.fatbin /tmp/fb/du.fatbin
 ab_el "2. checks"
 ab_checks /tmp/pd
 ab_el "3. rounds"
-AB_DEADLINE=${AB_DEADLINE:-200} ab_rounds 4 /tmp/pa A /tmp/pd DU causal-8k-d64 causal-16k-d64 "gqa-32k-d64|--kv-heads 8" \
+AB_DEADLINE=${AB_DEADLINE:-170} ab_rounds 4 /tmp/pa A /tmp/pd DU causal-8k-d64 causal-16k-d64 "gqa-32k-d64|--kv-heads 8" \
   docs8-16k-d64 docs64-32k-d64 causal-8k-d128 causal-16k-d128 "gqa-32k-d128|--kv-heads 8" docs8-16k-d128 \
   window1024-16k-d128 docs64-32k-d128
 ab_el done
