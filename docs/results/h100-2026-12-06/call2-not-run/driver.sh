@@ -4,12 +4,12 @@
 # (bench/gpu/ab-lib.sh's ab_checks: 19 verifies and sanitizer runs), the changed main loops' opcodes, and rounds of
 # forward and backward on issue 12's D = 64 and D = 128 rows. Carried: .gpupack with var/fatbins-06.tar.xz (main.fatbin
 # of a81f71a, whose kernels are main's, and du.fatbin of 70fde67; sha256 beside this file).
-#   bash docs/results/h100-2026-12-06/call2/driver.sh > /dev/null 2>&1; tail -c 9000 $OUT/driver.log
+#   bash docs/results/h100-2026-12-06/call2-not-run/driver.sh > /dev/null 2>&1; tail -c 9000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init c2
 python3 -c "import tarfile; tarfile.open('.gpupack/var/fatbins-06.tar.xz').extractall('/tmp/fb')"
-(cd /tmp/fb && sha256sum -c "$ab_root/docs/results/h100-2026-12-06/call2/fatbins.sha256") || echo "fatbins differ"
+(cd /tmp/fb && sha256sum -c "$ab_root/docs/results/h100-2026-12-06/call2-not-run/fatbins.sha256") || echo "fatbins differ"
 ab_pack /tmp/pa /tmp/fb/main.fatbin main-a81f71a
 ab_pack /tmp/pd /tmp/fb/du.fatbin uax-d64-70fde67
 ab_el "1. main loops"
