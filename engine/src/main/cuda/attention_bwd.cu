@@ -70,9 +70,15 @@ __device__ __forceinline__ int dq_perm_column(int c, long long q) {
 // The store side of dq_perm_column: this thread's m64nNk16 dQ accumulator (accumulator i: row row0 + 8 ((i / 2) % 2),
 // column 8 (i / 4) + 2t + i % 2) into a tile whose rows are `stride` floats apart, four values of a row and 16-column
 // group as one 16-byte store. A tile starts at an even q row, so row0's parity is its q rows'.
-template <int N>
+// EXPLICIT: explicit 16-byte stores from two base addresses (nvcc 13 splits the generic float4 stores of the first row
+// into four 4-byte ones); won in the D = 64 warp-specialised backward, level or lost elsewhere (H100, 2026-12-06).
+template <int N, bool EXPLICIT = false>
 __device__ __forceinline__ void store_dq_perm(float* tile, int stride, const float (&dq)[N / 2], int row0, int t) {
     const int flip = row0 & 1;
+    // group kp of 16 columns goes to kp ^ flip: kp + flip for even kp, kp - flip for odd
+    const uint32_t first = smem_u32(tile) + 4u * (uint32_t)(row0 * stride + 4 * t);
+    const uint32_t even = first + 64u * (uint32_t)flip;
+    const uint32_t odd = first + 64u * (uint32_t)(1 - flip);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
         float* row = tile + (row0 + 8 * r) * stride + 4 * t;
@@ -81,7 +87,13 @@ __device__ __forceinline__ void store_dq_perm(float* tile, int stride, const flo
 #pragma unroll
             for (int kp = 0; kp < 4; ++kp) {
                 const int i = 32 * j + 8 * kp + 2 * r;
-                *reinterpret_cast<float4*>(row + 64 * j + 16 * (kp ^ flip)) = make_float4(dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
+                if constexpr (EXPLICIT) {
+                    st_shared_v4f32((kp & 1 ? odd : even) + 4u * (uint32_t)(8 * r * stride + 64 * j + 16 * (kp & 2)),
+                                    dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
+                } else {
+                    *reinterpret_cast<float4*>(row + 64 * j + 16 * (kp ^ flip)) =
+                        make_float4(dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
+                }
             }
         }
     }

@@ -202,8 +202,10 @@ struct BwdStepParts {
 
     // dS^T = P^T (dP^T - Dsum) (1 - tanh^2) over s (P^T in, dS^T out; dcap: the capped logits' 1 - tanh^2 as fp16
     // pairs), packed into ds and stored to this thread's kv rows row0 and row0 + 8 of the DS_TILE in shared memory,
-    // fenced for the async proxy (the dQ product reads it)
-    template <class DS_TILE, class STATS, int DC>
+    // fenced for the async proxy (the dQ product reads it). XOR_ADDRESSES: each store's address from the thread's
+    // first by one XOR (below); it won at D = 64 and was level at D = 128 (H100, 2026-12-06); the NSA backward, at 254
+    // registers without setmaxnreg, spills with it (42-48 bytes at D = 128 with softcap)
+    template <class DS_TILE, bool XOR_ADDRESSES, class STATS, int DC>
     static __device__ __forceinline__ void dsT(float (&s)[QS / 2], const float (&dp)[QS / 2], const __half2 (&dcap)[DC],
                                                STATS stats, int t, uint32_t (&ds)[QS / 16][4], T* sdS, int row0) {
 #pragma unroll
@@ -220,15 +222,24 @@ struct BwdStepParts {
             }
         }
         // packed and stored while dV may still run: the caller's fence_frags(p) keeps P^T's registers from being
-        // reused for dS^T until dV has read them
+        // reused for dS^T until dV has read them. Addresses: in a one-panel tile (1024-byte aligned, as wgmma's swizzle
+        // needs) byte row * 128 + (((col / 8) ^ (row & 7)) << 4) + 2 (col % 8) keeps the row in bits 7 and up, the
+        // swizzled chunk in bits 4-6 and the thread's place in the chunk (4t) in bits 2-3, so each store's address is
+        // this thread's first with the chunk's bits flipped, plus 1024 for the row 8 below (DS_TILE::elem, by bits).
+        static_assert(!XOR_ADDRESSES || DS_TILE::COLS == 64, "one 64-column panel");
+        const uint32_t first = smem_u32(sdS) + (uint32_t)row0 * 128 + (((uint32_t)row0 & 7) << 4) + 4 * t;
 #pragma unroll
         for (int kc = 0; kc < QS / 16; ++kc) {
 #pragma unroll
             for (int x = 0; x < 4; ++x) {
                 ds[kc][x] = Elem<T>::pack(s[8 * kc + 2 * x], s[8 * kc + 2 * x + 1]);
                 // A fragment register x: row + 8 (x & 1), n8 block 2kc + (x >> 1)
-                *reinterpret_cast<uint32_t*>(sdS + DS_TILE::elem(row0 + 8 * (x & 1), 16 * kc + 8 * (x >> 1) + 2 * t)) =
-                    ds[kc][x];
+                if constexpr (XOR_ADDRESSES) {
+                    st_shared_b32((first ^ ((uint32_t)(2 * kc + (x >> 1)) << 4)) + 1024 * (x & 1), ds[kc][x]);
+                } else {
+                    *reinterpret_cast<uint32_t*>(sdS + DS_TILE::elem(row0 + 8 * (x & 1), 16 * kc + 8 * (x >> 1) + 2 * t)) =
+                        ds[kc][x];
+                }
             }
         }
         fence_proxy_async();
@@ -276,7 +287,10 @@ struct BwdWg {
     __device__ __forceinline__ void seat(int thread, const T* sK, const int* qIdx_, const int* maskIdx_,
                                          const uint32_t* bitsT_, float scale,
                                          float softcap_) {
-        wg = thread >> 7;
+        // D = 64: broadcast from lane 0, so that the compiler knows the warpgroup index is warp-uniform and the addresses
+        // and descriptors made from it can stay on the uniform datapath (CUTLASS's canonical_warp_group_idx); at
+        // D = 128 the same lost 1-3% (H100, 2026-12-06)
+        wg = D == 64 ? __shfl_sync(0xffffffffu, thread >> 7, 0) : thread >> 7;
         const int lane = thread & 31;
         t = lane & 3;
         row0 = wg * 64 + ((thread >> 5) & 3) * 16 + (lane >> 2);
@@ -358,7 +372,7 @@ struct BwdWg {
         fence_regs(dp);
 
         uint32_t ds[QS / 16][4];
-        Parts::template dsT<DsTile>(s, dp, dcap, stats, t, ds, sdS, row0);
+        Parts::template dsT<DsTile, D == 64>(s, dp, dcap, stats, t, ds, sdS, row0);
         shareDs();  // both warpgroups' dS^T rows are in shared memory
 
         // dQ += dS K before dK += dS^T Q, so that taking dQ (sinkDq) overlaps dK.
@@ -400,7 +414,7 @@ struct BwdWg {
     // pair, so the two rows of a quarter-warp (rows are 256 or 512 bytes apart, the same banks) fill opposite halves
     // of the 128 banks: 8 stores, no shuffles (row-major columns took 16 shuffles and the selects around them).
     __device__ __forceinline__ void storeDq(const float (&dq)[32], float* sDq) const {
-        store_dq_perm<64>(sDq + (D == 128 ? wg * 64 : wg * QS * 64), D, dq, qRow0, t);
+        store_dq_perm<64, D == 64>(sDq + (D == 128 ? wg * 64 : wg * QS * 64), D, dq, qRow0, t);
     }
 
     // a part's dK = scale * acc and dV = acc into its fp32 slot (two BKV x D tiles, row-major)
@@ -636,7 +650,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_ws(SAW_BWD_PARAMS(T), int it
     Frags frags;
     int done = 0;  // steps this CTA has computed (step g: stage g % ST, phase parity (g / ST) & 1)
     for (int j = 0;; ++j) {
-        const ColumnRef col = columns.take(j);
+        const ColumnRef col = columns.template take<D == 64>(j);
         if (col.slot >= items) break;
         const BwdColumns cols = bind(col.entry);
         float dk[Wg::OR];

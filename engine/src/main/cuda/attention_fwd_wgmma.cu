@@ -643,7 +643,9 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     }
     regs_alloc<WS_CONSUMER_REGS>();
     const int ct = threadIdx.x - PRODUCERS;
-    const int cw = ct >> 7;
+    // D = 128: broadcast from lane 0, so that the compiler knows the warpgroup index is warp-uniform (as BwdWg::seat
+    // does at D = 64); level or lost at D = 64 (H100, 2026-12-06)
+    const int cw = D == 128 ? __shfl_sync(0xffffffffu, ct >> 7, 0) : ct >> 7;
     c.seat(cw, ct);
     const bool lane0 = (ct & 31) == 0;
     // named barrier 1 + w: warpgroup w's turn to issue; 256 = its 128 waiting threads + the other's 128 arriving.
@@ -689,7 +691,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             for (int i = 0; i < Cta::OR; ++i) o[i] = 0.f;
         };
         for (int j = 0;; ++j) {
-            const RowRef row = rows.take(j);
+            const RowRef row = rows.template take<D == 128>(j);
             const bool starts = row.slot < items && row.count > 0;
             if (pending && !starts) {  // the previous row's last P V alone: no next row, or one without tiles
                 ws_last_output<ST>(c, ring, st, phase, lane0, o, p, takeTurn, passTurn);
@@ -746,7 +748,7 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         RingAt<ST> at;
         uint32_t qLoads = 0;
         for (int j = 0;; ++j) {
-            const RowRef row = rows.take(j);
+            const RowRef row = rows.template take<D == 128>(j);
             if (row.slot >= items) break;
             c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
             float o[Cta::OR];

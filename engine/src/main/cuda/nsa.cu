@@ -509,7 +509,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         wgmma_wait<1>();  // dP^T has landed; dV may still run
         fence_regs(dp);
         uint32_t ds[QS / 16][4];
-        Parts::template dsT<DsTile>(s, dp, dcap, stats, t, ds, sdS, row0);
+        Parts::template dsT<DsTile, false>(s, dp, dcap, stats, t, ds, sdS, row0);
         __syncthreads();  // the whole dS^T tile is in shared memory
 
         // dQ = dS K in 64-column halves (dS^T read MN-major, K N-major), each added to the gathered rows' fp32

@@ -174,11 +174,26 @@ struct HandRing {
 
     // by every consumer thread, with init(consumer threads): the CTA's item j; every thread releases the entry itself,
     // an order compute-sanitizer's racecheck follows (it does not carry a lane's read through __syncwarp to lane 0's
-    // arrive: with one arrival per warp it reported the next hand()'s write as a hazard)
+    // arrive: with one arrival per warp it reported the next hand()'s write as a hazard). UNIFORM: the entry comes back
+    // as lane 0 read it, broadcast to the warp (every lane read the same one), so the compiler knows it is warp-uniform
+    // and what is computed from it (step counts, ring stages, their addresses and wgmma descriptors) can stay on the
+    // uniform datapath; it won at D = 64 in the backward and at D = 128 in the forward, lost 1-3% in the D = 128
+    // backward (H100, 2026-12-06)
+    template <bool UNIFORM = false>
     __device__ __forceinline__ E take(int j) const {
         mbar_wait(full + (j & 1), (j >> 1) & 1);
-        const E r = entry[j & 1];
+        E r = entry[j & 1];
         mbar_arrive(empty + (j & 1));
+        if constexpr (UNIFORM) {
+            static_assert(sizeof(E) % 4 == 0, "an entry is whole 32-bit words");
+            int words[sizeof(E) / 4];
+            memcpy(words, &r, sizeof(E));
+#pragma unroll
+            for (int i = 0; i < (int)(sizeof(E) / 4); ++i) {
+                words[i] = __shfl_sync(0xffffffffu, words[i], 0);
+            }
+            memcpy(&r, words, sizeof(E));
+        }
         return r;
     }
 };

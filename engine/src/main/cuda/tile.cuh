@@ -63,6 +63,15 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// Stores to a 32-bit shared-memory address. The vector store is explicit because nvcc 13 split half of a generic
+// float4 store loop (store_dq_perm's first row) into four 4-byte stores.
+__device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ void st_shared_v4f32(uint32_t addr, float a, float b, float c, float d) {
+    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
+}
+
 // A row-major tile of 16-bit elements with COLS columns, stored in 16-byte chunks whose index is XORed with
 // (row & 7): the 8 rows one ldmatrix phase reads then fall into 8 different bank groups.
 template <int COLS>
