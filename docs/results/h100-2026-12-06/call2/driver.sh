@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Twenty-sixth session, call 2 (H100): branch uax-d64 (70fde67: UAX's head dim 64 backward and head dim 128 persistent
-# forwards, main's kernels elsewhere; PTX of those entries equal to UAX's of call 1) against main: its checks
+# Call 2 (H100; prepared in the twenty-sixth session, run in the twenty-seventh): branch uax-d64 (a8982ac, rebuilt from 70fde67's description: UAX's head dim 64 backward and head dim 128 persistent
+# forwards, main's kernels elsewhere; PTX compared by entry: only those eight entries differ from main's) against main: its checks
 # (bench/gpu/ab-lib.sh's ab_checks: 19 verifies and sanitizer runs), the changed main loops' opcodes, and rounds of
 # forward and backward on issue 12's D = 64 and D = 128 rows. Carried: .gpupack with var/fatbins-06.tar.xz (main.fatbin
-# of a81f71a, whose kernels are main's, and du.fatbin of 70fde67; sha256 beside this file).
+# of main d441347 and du.fatbin of a8982ac; sha256 beside this file).
+# The packs' labels (main-a81f71a, uax-d64-70fde67) are the twenty-sixth session's names for the same kernels, left as they ran.
 # Twenty-seventh session: the branch rebuilt from its description (the checkout had lost it), then issue 12's table
 # (frontier-table.sh: saw and cuDNN in the same call) on uax-d64 if its checks pass, on main otherwise.
 #   bash docs/results/h100-2026-12-06/call2/driver.sh > /dev/null 2>&1; tail -c 9000 $OUT/driver.log
