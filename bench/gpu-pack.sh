@@ -67,7 +67,7 @@ commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then commit="$commit-dirty"; fi
 sed -i "s/GIT_COMMIT_AT_PACK/$commit/" "$target/saw"
 chmod +x "$target/saw"
-cp bench/gpu/*.sh bench/gpu-faults.sh "$target/"
+cp bench/gpu/*.sh bench/gpu/*.py bench/gpu-faults.sh "$target/"
 du -sh "$target"
 # `saw ... --remote` uploads this folder as one gzipped tar and refuses one over 64 MiB (saw.remote.Pack)
 packed=$(tar -czf - -C "$target" . | wc -c)

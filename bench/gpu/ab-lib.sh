@@ -40,7 +40,7 @@ ab_pack() { # DIR FATBIN LABEL [ENGINE_JAR]  (ENGINE_JAR: a build whose host cod
   local dir=$1 fatbin=$2 label=$3 engine=${4:-$ab_root/.gpupack/lib/saw-engine-0.1.0-SNAPSHOT.jar}
   mkdir -p "$dir/lib"
   ln -sfn "$ab_root/.gpupack/runtime" "$dir/runtime"
-  cp "$ab_root"/.gpupack/*.sh "$dir/"
+  cp "$ab_root"/.gpupack/*.sh "$ab_root"/.gpupack/*.py "$dir/"
   cp "$ab_root"/.gpupack/lib/*.jar "$dir/lib/"
   # only the commit the results name: ${SAW_JAVA_OPTS:-} must keep its empty default
   sed "s/\(SAW_GIT_COMMIT:-\)[^}]*}/\1$label}/" "$ab_root/.gpupack/saw" >"$dir/saw"

@@ -3,7 +3,8 @@
 # OUT=out .gpupack/frontier-table.sh): saw's default Hopper families (forward wgmma-pp, backward wgmma-ws) at 128x128,
 # forward and backward, on causal 8K and 16K (B=4 H=16), GQA 32:8 at 32K, D = 128 and 64; 64 packed documents in 32K,
 # 8 documents in 8K and 16K and window 1024 at 16K (D = 128); and cuDNN SDPA forward and backward on the causal rows
-# in the same call (the peer's code is written beside its numbers as cudnn.py). Useful TFLOP/s (backward 2.5x the
+# in the same call (the peer's code is written beside its numbers as cudnn.py); the documents and window rows against
+# PyTorch's ragged-batch peers (varlen_peers.py: varlen_attn, and SDPA on nested jagged tensors under cuDNN). Useful TFLOP/s (backward 2.5x the
 # forward's FLOPs); saw: median of FT_REPS (10) after 3 warm-ups; cuDNN: median of 10 CUDA-event timings after 3.
 # Everything goes to $OUT/frontier/; table.txt is printed last.
 set -uo pipefail
@@ -81,22 +82,37 @@ for D in (128, 64):
         sys.stdout.flush()
 PY
 timeout 150 python3 "$dir/cudnn.py" >"$dir/cudnn.txt" 2>>"$log" || echo "cudnn.py rc=$?" | tee -a "$log"
-python3 - "$dir/results" "$dir/cudnn.txt" <<'PY' | tee "$dir/table.txt"
+# the documents and window rows, which SDPA's dense masks cannot express: PyTorch's ragged-batch peers (the script
+# that ran is copied beside its numbers)
+cp "$here/varlen_peers.py" "$dir/"
+timeout 200 python3 "$dir/varlen_peers.py" "$dir/specs" "$dir/results" >"$dir/varlen.txt" 2>>"$log" \
+  || echo "varlen_peers.py rc=$?" | tee -a "$log"
+python3 - "$dir/results" "$dir/cudnn.txt" "$dir/varlen.txt" <<'PY' | tee "$dir/table.txt"
 import glob, json, os, sys
-cudnn = {}
+# the fastest peer of each row and pass: cuDNN SDPA on the dense rows, the ragged-batch peers on the others
+peers = {}
+def offer(tag, i, tflops, name):
+    if tflops > peers.setdefault(tag, [(0.0, "-"), (0.0, "-")])[i][0]:
+        peers[tag][i] = (tflops, name)
 for line in open(sys.argv[2]):
     p = line.split()  # name fwd ms tflops bwd ms tflops
     if len(p) == 7 and p[1] == "fwd":
-        cudnn[p[0]] = (float(p[3]), float(p[6]))
-print(f'{"row":22s} {"saw fwd":>8s} {"cuDNN":>7s} {"x":>6s} {"saw bwd":>8s} {"cuDNN":>7s} {"x":>6s}   kernels')
+        offer(p[0], 0, float(p[3]), "cuDNN"); offer(p[0], 1, float(p[6]), "cuDNN")
+if os.path.exists(sys.argv[3]):
+    for line in open(sys.argv[3]):
+        p = line.split()  # row peer fwd ms tflops bwd ms tflops
+        if len(p) == 8 and p[2] == "fwd":
+            offer(p[0] + "-d128", 0, float(p[4]), p[1]); offer(p[0] + "-d128", 1, float(p[7]), p[1])
+print(f'{"row":22s} {"saw fwd":>8s} {"peer":>7s} {"x":>6s} {"saw bwd":>8s} {"peer":>7s} {"x":>6s}   peers (fwd / bwd); kernels')
 for f in sorted(glob.glob(sys.argv[1] + "/*.jsonl")):
     tag = os.path.basename(f)[:-6]
     rows = {r["pass"]: r for r in (json.loads(l) for l in open(f) if l.strip()) if "median_ms" in r}
     fw, bw = rows.get("fwd"), rows.get("bwd")
-    c = cudnn.get(tag)
+    c = peers.get(tag)
     def cell(r, i):
         if not r: return f'{"-":>8s} {"-":>7s} {"-":>6s}'
         t = r["useful_tflops"]
-        return f'{t:8.1f} {c[i]:7.1f} {t / c[i]:6.3f}' if c else f'{t:8.1f} {"":>7s} {"":>6s}'
-    print(f'{tag:22s} {cell(fw, 0)} {cell(bw, 1)}   {fw["kernel"] if fw else "-"} / {bw["kernel"] if bw else "-"}')
+        return f'{t:8.1f} {c[i][0]:7.1f} {t / c[i][0]:6.3f}' if c and c[i][0] > 0 else f'{t:8.1f} {"":>7s} {"":>6s}'
+    names = f'{c[0][1]} / {c[1][1]}; ' if c else ''
+    print(f'{tag:22s} {cell(fw, 0)} {cell(bw, 1)}   {names}{fw["kernel"] if fw else "-"} / {bw["kernel"] if bw else "-"}')
 PY
