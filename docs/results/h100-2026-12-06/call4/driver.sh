@@ -2,7 +2,8 @@
 # Call 4 (twenty-seventh session): how a backward's time splits over its launches (the dQ accumulator's fill is a
 # driver memset, then the Dsum kernel, the main kernel, the dQ conversion), and branch dq-convert: the permuted dQ
 # accumulator converted a thread per 16 values with 16-byte loads and stores and the head dim at compile time (main's
-# bwd_dq_perm_* took a thread per pair with two 64-bit divisions each). Builds: A = main bc66977 (du.fatbin of call 2),
+# bwd_dq_perm_* took a thread per pair with two 64-bit divisions each), and Dsum with D / 8 lanes a row and 16-byte
+# loads (main: a warp a row, 4- or 8-byte loads). Builds: A = main bc66977 (du.fatbin of call 2),
 # DC = dq-convert (dc.fatbin, its engine jar .gpupack/var/dc-engine.jar: the conversion's grid changes on the host).
 # Carried: .gpupack with var/fatbins-07.tar.xz (main.fatbin of d441347, du.fatbin, dc.fatbin; sha256 beside this).
 #   bash docs/results/h100-2026-12-06/call4/driver.sh > /dev/null 2>&1; tail -c 9000 $OUT/driver.log
