@@ -1,5 +1,5 @@
 // Block-sparse attention backward, FlashAttention-2 shape:
-//   bwd_pre_*   Dsum = rowsum(dO * O), fp32, D / 8 lanes per query row
+//   bwd_pre_*   Dsum = rowsum(dO * O), fp32, one warp per query row
 //   bwd_*       one CTA per (kv-tile, kv-head, batch): K and V stay in shared memory, dK and dV accumulate in
 //               registers over every head of the GQA group and every q-tile of the transposed layout column
 //               (PARTIAL tiles first, then FULL ones), in q steps of 64 rows; dQ is added with fp32 atomics.
@@ -36,31 +36,25 @@
 
 namespace saw {
 
-// D / 8 lanes per row, 16 bytes of O and of dO a lane, so a warp covers 256 / D rows with one load of each: a warp per
-// row with 4- or 8-byte loads issued two to four times the instructions for the same bytes.
 template <typename T, int D>
 __device__ __forceinline__ void attention_bwd_pre(const T* __restrict__ O, const T* __restrict__ dO,
                                                   float* __restrict__ Dsum, long long rows) {
-    constexpr int LANES = D / 8;
+    const long long r = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (r >= rows) return;
     const int lane = threadIdx.x & 31;
-    const long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES;
-    if (r >= rows) return;  // whole row groups leave together, so the shuffles below see only live lanes of a row
-    const int part = lane % LANES;
-    const uint4 a = *reinterpret_cast<const uint4*>(O + r * D + part * 8);
-    const uint4 c = *reinterpret_cast<const uint4*>(dO + r * D + part * 8);
-    const uint32_t av[4] = {a.x, a.y, a.z, a.w};
-    const uint32_t cv[4] = {c.x, c.y, c.z, c.w};
+    constexpr int PER = D / 32;  // elements per lane, 2 or 4
+    const T* o = O + r * D + lane * PER;
+    const T* d = dO + r * D + lane * PER;
     float acc = 0.f;
 #pragma unroll
-    for (int x = 0; x < 4; ++x) {
-        const float2 o = Elem<T>::unpack(av[x]);
-        const float2 d = Elem<T>::unpack(cv[x]);
-        acc += o.x * d.x + o.y * d.y;
+    for (int x = 0; x < PER; x += 2) {
+        float2 a = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(o + x));
+        float2 c = Elem<T>::unpack(*reinterpret_cast<const uint32_t*>(d + x));
+        acc += a.x * c.x + a.y * c.y;
     }
-    const unsigned mask = LANES == 32 ? 0xffffffffu : (((1u << LANES) - 1u) << (lane - part));
 #pragma unroll
-    for (int s = LANES / 2; s > 0; s >>= 1) acc += __shfl_xor_sync(mask, acc, s);
-    if (part == 0) Dsum[r] = acc;
+    for (int s = 16; s > 0; s >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, s);
+    if (lane == 0) Dsum[r] = acc;
 }
 
 // Where the Hopper backwards that add dQ tiles keep column c of q row q in their dQ accumulator (store_dq_perm below):

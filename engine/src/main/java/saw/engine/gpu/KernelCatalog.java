@@ -420,7 +420,7 @@ final class KernelCatalog {
     /** Dsum = rowsum(dO * O): one warp per row. */
     static LaunchShape backwardPre(AttentionProblem p) {
         long rows = (long) p.batch() * p.heads() * p.seqQ();
-        int rowsPerBlock = PRE_THREADS / (p.headDim() / 8);  // D / 8 lanes a row, 16 bytes each
+        int rowsPerBlock = PRE_THREADS / 32;
         return new LaunchShape("bwd_pre_" + p.dtype().label() + "_d" + p.headDim(), (rows + rowsPerBlock - 1) / rowsPerBlock,
                 PRE_THREADS, 0);
     }

@@ -39,7 +39,7 @@ class KernelCatalogTest {
         assertEquals(2L * 2 * 24, s.grid());
         assertEquals(256, s.block());
         assertEquals("bwd_pre_fp16_d64", KernelCatalog.backwardPre(p).kernel());
-        assertEquals((2L * 8 * 1000 + 31) / 32, KernelCatalog.backwardPre(p).grid());  // D = 64: 8 lanes a row
+        assertEquals((2L * 8 * 1000 + 7) / 8, KernelCatalog.backwardPre(p).grid());
         assertEquals((2L * 8 * 1000 * 64 / 2 + 255) / 256, KernelCatalog.backwardDq(p).grid());
         // the permuted accumulator of the tile-adding backwards: a thread per 16 values
         LaunchShape ws = new LaunchShape(BackwardKernel.WGMMA_WS.kernelPrefix() + "fp16_d64_q128_kv128", 132, 384, 0);
