@@ -8,7 +8,8 @@
 //               in q steps of 32 rows (docs/kernel-notes.md, issue 13)
 //   bwd_dq_*    dQ = scale * dQacc, converted to the element type
 //   bwd_dq_perm_*  the same from the accumulator the Hopper backwards that add dQ tiles write (warp-specialised, and
-//               head dim 256), whose rows hold their columns in the order the tiles store them (dq_perm_column)
+//               head dim 256), whose rows hold their columns in the order the tiles store them (dq_perm_column); one
+//               thread per 16 values
 //
 // Column tables (transposed layout, built on the host by saw.engine.attention.TileLists):
 //   order[n]            launch entries (TileLists.colLaunch): e >= 0 is work item e = (b * Hkv + hkv) * nkv + kvBlock,
@@ -99,15 +100,40 @@ __device__ __forceinline__ void store_dq_perm(float* tile, int stride, const flo
     }
 }
 
+// One thread per stored 16-column group g of a row: its four 16-byte loads hold, as float4 t, columns 2t, 2t + 1
+// (x, y) and 8 + 2t, 9 + 2t (z, w) of output group kp = g ^ (q & 1) (dq_perm_column), written as two 16-byte stores.
+// D at compile time: a row and its group come from the thread index by shifts, and q = row % Sq once per 16 values
+// (a thread per pair, with two 64-bit divisions each, issued more than it moved).
+template <typename T, int D>
+__device__ __forceinline__ void attention_bwd_dq_perm_groups(const float* __restrict__ acc, T* __restrict__ dQ,
+                                                             long long groups, float scale, int Sq) {
+    constexpr int PER_ROW = D / 16;
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= groups) return;
+    const long long row = i / PER_ROW;
+    const int g = (int)(i % PER_ROW);
+    const int kp = (g & 3) ^ (int)((row % Sq) & 1);
+    const float4* src = reinterpret_cast<const float4*>(acc + row * D + 16 * g);
+    uint32_t lo[4], hi[4];
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+        const float4 v = src[t];
+        lo[t] = Elem<T>::pack(v.x * scale, v.y * scale);
+        hi[t] = Elem<T>::pack(v.z * scale, v.w * scale);
+    }
+    T* out = dQ + row * D + 16 * (g & ~3) + 16 * kp;
+    *reinterpret_cast<uint4*>(out) = make_uint4(lo[0], lo[1], lo[2], lo[3]);
+    *reinterpret_cast<uint4*>(out + 8) = make_uint4(hi[0], hi[1], hi[2], hi[3]);
+}
+
 template <typename T>
 __device__ __forceinline__ void attention_bwd_dq_perm(const float* __restrict__ acc, T* __restrict__ dQ, long long n,
                                                       float scale, int Sq, int D) {
-    const long long i = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 2;
-    if (i >= n) return;
-    const long long row = i / D;
-    const int c = (int)(i - row * D);
-    const float2 v = *reinterpret_cast<const float2*>(acc + row * D + dq_perm_column(c, row % Sq));
-    *reinterpret_cast<uint32_t*>(dQ + i) = Elem<T>::pack(v.x * scale, v.y * scale);
+    switch (D) {
+        case 64: attention_bwd_dq_perm_groups<T, 64>(acc, dQ, n / 16, scale, Sq); break;
+        case 128: attention_bwd_dq_perm_groups<T, 128>(acc, dQ, n / 16, scale, Sq); break;
+        default: attention_bwd_dq_perm_groups<T, 256>(acc, dQ, n / 16, scale, Sq); break;
+    }
 }
 
 template <typename T>

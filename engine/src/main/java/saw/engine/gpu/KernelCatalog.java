@@ -435,7 +435,12 @@ final class KernelCatalog {
      * columns in the tile's order ({@code bwd_dq_perm_*} restores them; it takes Sq and D after the scale).
      */
     static LaunchShape backwardDq(AttentionProblem p, LaunchShape backward) {
-        return permutesDq(backward) ? dqConversion("bwd_dq_perm_", p) : backwardDq(p);
+        if (!permutesDq(backward)) {
+            return backwardDq(p);
+        }
+        long groups = p.qElements() / 16;  // bwd_dq_perm_*: a thread per 16 values of a row (head dims are multiples of 64)
+        return new LaunchShape("bwd_dq_perm_" + p.dtype().label(), (groups + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
+                ELEMENTWISE_THREADS, 0);
     }
 
     /** The arguments of {@link #backwardDq(AttentionProblem, LaunchShape)}'s launch from accumulator acc into dq. */

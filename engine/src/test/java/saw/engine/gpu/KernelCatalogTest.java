@@ -41,6 +41,11 @@ class KernelCatalogTest {
         assertEquals("bwd_pre_fp16_d64", KernelCatalog.backwardPre(p).kernel());
         assertEquals((2L * 8 * 1000 + 7) / 8, KernelCatalog.backwardPre(p).grid());
         assertEquals((2L * 8 * 1000 * 64 / 2 + 255) / 256, KernelCatalog.backwardDq(p).grid());
+        // the permuted accumulator of the tile-adding backwards: a thread per 16 values
+        LaunchShape ws = new LaunchShape(BackwardKernel.WGMMA_WS.kernelPrefix() + "fp16_d64_q128_kv128", 132, 384, 0);
+        assertEquals("bwd_dq_perm_fp16", KernelCatalog.backwardDq(p, ws).kernel());
+        assertEquals((2L * 8 * 1000 * 64 / 16 + 255) / 256, KernelCatalog.backwardDq(p, ws).grid());
+        assertEquals(256, KernelCatalog.backwardDq(p, ws).block());
     }
 
     @Test
