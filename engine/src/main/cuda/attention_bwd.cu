@@ -8,7 +8,7 @@
 //               in q steps of 32 rows (docs/kernel-notes.md, issue 13)
 //   bwd_dq_*    dQ = scale * dQacc, converted to the element type
 //   bwd_dq_perm_*  the same from the accumulator the Hopper backwards that add dQ tiles write (warp-specialised, and
-//               head dim 256), whose rows hold their columns in the order the tiles store them (dq_perm_column); one
+//               head dim 256), whose rows hold their columns in the order the tiles store them (the permuted dQ layout); one
 //               thread per 16 values
 //
 // Column tables (transposed layout, built on the host by saw.engine.attention.TileLists):
@@ -57,18 +57,13 @@ __device__ __forceinline__ void attention_bwd_pre(const T* __restrict__ O, const
     if (lane == 0) Dsum[r] = acc;
 }
 
-// Where the Hopper backwards that add dQ tiles keep column c of q row q in their dQ accumulator (store_dq_perm below):
-// each 64-column block in groups of 16, c = 16 kp + 8 hi + 2 t + e stored at 16 (kp ^ (q & 1)) + 4 t +
-// 2 hi + e, so that a thread stores its four values of a group and row as one 16-byte vector and the two rows of a
-// quarter-warp land on opposite halves of the banks. Rows stay whole (the bulk reduce-add clips them at Sq).
-__device__ __forceinline__ int dq_perm_column(int c, long long q) {
-    const int kp = (c >> 4) & 3;
-    const int hi = (c >> 3) & 1;
-    const int t = (c >> 1) & 3;
-    return (c & ~63) + 16 * (kp ^ (int)(q & 1)) + 4 * t + 2 * hi + (c & 1);
-}
+// The permuted dQ layout: where the Hopper backwards that add dQ tiles keep column c of q row q in their dQ
+// accumulator (store_dq_perm below): each 64-column block in groups of 16, c = 16 kp + 8 hi + 2 t + e stored at
+// 16 (kp ^ (q & 1)) + 4 t + 2 hi + e, so that a thread stores its four values of a group and row as one 16-byte vector
+// and the two rows of a quarter-warp land on opposite halves of the banks. Rows stay whole (the bulk reduce-add clips
+// them at Sq). bwd_dq_perm_* undoes it (attention_bwd_dq_perm_groups).
 
-// The store side of dq_perm_column: this thread's m64nNk16 dQ accumulator (accumulator i: row row0 + 8 ((i / 2) % 2),
+// The store side of the permuted dQ layout: this thread's m64nNk16 dQ accumulator (accumulator i: row row0 + 8 ((i / 2) % 2),
 // column 8 (i / 4) + 2t + i % 2) into a tile whose rows are `stride` floats apart, four values of a row and 16-column
 // group as one 16-byte store. A tile starts at an even q row, so row0's parity is its q rows'.
 // EXPLICIT: explicit 16-byte stores from two base addresses (nvcc 13 splits the generic float4 stores of the first row
@@ -101,7 +96,7 @@ __device__ __forceinline__ void store_dq_perm(float* tile, int stride, const flo
 }
 
 // One thread per stored 16-column group g of a row: its four 16-byte loads hold, as float4 t, columns 2t, 2t + 1
-// (x, y) and 8 + 2t, 9 + 2t (z, w) of output group kp = g ^ (q & 1) (dq_perm_column), written as two 16-byte stores.
+// (x, y) and 8 + 2t, 9 + 2t (z, w) of output group kp = g ^ (q & 1) (the permuted dQ layout), written as two 16-byte stores.
 // D at compile time: a row and its group come from the thread index by shifts, and q = row % Sq once per 16 values
 // (a thread per pair, with two 64-bit divisions each, issued more than it moved).
 template <typename T, int D>

@@ -409,7 +409,7 @@ struct BwdWg {
     // warpgroup's 64 columns) into the step's fp32 dQ tile in shared memory, rows in order so that whole rows go to
     // global memory in one bulk reduce-add: at D = 128 one QS x 128 tile (warpgroup wg's columns [64 wg, 64 wg + 64)),
     // at D = 64 one QS x 64 tile per warpgroup (each covers its own 64 kv rows). Inside a row the columns are in the
-    // order dq_perm_column gives (attention_bwd.cu; bwd_dq_perm_* restores them): a thread's four values of a row in
+    // order the permuted dQ layout gives (attention_bwd.cu; bwd_dq_perm_* restores them): a thread's four values of a row in
     // each 16-column group (n8 blocks 2kp and 2kp + 1) are one 16-byte store, and odd rows swap the groups of each
     // pair, so the two rows of a quarter-warp (rows are 256 or 512 bytes apart, the same banks) fill opposite halves
     // of the 128 banks: 8 stores, no shuffles (row-major columns took 16 shuffles and the selects around them).

@@ -143,9 +143,9 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T), cons
     };
 
     // A step's dQ product goes to the accumulator by one bulk reduce-add, not atomics: once both warpgroups' products
-    // of the step are done, they store dQ (64 x 256 fp32, rows of 1 KB in order, each row's columns in dq_perm_column's
-    // order so that the 16-byte stores are conflict-free) over the step's stage (its Q and dO steps, 64 contiguous
-    // KB), and lane 0 of the last warp to store its rows (last_warp_in) adds the tile at once: a head's rows are
+    // of the step are done, they store dQ (64 x 256 fp32, rows of 1 KB in order, each row's columns in the permuted dQ
+    // layout's order so that the 16-byte stores are conflict-free) over the step's stage (its Q and dO steps, 64
+    // contiguous KB), and lane 0 of the last warp to store its rows (last_warp_in) adds the tile at once: a head's rows are
     // contiguous in dQacc. The copy reads while the next step's S^T and dP^T run; after barrier 1 its issuer waits for
     // the reads and refills that stage for the step after with the tensor memory accelerator. (Per-row copies of each
     // warpgroup's half, without the barrier before the stores, took one warp most of a step to issue: 128 bulk copies a
@@ -281,7 +281,7 @@ __device__ __forceinline__ void attention_bwd_wgmma_d256(SAW_BWD_PARAMS(T), cons
         __syncthreads();  // both warpgroups' products have read the stage (waiting for dV and dK alone before this
                           // barrier, with dQ still running, measured the same on the H200)
 
-        // this warpgroup's columns [c0, c0 + 128) of the step's rows, in dq_perm_column's order
+        // this warpgroup's columns [c0, c0 + 128) of the step's rows, in the permuted dQ layout's order
         store_dq_perm<HALF>(dqTile(stage) + c0, D, dq, row0, t);
         if (wg == 1) cp_async_wait<0>();  // the next step's LSE and Dsum
         fence_proxy_async();  // the dQ tile before the bulk copy reads it
