@@ -84,7 +84,7 @@ PY
 timeout 150 python3 "$dir/cudnn.py" >"$dir/cudnn.txt" 2>>"$log" || echo "cudnn.py rc=$?" | tee -a "$log"
 # the documents and window rows, which SDPA's dense masks cannot express: PyTorch's ragged-batch peers (the script
 # that ran is copied beside its numbers)
-cp "$here/varlen_peers.py" "$dir/"
+cp "$here/varlen_peers.py" "$here/ragged_rows.py" "$dir/"
 timeout 200 python3 "$dir/varlen_peers.py" "$dir/specs" "$dir/results" >"$dir/varlen.txt" 2>>"$log" \
   || echo "varlen_peers.py rc=$?" | tee -a "$log"
 python3 - "$dir/results" "$dir/cudnn.txt" "$dir/varlen.txt" <<'PY' | tee "$dir/table.txt"

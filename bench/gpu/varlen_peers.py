@@ -13,6 +13,9 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel, SDPBackend
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ragged_rows import ROWS, offsets, prefix_tokens, ragged_batch  # noqa: E402
+
 D = 128
 specs_dir, results_dir = sys.argv[1], sys.argv[2]
 
@@ -70,18 +73,12 @@ def njt_cudnn(q, k, v, cu, cu64, lengths, window):
     return o.transpose(1, 2).values()
 
 
-for row in ("docs64-32k", "docs8-8k", "docs8-16k", "window1024-16k"):
+for row in ROWS:
     spec = json.load(open(os.path.join(specs_dir, f"{row}.json")))
     S, B, H = spec["seq_len_q"], spec["batch"], spec["heads"]
-    mask = spec["mask"]
-    window = None
-    if "sliding_window" in mask:
-        window = mask["sliding_window"]["left"]
-        lengths = [S]
-    else:
-        lengths = next(m["documents"]["lengths"] for m in mask["and"] if "documents" in m)
-    lengths = lengths * B  # the batch folded into one ragged batch of B * len(lengths) sequences
-    cu = torch.tensor([0] + [sum(lengths[: i + 1]) for i in range(len(lengths))], device="cuda", dtype=torch.int32)
+    lengths, window = ragged_batch(spec)
+    cu_list = offsets(lengths)
+    cu = torch.tensor(cu_list, device="cuda", dtype=torch.int32)
     T = B * S
     cu64 = cu.long()
     flops = useful_flops(row)
@@ -89,7 +86,7 @@ for row in ("docs64-32k", "docs8-8k", "docs8-16k", "window1024-16k"):
     mk = lambda: torch.randn(T, H, D, generator=g, device="cuda", dtype=torch.bfloat16)
     q0, k0, v0, do = mk(), mk(), mk(), mk()
     # the reference's prefix: whole documents up to about 2K tokens, or 2K tokens of the window row
-    n = 2048 if window is not None else max(c for c in cu.tolist() if c <= 2048)
+    n = prefix_tokens(cu_list, window)
     i = torch.arange(n, device="cuda")
     allowed = i[None, :] <= i[:, None]
     if window is not None:
