@@ -92,7 +92,7 @@ for row in ROWS:
     if window is not None:
         allowed &= i[:, None] - i[None, :] <= window
     else:
-        doc = torch.bucketize(i, cu[1:].long(), right=True)
+        doc = torch.bucketize(i, cu64[1:], right=True)
         allowed &= doc[:, None] == doc[None, :]
     ref = reference(q0[:n], k0[:n], v0[:n], allowed)
     for name, fn in (("varlen_attn", varlen), ("cuDNN-NJT", njt_cudnn)):

@@ -77,7 +77,6 @@ __device__ __forceinline__ void store_dq_perm(float* tile, int stride, const flo
     const uint32_t odd = first + 64u * (uint32_t)(1 - flip);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-        float* row = tile + (row0 + 8 * r) * stride + 4 * t;
 #pragma unroll
         for (int j = 0; j < N / 64; ++j) {
 #pragma unroll
@@ -87,7 +86,7 @@ __device__ __forceinline__ void store_dq_perm(float* tile, int stride, const flo
                     st_shared_v4f32((kp & 1 ? odd : even) + 4u * (uint32_t)(8 * r * stride + 64 * j + 16 * (kp & 2)),
                                     dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
                 } else {
-                    *reinterpret_cast<float4*>(row + 64 * j + 16 * (kp ^ flip)) =
+                    *reinterpret_cast<float4*>(tile + (row0 + 8 * r) * stride + 4 * t + 64 * j + 16 * (kp ^ flip)) =
                         make_float4(dq[i], dq[i + 1], dq[i + 4], dq[i + 5]);
                 }
             }

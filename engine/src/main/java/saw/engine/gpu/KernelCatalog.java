@@ -427,7 +427,7 @@ final class KernelCatalog {
 
     /** dQ from the fp32 accumulator: two elements per thread. */
     static LaunchShape backwardDq(AttentionProblem p) {
-        return dqConversion("bwd_dq_", p);
+        return dqConversion("bwd_dq_", p, 2);
     }
 
     /**
@@ -435,12 +435,8 @@ final class KernelCatalog {
      * columns in the tile's order ({@code bwd_dq_perm_*} restores them; it takes Sq and D after the scale).
      */
     static LaunchShape backwardDq(AttentionProblem p, LaunchShape backward) {
-        if (!permutesDq(backward)) {
-            return backwardDq(p);
-        }
-        long groups = p.qElements() / 16;  // bwd_dq_perm_*: a thread per 16 values of a row (head dims are multiples of 64)
-        return new LaunchShape("bwd_dq_perm_" + p.dtype().label(), (groups + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
-                ELEMENTWISE_THREADS, 0);
+        // bwd_dq_perm_*: a thread per 16 values of a row (head dims are multiples of 64)
+        return permutesDq(backward) ? dqConversion("bwd_dq_perm_", p, 16) : backwardDq(p);
     }
 
     /** The arguments of {@link #backwardDq(AttentionProblem, LaunchShape)}'s launch from accumulator acc into dq. */
@@ -458,9 +454,10 @@ final class KernelCatalog {
         return backward.kernel().startsWith(BackwardKernel.WGMMA_WS.kernelPrefix()) || isBackwardWideWgmma(backward);
     }
 
-    private static LaunchShape dqConversion(String prefix, AttentionProblem p) {
-        long pairs = (long) p.batch() * p.heads() * p.seqQ() * p.headDim() / 2;
-        return new LaunchShape(prefix + p.dtype().label(), (pairs + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
+    /** A dQ conversion of {@code perThread} values a thread over all of Q's elements. */
+    private static LaunchShape dqConversion(String prefix, AttentionProblem p, int perThread) {
+        long threads = p.qElements() / perThread;
+        return new LaunchShape(prefix + p.dtype().label(), (threads + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
                 ELEMENTWISE_THREADS, 0);
     }
 
