@@ -139,11 +139,23 @@ __device__ __forceinline__ void attention_bwd_dq(const float* __restrict__ acc, 
     *reinterpret_cast<uint32_t*>(dQ + i) = Elem<T>::pack(v.x * scale, v.y * scale);
 }
 
+#if __CUDA_ARCH__ >= 900
+// 16 bytes added to global memory with an L2 eviction policy (l2_evict_first / l2_evict_last)
+__device__ __forceinline__ void red_add4(float* at, float4 v, uint64_t policy) {
+    asm volatile("red.global.add.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;\n" ::"l"(at), "f"(v.x), "f"(v.y),
+                 "f"(v.z), "f"(v.w), "l"(policy)
+                 : "memory");
+}
+#endif
+
 // Adds two n8 blocks of an mma accumulator row to global memory: the lane with quad index t holds (a0, a1) at
 // columns 2t, 2t+1 of the first block and (b0, b1) at the same columns of the second (dst points at the first).
 // Lanes t and t^1 swap halves so that each adds 4 consecutive floats: one 16-byte vector reduction on Hopper,
 // where the vector reductions halved the backward time spent on dQ (docs/kernel-notes.md).
-__device__ __forceinline__ void add4_pair(float* dst, float a0, float a1, float b0, float b1, int t, bool valid) {
+// POLICY: the add with the L2 eviction policy `policy` (Hopper; elsewhere without).
+template <bool POLICY = false>
+__device__ __forceinline__ void add4_pair(float* dst, float a0, float a1, float b0, float b1, int t, bool valid,
+                                          uint64_t policy = 0) {
     const bool odd = t & 1;
     const float r0 = __shfl_xor_sync(0xffffffffu, odd ? a0 : b0, 1);
     const float r1 = __shfl_xor_sync(0xffffffffu, odd ? a1 : b1, 1);
@@ -151,7 +163,11 @@ __device__ __forceinline__ void add4_pair(float* dst, float a0, float a1, float 
     float4 v = odd ? make_float4(r0, r1, b0, b1) : make_float4(a0, a1, r0, r1);
     float* at = odd ? dst + 8 + 2 * (t - 1) : dst + 2 * t;
 #if __CUDA_ARCH__ >= 900
-    atomicAdd(reinterpret_cast<float4*>(at), v);
+    if constexpr (POLICY) {
+        red_add4(at, v, policy);
+    } else {
+        atomicAdd(reinterpret_cast<float4*>(at), v);
+    }
 #else
     atomicAdd(at, v.x);
     atomicAdd(at + 1, v.y);

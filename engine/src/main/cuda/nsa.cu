@@ -406,6 +406,11 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     const float sl2 = CAPPED ? LOG2E : scale * LOG2E;
     const float capIn = CAPPED ? scale / softcap : 0.f;
 
+    // L2 priorities (H100, 2026-12-06: 1.01-1.04x): a token chunk's items gather its Q and dO rows and add to its dQ
+    // rows again and again, while each item's K and V and its dK / dV adds are touched once per chunk; without the
+    // priorities those streamed lines pushed the chunk's rows out of L2 (40.8 GB of DRAM traffic at T = 64K)
+    const uint64_t streamed = l2_evict_first();
+    const uint64_t reused = l2_evict_last();
     // the steps' rows in order (NsaGather)
     using Gather = NsaGather<THREADS, D>;
     Gather rows(it0, tid, H, Tn);
@@ -419,8 +424,8 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             const bool valid = at.e < it0.tokens;
             long long off = 0;
             if (valid) off = rows.headOffset(at) + (long long)colTok[begin + at.e] * D;
-            cp_async16(smem_u32(q + Tile::chunk(r, tid % CHUNKS)), Q + off, valid);
-            cp_async16(smem_u32(g + Tile::chunk(r, tid % CHUNKS)), dO + off, valid);
+            cp_async16(smem_u32(q + Tile::chunk(r, tid % CHUNKS)), Q + off, valid, reused);
+            cp_async16(smem_u32(g + Tile::chunk(r, tid % CHUNKS)), dO + off, valid, reused);
             at.advance(rows.byRow, it0.G);
         }
         rows.next.advance(rows.byStep, it0.G);
@@ -443,8 +448,8 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     };
 
     const size_t kvHead = (size_t)it0.plane * Tn * D;
-    load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid);
-    load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid);
+    load_tile_sw128<BKV, D, THREADS>(sK, K + kvHead, kv0, Tn, tid, streamed);
+    load_tile_sw128<BKV, D, THREADS>(sV, V + kvHead, kv0, Tn, tid, streamed);
     if (steps > 0) loadStep(0);
     cp_async_commit();
 
@@ -535,8 +540,8 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
                 float* dst = dQacc + ((long long)tBh[j] * Tn + (token < 0 ? 0 : token)) * D + half * 64;
 #pragma unroll
                 for (int np = 0; np < 4; ++np) {
-                    add4_pair(dst + np * 16, dq[8 * np + 2 * r], dq[8 * np + 2 * r + 1], dq[8 * np + 4 + 2 * r],
-                              dq[8 * np + 4 + 2 * r + 1], t, token >= 0);
+                    add4_pair<true>(dst + np * 16, dq[8 * np + 2 * r], dq[8 * np + 2 * r + 1], dq[8 * np + 4 + 2 * r],
+                                    dq[8 * np + 4 + 2 * r + 1], t, token >= 0, reused);
                 }
             }
         };
@@ -572,10 +577,10 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         float* v = dVacc + kvHead + (size_t)(valid ? kv : 0) * D;
 #pragma unroll
         for (int np = 0; np < D / 16; ++np) {
-            add4_pair(k + np * 16, dk[8 * np + 2 * r], dk[8 * np + 2 * r + 1], dk[8 * np + 4 + 2 * r],
-                      dk[8 * np + 4 + 2 * r + 1], t, valid);
-            add4_pair(v + np * 16, dv[8 * np + 2 * r], dv[8 * np + 2 * r + 1], dv[8 * np + 4 + 2 * r],
-                      dv[8 * np + 4 + 2 * r + 1], t, valid);
+            add4_pair<true>(k + np * 16, dk[8 * np + 2 * r], dk[8 * np + 2 * r + 1], dk[8 * np + 4 + 2 * r],
+                            dk[8 * np + 4 + 2 * r + 1], t, valid, streamed);
+            add4_pair<true>(v + np * 16, dv[8 * np + 2 * r], dv[8 * np + 2 * r + 1], dv[8 * np + 4 + 2 * r],
+                            dv[8 * np + 4 + 2 * r + 1], t, valid, streamed);
         }
     }
 }

@@ -128,6 +128,27 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, bool v
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(n));
 }
 
+// L2 eviction priorities (createpolicy) for the copies and reductions below: evict_first for what a kernel streams
+// through once, so that it does not push out what it reuses; evict_last for what it reuses.
+__device__ __forceinline__ uint64_t l2_evict_first() {
+    uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
+__device__ __forceinline__ uint64_t l2_evict_last() {
+    uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+    return policy;
+}
+
+// cp_async16 with an L2 eviction policy
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, bool valid, uint64_t policy) {
+    int n = valid ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(dst), "l"(src), "r"(n),
+                 "l"(policy));
+}
+
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void* src, bool valid) {
     int n = valid ? 4 : 0;
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(n));
@@ -144,8 +165,10 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // Copies rows [row0, row0 + ROWS) of a row-major [*, COLS] global matrix into a shared tile laid out by LAYOUT
 // (its chunk(row, chunk) gives the element offset of a 16-byte chunk); rows at or past `limit` are zero-filled.
-template <class LAYOUT, int ROWS, int COLS, int THREADS>
-__device__ __forceinline__ void load_rows(void* tile, const void* global, int row0, int limit, int tid) {
+// POLICY: each copy with the L2 eviction policy `policy` (l2_evict_first / l2_evict_last)
+template <class LAYOUT, int ROWS, int COLS, int THREADS, bool POLICY = false>
+__device__ __forceinline__ void load_rows(void* tile, const void* global, int row0, int limit, int tid,
+                                          uint64_t policy = 0) {
     constexpr int CHUNKS = COLS / 8;
     const uint16_t* g = static_cast<const uint16_t*>(global);
     uint16_t* s = static_cast<uint16_t*>(tile);
@@ -155,7 +178,11 @@ __device__ __forceinline__ void load_rows(void* tile, const void* global, int ro
         int c = i % CHUNKS;
         bool valid = row0 + r < limit;
         const uint16_t* src = valid ? g + (size_t)(row0 + r) * COLS + c * 8 : g;
-        cp_async16(smem_u32(s + LAYOUT::chunk(r, c)), src, valid);
+        if constexpr (POLICY) {
+            cp_async16(smem_u32(s + LAYOUT::chunk(r, c)), src, valid, policy);
+        } else {
+            cp_async16(smem_u32(s + LAYOUT::chunk(r, c)), src, valid);
+        }
     }
 }
 

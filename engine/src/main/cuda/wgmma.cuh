@@ -29,6 +29,13 @@ __device__ __forceinline__ void load_tile_sw128(void* tile, const void* global, 
     load_rows<Sw128<ROWS, COLS>, ROWS, COLS, THREADS>(tile, global, row0, limit, tid);
 }
 
+// load_tile_sw128 with an L2 eviction policy on every copy
+template <int ROWS, int COLS, int THREADS>
+__device__ __forceinline__ void load_tile_sw128(void* tile, const void* global, int row0, int limit, int tid,
+                                                uint64_t policy) {
+    load_rows<Sw128<ROWS, COLS>, ROWS, COLS, THREADS, true>(tile, global, row0, limit, tid, policy);
+}
+
 // load_rows_by_column into an Sw128 tile, for a producer warpgroup.
 template <int ROWS, int COLS, int THREADS, int UNROLL = ROWS / (THREADS / (COLS / 8))>
 __device__ __forceinline__ void produce_tile_sw128(void* tile, const void* global, int row0, int limit, int tid) {

@@ -268,13 +268,32 @@ public final class NsaGpu implements NsaKernels {
         return (long) p.batch() * p.seqQ() * p.heads() * sel.maxSelected();
     }
 
-    /** Q, dO and dQ-accumulator bytes of one token chunk of the backward: what should stay in L2. */
-    static final long BWD_CHUNK_BYTES = 32L << 20;
+    /**
+     * Q, dO and dQ-accumulator bytes of a backward token chunk that stay in L2 while its items run: 16 MiB won at T =
+     * 32K for G 4-16 at D 128 and G 16 at D 64 (H100, 2026-12-06, docs/kernel-notes.md), 32 MiB lost there by 2-9%.
+     */
+    static final long BWD_CHUNK_BYTES = 16L << 20;
+    /**
+     * Gathered rows (tokens x G) that a backward item should reach on average: each item copies its block's K and V and
+     * adds its dK and dV once, and below about this many rows those per-item costs outweigh the chunk's L2 fit
+     * (T = 64K, G = 16: chunks of 24 MiB, items of about 768 rows, beat 16 MiB by 5% and 32 MiB by 3%).
+     */
+    static final int BWD_ITEM_ROWS = 768;
 
-    static int backwardChunkTokens(AttentionProblem p, int block) {
+    /**
+     * Tokens per chunk of the backward's work order: {@link #BWD_CHUNK_BYTES} of Q, dO and dQ accumulator, or more where
+     * the items would stay under {@link #BWD_ITEM_ROWS} rows, and no more than it takes for the items to reach their cap
+     * ({@link #blockItemTokens}). A chunk of c tokens gives each kv block it reaches about 2 S block c / T of them: a
+     * causal token picks S of the about T / (2 block) blocks before it.
+     */
+    static int backwardChunkTokens(AttentionProblem p, NsaSelection sel) {
         int group = p.heads() / p.kvHeads();
-        long tokens = BWD_CHUNK_BYTES / (8L * group * p.headDim());
-        return (int) Math.max(block, Math.min(p.seqQ(), tokens));
+        double perChunkToken = 2.0 * sel.maxSelected() * sel.blockSize() / p.seqQ();
+        double byBytes = (double) BWD_CHUNK_BYTES / (8L * group * p.headDim());
+        double byItems = BWD_ITEM_ROWS / (group * perChunkToken);
+        double atCap = blockItemTokens(p) / perChunkToken;
+        long tokens = (long) Math.ceil(Math.min(Math.max(byBytes, byItems), atCap));
+        return (int) Math.max(sel.blockSize(), Math.min(p.seqQ(), tokens));
     }
 
     static String backwardName(DType t, int d, int block, boolean softcap) {
@@ -378,7 +397,7 @@ public final class NsaGpu implements NsaKernels {
                         + "; use the warp order (" + Forward.ENV + "=warp) or auto");
             }
             this.tables = NsaTables.of(sel, perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
-                    backward ? backwardChunkTokens(p, sel.blockSize()) : 0, blockItemTokens(p));
+                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p));
             // resolved only where a kernel of the family runs: a warp-order forward alone needs neither
             Family kernels = backward || perBlock ? family.resolve(major, sel.blockSize()) : Family.MMA;
             this.warp = warpShape(p, sel.blockSize());

@@ -184,8 +184,23 @@ class NsaGpuTest {
         assertEquals((2 * 32 * 128 + 4 * 64 * 128 + 32 * 64) * 2 + 8 * 64 * 4, c.sharedBytes());
         assertEquals(1, NsaGpu.backwardShape(p, 32, 0, NsaGpu.Family.MMA).grid(), "never an empty grid");
         assertEquals((2L * 500 * 128 / 2 + 255) / 256, NsaGpu.convertShape(p, p.kvElements()).grid());
-        assertEquals(2048, NsaGpu.backwardChunkTokens(new AttentionProblem(1, 64, 4, 65536, 65536, 128, DType.BF16, 0.1, 0),
-                64), "32 MB of Q, dO and the dQ accumulator at G = 16, D = 128");
+    }
+
+    @Test
+    void backwardChunksAreTheMeasuredBestOnThePublishedShapes() throws BadSelection {
+        // {T, HQ, D, tokens}: the chunk each shape measured fastest on an H100 (docs/kernel-notes.md, NSA section)
+        int[][] best = {{8192, 64, 128, 512}, {32768, 64, 128, 1024}, {65536, 64, 128, 1536}, {16384, 64, 128, 1024},
+                {32768, 64, 64, 2048}, {32768, 32, 128, 2048}, {32768, 16, 128, 4096}};
+        for (int[] b : best) {
+            AttentionProblem p = new AttentionProblem(1, b[1], 4, b[0], b[0], b[2], DType.BF16, 0.1, 0);
+            NsaSelection sel = NsaSelections.random(1, b[0], 4, 16, 64, 7);
+            assertEquals(b[3], NsaGpu.backwardChunkTokens(p, sel), "T = " + b[0] + ", HQ = " + b[1] + ", D = " + b[2]);
+        }
+        for (int seq : new int[] {1, 77, 300}) {
+            AttentionProblem p = new AttentionProblem(1, 16, 4, seq, seq, 128, DType.BF16, 0.1, 0);
+            int tokens = NsaGpu.backwardChunkTokens(p, NsaSelections.random(1, seq, 4, 16, 64, 7));
+            assertTrue(tokens >= 64 && tokens <= Math.max(64, seq), "one block at least, the sequence at most: " + tokens);
+        }
     }
 
     @Test
