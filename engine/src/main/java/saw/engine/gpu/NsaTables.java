@@ -45,10 +45,10 @@ final class NsaTables {
         }
         if (chunkTokens > 0) {
             colSlot = slots(sel, colPtr, colTok.length);
-            items = blockItems(sel, colPtr, colTok, chunkTokens, maxTokens);
+            items = blockItems(sel, colPtr, colTok, chunkTokens, maxTokens, false);
         }
         if (bwdChunkTokens > 0) {
-            bwdItems = blockItems(sel, colPtr, colTok, bwdChunkTokens, maxTokens);
+            bwdItems = blockItems(sel, colPtr, colTok, bwdChunkTokens, maxTokens, true);
         }
         return new NsaTables(colPtr, colTok, colSlot, items, bwdItems);
     }
@@ -79,19 +79,26 @@ final class NsaTables {
     }
 
     /**
-     * Work items of the per-block forward, plane-major, then token chunk, then kv-block: the CTAs resident at one time
-     * gather Q rows of one chunk of one plane, which then stay in L2. Each item is at most {@code maxTokens} tokens of
-     * one (plane, kv-block)'s list that fall in one chunk; empty ones are left out.
+     * Work items of the per-block forward and of the backward, plane-major, then token chunk, then kv-block: the CTAs
+     * resident at one time gather Q rows of one chunk of one plane, which then stay in L2. Each item is at most
+     * {@code maxTokens} tokens of one (plane, kv-block)'s list that fall in one chunk; empty ones are left out.
+     *
+     * @param alternate the kv-blocks up in even chunks and down in odd ones, so that a chunk starts on the blocks whose K
+     *     and V, and dK and dV adds, the chunk before touched last (the backward: 1.03-1.04x at T = 32K and 64K on an
+     *     H100; the per-block forward lost 3% with it at G = 4)
      */
-    static int[] blockItems(NsaSelection sel, int[] colPtr, int[] colTok, int chunkTokens, int maxTokens) {
+    static int[] blockItems(NsaSelection sel, int[] colPtr, int[] colTok, int chunkTokens, int maxTokens,
+                            boolean alternate) {
         int nb = sel.numKvBlocks();
         int planes = sel.batch() * sel.kvHeads();
         int[] cursor = Arrays.copyOf(colPtr, colPtr.length - 1);
         int[] out = new int[3 * 1024];
         int n = 0;
         for (int plane = 0; plane < planes; plane++) {
+            boolean down = false;
             for (long chunkEnd = chunkTokens; chunkEnd - chunkTokens < sel.seqLen(); chunkEnd += chunkTokens) {
-                for (int kb = 0; kb < nb; kb++) {
+                for (int i = 0; i < nb; i++) {
+                    int kb = down ? nb - 1 - i : i;
                     int e = plane * nb + kb;
                     int at = cursor[e];
                     while (at < colPtr[e + 1] && colTok[at] < chunkEnd) {
@@ -112,6 +119,7 @@ final class NsaTables {
                     }
                     cursor[e] = at;
                 }
+                down = alternate && !down;
             }
         }
         return Arrays.copyOf(out, n);

@@ -70,6 +70,44 @@ class NsaGpuTest {
     }
 
     @Test
+    void backwardItemsWalkTheBlocksUpInEvenChunksAndDownInOddOnesTheForwardsUpInAll() throws BadSelection {
+        long master = Long.getLong("saw.test.seed", 0x5AA4EL);
+        for (int n = 0; n < 20; n++) {
+            long seed = master * 1_000_003L + n;
+            SplittableRandom rnd = new SplittableRandom(seed);
+            int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
+            int seq = 1 + rnd.nextInt(12 * block);
+            int kvHeads = 1 + rnd.nextInt(2);
+            NsaSelection sel = NsaSelections.random(1 + rnd.nextInt(2), seq, kvHeads, 1 + rnd.nextInt(6), block, seed);
+            int chunk = block * (1 + rnd.nextInt(3));
+            NsaTables t = NsaTables.of(sel, chunk, chunk, 1 + rnd.nextInt(40));
+            int nb = sel.numKvBlocks();
+            for (int i = 1; i < t.items.length / 3; i++) {
+                int e0 = t.items[3 * (i - 1)];
+                int e1 = t.items[3 * i];
+                if (e0 / nb == e1 / nb && t.colTok[t.items[3 * (i - 1) + 1]] / chunk == t.colTok[t.items[3 * i + 1]] / chunk) {
+                    assertTrue(e1 % nb >= e0 % nb, "seed " + seed + " forward item " + i + ": blocks up in every chunk");
+                }
+            }
+            for (int i = 1; i < t.bwdItems.length / 3; i++) {
+                int e0 = t.bwdItems[3 * (i - 1)];
+                int e1 = t.bwdItems[3 * i];
+                int c0 = t.colTok[t.bwdItems[3 * (i - 1) + 1]] / chunk;
+                int c1 = t.colTok[t.bwdItems[3 * i + 1]] / chunk;
+                if (e0 / nb != e1 / nb || c0 != c1) {
+                    continue;
+                }
+                String at = "seed " + seed + " item " + i + " (chunk " + c1 + ")";
+                if (c1 % 2 == 0) {
+                    assertTrue(e1 % nb >= e0 % nb, at + ": blocks up in an even chunk");
+                } else {
+                    assertTrue(e1 % nb <= e0 % nb, at + ": blocks down in an odd chunk");
+                }
+            }
+        }
+    }
+
+    @Test
     void perBlockItemsCoverEveryChoiceOnceWithinOneChunkAndTheirSlots() throws BadSelection {
         long master = Long.getLong("saw.test.seed", 0xB10CL);
         for (int n = 0; n < 40; n++) {
