@@ -66,44 +66,22 @@ class NsaGpuTest {
             for (int j = 0; j < covered.length; j++) {
                 assertEquals(1, covered[j], "seed " + seed + ": reverse entry " + j + " in exactly one item");
             }
+            assertBlockOrder(t.bwdItems, t.colTok, sel.numKvBlocks(), chunk, true, "seed " + seed + " backward");
         }
     }
 
-    @Test
-    void backwardItemsWalkTheBlocksUpInEvenChunksAndDownInOddOnesTheForwardsUpInAll() throws BadSelection {
-        long master = Long.getLong("saw.test.seed", 0x5AA4EL);
-        for (int n = 0; n < 20; n++) {
-            long seed = master * 1_000_003L + n;
-            SplittableRandom rnd = new SplittableRandom(seed);
-            int block = NsaGpu.BLOCKS[rnd.nextInt(3)];
-            int seq = 1 + rnd.nextInt(12 * block);
-            int kvHeads = 1 + rnd.nextInt(2);
-            NsaSelection sel = NsaSelections.random(1 + rnd.nextInt(2), seq, kvHeads, 1 + rnd.nextInt(6), block, seed);
-            int chunk = block * (1 + rnd.nextInt(3));
-            NsaTables t = NsaTables.of(sel, chunk, chunk, 1 + rnd.nextInt(40));
-            int nb = sel.numKvBlocks();
-            for (int i = 1; i < t.items.length / 3; i++) {
-                int e0 = t.items[3 * (i - 1)];
-                int e1 = t.items[3 * i];
-                if (e0 / nb == e1 / nb && t.colTok[t.items[3 * (i - 1) + 1]] / chunk == t.colTok[t.items[3 * i + 1]] / chunk) {
-                    assertTrue(e1 % nb >= e0 % nb, "seed " + seed + " forward item " + i + ": blocks up in every chunk");
-                }
+    /** Consecutive items of one plane and token chunk walk the kv-blocks up, or down in odd chunks where alternate. */
+    private static void assertBlockOrder(int[] items, int[] colTok, int nb, int chunk, boolean alternate, String at) {
+        for (int i = 1; i < items.length / 3; i++) {
+            int e0 = items[3 * (i - 1)];
+            int e1 = items[3 * i];
+            int c = colTok[items[3 * i + 1]] / chunk;
+            if (e0 / nb != e1 / nb || colTok[items[3 * (i - 1) + 1]] / chunk != c) {
+                continue;
             }
-            for (int i = 1; i < t.bwdItems.length / 3; i++) {
-                int e0 = t.bwdItems[3 * (i - 1)];
-                int e1 = t.bwdItems[3 * i];
-                int c0 = t.colTok[t.bwdItems[3 * (i - 1) + 1]] / chunk;
-                int c1 = t.colTok[t.bwdItems[3 * i + 1]] / chunk;
-                if (e0 / nb != e1 / nb || c0 != c1) {
-                    continue;
-                }
-                String at = "seed " + seed + " item " + i + " (chunk " + c1 + ")";
-                if (c1 % 2 == 0) {
-                    assertTrue(e1 % nb >= e0 % nb, at + ": blocks up in an even chunk");
-                } else {
-                    assertTrue(e1 % nb <= e0 % nb, at + ": blocks down in an odd chunk");
-                }
-            }
+            boolean down = alternate && c % 2 == 1;
+            assertTrue(down ? e1 % nb <= e0 % nb : e1 % nb >= e0 % nb,
+                    at + " item " + i + " (chunk " + c + "): kv-blocks " + (down ? "down" : "up"));
         }
     }
 
@@ -170,6 +148,7 @@ class NsaGpuTest {
                             + t.colTok[j] + " holds the block");
                 }
             }
+            assertBlockOrder(t.items, t.colTok, nb, chunk, false, "seed " + seed + " forward");
         }
     }
 
