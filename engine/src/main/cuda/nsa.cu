@@ -348,6 +348,8 @@ SAW_NSA_HEADS(SAW_NSA_BWDS)
 //                        halves by the one warpgroup at block 64 (registers: dK and dV hold 128 a thread), one each at
 //                        block 128; at D = 64 each warpgroup adds its own kv rows' share. Shared memory at D = 128:
 //                        108 KB at block 64 (two CTAs, 8 warps, per SM, as the mma.sync kernel), 144 KB at block 128.
+//                        The copies and adds carry L2 priorities: K, V and the dK / dV adds evict_first, the gathered
+//                        Q / dO rows and the dQ adds evict_last (see the kernel).
 namespace saw {
 constexpr int NSA_WG_THREADS = 128;
 
