@@ -427,7 +427,7 @@ final class KernelCatalog {
 
     /** dQ from the fp32 accumulator: two elements per thread. */
     static LaunchShape backwardDq(AttentionProblem p) {
-        return dqConversion("bwd_dq_", p, 2);
+        return conversion("bwd_dq_", p.dtype(), p.qElements(), 2);
     }
 
     /**
@@ -436,7 +436,7 @@ final class KernelCatalog {
      */
     static LaunchShape backwardDq(AttentionProblem p, LaunchShape backward) {
         // bwd_dq_perm_*: a thread per 16 values of a row (head dims are multiples of 64)
-        return permutesDq(backward) ? dqConversion("bwd_dq_perm_", p, 16) : backwardDq(p);
+        return permutesDq(backward) ? conversion("bwd_dq_perm_", p.dtype(), p.qElements(), 16) : backwardDq(p);
     }
 
     /** The arguments of {@link #backwardDq(AttentionProblem, LaunchShape)}'s launch from accumulator acc into dq. */
@@ -454,10 +454,13 @@ final class KernelCatalog {
         return backward.kernel().startsWith(BackwardKernel.WGMMA_WS.kernelPrefix()) || isBackwardWideWgmma(backward);
     }
 
-    /** A dQ conversion of {@code perThread} values a thread over all of Q's elements. */
-    private static LaunchShape dqConversion(String prefix, AttentionProblem p, int perThread) {
-        long threads = p.qElements() / perThread;
-        return new LaunchShape(prefix + p.dtype().label(), (threads + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
+    /**
+     * A conversion of {@code elements} fp32 accumulator values to the element type, {@code perThread} values a thread
+     * (dQ here; the NSA backward's dK and dV too).
+     */
+    static LaunchShape conversion(String prefix, DType dtype, long elements, int perThread) {
+        long threads = elements / perThread;
+        return new LaunchShape(prefix + dtype.label(), (threads + ELEMENTWISE_THREADS - 1) / ELEMENTWISE_THREADS,
                 ELEMENTWISE_THREADS, 0);
     }
 

@@ -322,10 +322,7 @@ public final class NsaGpu implements NsaKernels {
 
     /** bwd_dq_* over {@code elements} fp32 values (two per thread): the backward's dK and dV conversion. */
     static LaunchShape convertShape(AttentionProblem p, long elements) {
-        long pairs = elements / 2;
-        return new LaunchShape("bwd_dq_" + p.dtype().label(),
-                (pairs + KernelCatalog.ELEMENTWISE_THREADS - 1) / KernelCatalog.ELEMENTWISE_THREADS,
-                KernelCatalog.ELEMENTWISE_THREADS, 0);
+        return KernelCatalog.conversion("bwd_dq_", p.dtype(), elements, 2);
     }
 
     /** Every NSA kernel the fatbin should hold. */
