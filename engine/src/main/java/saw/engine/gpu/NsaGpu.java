@@ -109,6 +109,26 @@ public final class NsaGpu implements NsaKernels {
         }
     }
 
+    /** Where the warpgroup backward adds dQ (nsa_bwd_wgmma_* in nsa.cu). */
+    public enum DqAccumulator {
+        /** An fp32 accumulator, converted to dQ afterwards: the default, as precise as the dense backwards. */
+        FP32,
+        /**
+         * dQ itself, in its element type (bf16 / fp16 vector adds of the scaled partials): half the bytes into L2, the
+         * backward's bound, for each dQ element rounded at each of its up to S adds (nsa_bwd_wgmma_*_dqn; Hopper,
+         * blocks 64 and 128; the mma.sync family keeps fp32).
+         */
+        NATIVE;
+
+        public static final String PROPERTY = "saw.nsa.dqAccum";
+        public static final String ENV = "SAW_NSA_DQ_ACCUM";
+
+        /** From -Dsaw.nsa.dqAccum or SAW_NSA_DQ_ACCUM (fp32 or native), else FP32. */
+        public static DqAccumulator configured() {
+            return setting(values(), PROPERTY, ENV, FP32, "fp32 or native");
+        }
+    }
+
     /**
      * The constant named by the system property, else the environment variable (case and surrounding blanks
      * ignored), else {@code fallback} when neither is set or blank.
@@ -133,6 +153,7 @@ public final class NsaGpu implements NsaKernels {
     private final int major;
     private Forward forward = Forward.configured();
     private Family family = Family.configured();
+    private DqAccumulator dqAccumulator = DqAccumulator.configured();
 
     private NsaGpu(CudaDevice cuda, String description, int major) {
         this.cuda = cuda;
@@ -143,6 +164,11 @@ public final class NsaGpu implements NsaKernels {
     /** The per-block forward's and the backward's instructions from now on. */
     public void family(Family kernels) {
         this.family = kernels;
+    }
+
+    /** Where the warpgroup backward adds dQ from now on. */
+    public void dqAccumulator(DqAccumulator where) {
+        this.dqAccumulator = where;
     }
 
     /** The forward loop order from now on. */
@@ -300,8 +326,9 @@ public final class NsaGpu implements NsaKernels {
         return "nsa_bwd_chunked_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
     }
 
-    static String wgmmaBackwardName(DType t, int d, int block, boolean softcap) {
-        return "nsa_bwd_wgmma_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
+    static String wgmmaBackwardName(DType t, int d, int block, boolean softcap, boolean nativeDq) {
+        return "nsa_bwd_wgmma_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "")
+                + (nativeDq ? "_dqn" : "");
     }
 
     /**
@@ -310,11 +337,17 @@ public final class NsaGpu implements NsaKernels {
      * bytes more to align the tiles for the 128-byte swizzle.
      */
     static LaunchShape backwardShape(AttentionProblem p, int block, int items, Family kernel) {
+        return backwardShape(p, block, items, kernel, false);
+    }
+
+    /** {@code nativeDq}: the warpgroup kernel that adds dQ in its element type ({@link DqAccumulator#NATIVE}). */
+    static LaunchShape backwardShape(AttentionProblem p, int block, int items, Family kernel, boolean nativeDq) {
         int d = p.headDim();
         int smem = (2 * block * d + 4 * ROWS * d + block * ROWS) * 2 + 8 * ROWS * 4;
         boolean capped = p.softcap() > 0;
         if (kernel == Family.WGMMA) {
-            return new LaunchShape(wgmmaBackwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 64 * 128,
+            return new LaunchShape(wgmmaBackwardName(p.dtype(), d, block, capped, nativeDq), Math.max(1, items),
+                    block / 64 * 128,
                     smem + 1024);
         }
         return new LaunchShape(backwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 16 * 32, smem);
@@ -337,8 +370,10 @@ public final class NsaGpu implements NsaKernels {
                     names.add(backwardName(t, d, b, true));
                     if (b % 64 == 0) {
                         names.add(blockWgmmaName(t, d, b));
-                        names.add(wgmmaBackwardName(t, d, b, false));
-                        names.add(wgmmaBackwardName(t, d, b, true));
+                        for (boolean nativeDq : new boolean[] {false, true}) {
+                            names.add(wgmmaBackwardName(t, d, b, false, nativeDq));
+                            names.add(wgmmaBackwardName(t, d, b, true, nativeDq));
+                        }
                     }
                 }
                 names.add(mergeName(t, d));
@@ -377,8 +412,11 @@ public final class NsaGpu implements NsaKernels {
         final LaunchShape bwd;
         final Forward order;
         final boolean backward;
+        /** The backward adds dQ in its element type straight into dQ (no fp32 accumulator, no conversion). */
+        final boolean nativeDq;
 
-        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order, Family family, int major) {
+        Plan(AttentionProblem p, NsaSelection sel, boolean backward, Forward order, Family family, int major,
+             DqAccumulator dq) {
             String why = unsupported(p, sel);
             if (why != null) {
                 throw new IllegalArgumentException(why);
@@ -400,7 +438,8 @@ public final class NsaGpu implements NsaKernels {
             this.warp = warpShape(p, sel.blockSize());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3, kernels);
             this.merge = mergeShape(p);
-            this.bwd = backwardShape(p, sel.blockSize(), tables.bwdItems.length / 3, kernels);
+            this.nativeDq = backward && dq == DqAccumulator.NATIVE && kernels == Family.WGMMA;
+            this.bwd = backwardShape(p, sel.blockSize(), tables.bwdItems.length / 3, kernels, nativeDq);
         }
     }
 
@@ -442,7 +481,7 @@ public final class NsaGpu implements NsaKernels {
 
     private AttentionOutputs run(AttentionInputs in, NsaSelection sel, boolean backward) {
         AttentionProblem p = in.problem();
-        Plan plan = new Plan(p, sel, backward, forward, family, major);
+        Plan plan = new Plan(p, sel, backward, forward, family, major, dqAccumulator);
         cuda.makeCurrent();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
@@ -491,18 +530,24 @@ public final class NsaGpu implements NsaKernels {
                                 DeviceBuffer dk, DeviceBuffer dv) {
         AttentionProblem p = plan.p;
         long rows = (long) p.batch() * p.heads() * p.seqQ();
-        dqAcc.fill32("dQ accumulator", 0);
+        if (plan.nativeDq) {
+            dq.fill16("dQ", (short) 0);
+        } else {
+            dqAcc.fill32("dQ accumulator", 0);
+        }
         t.dKacc.fill32("dK accumulator", 0);
         t.dVacc.fill32("dV accumulator", 0);
         cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
         if (plan.tables.bwdItems.length > 0) { // no token chose anything: dK = dV = 0 from the zeroed accumulators
-            cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, dqAcc, t.dKacc, t.dVacc, t.bwdItems, t.colTok, p.heads(),
+            cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, plan.nativeDq ? dq : dqAcc, t.dKacc, t.dVacc, t.bwdItems, t.colTok, p.heads(),
                     p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
         }
         LaunchShape convert = convertShape(p, p.kvElements());
         cuda.launch(convert, t.dKacc, dk, p.kvElements(), (float) p.scale());
         cuda.launch(convert, t.dVacc, dv, p.kvElements(), 1.0f);
-        cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
+        if (!plan.nativeDq) {
+            cuda.launch(KernelCatalog.backwardDq(p), dqAcc, dq, rows * p.headDim(), (float) p.scale());
+        }
     }
 
     /**
@@ -511,7 +556,7 @@ public final class NsaGpu implements NsaKernels {
      * does not hold them.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
-        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, family, major);
+        Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, family, major, dqAccumulator);
         cuda.makeCurrent();
         cuda.syncEachLaunch(false);
         return new TimedRun(plan, pass, seed);

@@ -346,6 +346,38 @@ class NsaGpuTest {
         });
     }
 
+    @Test
+    void aNativeDqAccumulatorAddsIntoDqOnHopperWithoutTheConversionAndIsRefusedByNameWhenMistyped() throws BadSelection {
+        NsaSelection sel = NsaSelections.random(1, 300, 2, 4, 64, 5);
+        AttentionProblem p = new AttentionProblem(1, 32, 2, 300, 300, 128, DType.BF16, 0.1, 0);
+        for (int major : new int[] {8, 9}) {
+            FakeDriver driver = new FakeDriver(1L << 34);
+            driver.kernels.addAll(NsaGpu.allNames());
+            try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", major)) {
+                gpu.forwardOrder(NsaGpu.Forward.WARP);
+                gpu.dqAccumulator(NsaGpu.DqAccumulator.NATIVE);
+                gpu.forwardBackward(AttentionInputs.random(p, 1, true), sel);
+                // Hopper: dQ straight from the kernel, only dK and dV converted; elsewhere mma.sync keeps fp32
+                List<String> want = major == 9
+                        ? List.of("nsa_fwd_warp_bf16_d128_b64", "bwd_pre_bf16_d128", "nsa_bwd_wgmma_bf16_d128_b64_dqn",
+                                "bwd_dq_bf16", "bwd_dq_bf16")
+                        : List.of("nsa_fwd_warp_bf16_d128_b64", "bwd_pre_bf16_d128", "nsa_bwd_chunked_bf16_d128_b64",
+                                "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16");
+                assertEquals(want, kernelsOf(driver.launched), "major " + major);
+                assertTrue(driver.live.isEmpty(), "every buffer freed");
+            }
+        }
+        assertEquals("nsa_bwd_wgmma_fp16_d64_b128_softcap_dqn",
+                NsaGpu.backwardShape(new AttentionProblem(1, 8, 2, 300, 300, 64, DType.FP16, 0.1, 30), 128, 3,
+                        NsaGpu.Family.WGMMA, true).kernel());
+        withProperty(NsaGpu.DqAccumulator.PROPERTY, " Native ",
+                () -> assertEquals(NsaGpu.DqAccumulator.NATIVE, NsaGpu.DqAccumulator.configured()));
+        withProperty(NsaGpu.DqAccumulator.PROPERTY, "bf16", () -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.DqAccumulator::configured);
+            assertEquals("saw.nsa.dqAccum / SAW_NSA_DQ_ACCUM is 'bf16'; it must be fp32 or native", e.getMessage());
+        });
+    }
+
     /** Runs {@code body} with the system property {@code key} set to {@code value}, then puts back what was there. */
     private static void withProperty(String key, String value, Runnable body) {
         String before = System.getProperty(key);
