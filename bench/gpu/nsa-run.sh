@@ -301,7 +301,8 @@ def table_row(r):
             " ".join(f"{f(r['saw_bwd_' + b]):>9}" for b in fams) + f" {f(r['fla_bwd']):>8} "
             f"{f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | {r['fla_error'][:60]}")
 
-say("NSA selected attention, bf16, H200: saw vs fla-core 0.5.2 ParallelNSAFunction (median ms; forward order/family = "
+say(f"NSA selected attention, bf16, {torch.cuda.get_device_name()}: saw vs fla-core 0.5.2 ParallelNSAFunction "
+    "(median ms; forward order/family = "
     "SAW_NSA_FWD / SAW_NSA_FAMILY; auto = what the rule picks, ! when another measured faster; x = fla / auto; "
     "backward per family, x and TF/s for " + fams[0] + "; TFLOP/s useful)", keep=True)
 say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | " + " ".join(f"{c:>11}" for c, _, _ in fwdcols) +
