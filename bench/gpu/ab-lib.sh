@@ -20,6 +20,10 @@
 #                                          summary, one line per row (printed); no round starts once AB_DEADLINE
 #                                          seconds have passed since ab_init
 #   ab_sass FUNCTION FATBIN...             the main loop's opcode counts of one kernel in each fatbin (bench/sass_loops.py)
+#   ab_nsa_bwd PACK TAG ROUND B T HQ D REPS
+#                                          one NSA backward timing (random selection, Hkv = 4, S = 16, block 64) into
+#                                          ab/, printed as one line with its median and kernel (the environment, e.g.
+#                                          SAW_NSA_DQ_ACCUM, passes through)
 # Every wait names its pids: a bare `wait` would also wait for the tee behind ab_init's redirection, which never ends.
 
 ab_init() {
@@ -178,4 +182,14 @@ ab_sass() { # FUNCTION FATBIN...
       || echo "cuobjdump $f $fat rc=$?"
     python3 "$ab_root/bench/sass_loops.py" "$ab_res/sass/$f-$(basename "$fat" .fatbin).sass" | tee -a "$ab_res/sass/loops.txt"
   done
+}
+
+ab_nsa_bwd() { # PACK TAG ROUND B T HQ D REPS
+  local p=$1 tag=$2 rd=$3 b=$4 t=$5 hq=$6 d=$7 reps=$8 out
+  out="$ab_res/ab/$tag-b$b-t$t-hq$hq-d$d-r$rd.jsonl"
+  SAW_JAVA_OPTS="-Xmx32g" timeout -k 5 120 "$p/saw" bench --nsa random --batch "$b" --seq "$t" --heads "$hq" \
+    --kv-heads 4 --head-dim "$d" --nsa-s 16 --nsa-block 64 --backend gpu --pass bwd --warmup 2 --reps "$reps" \
+    --out "$out" > "$out.log" 2>&1
+  printf 'round %s %-4s bwd B=%s T=%-6s HQ=%-3s D=%-3s %s %s\n' "$rd" "$tag" "$b" "$t" "$hq" "$d" \
+    "$(grep -o '"median_ms":[0-9.]*' "$out" | head -1)" "$(grep -o '"kernel":"[^"]*"' "$out" | head -1)"
 }

@@ -347,8 +347,7 @@ public final class NsaGpu implements NsaKernels {
         boolean capped = p.softcap() > 0;
         if (kernel == Family.WGMMA) {
             return new LaunchShape(wgmmaBackwardName(p.dtype(), d, block, capped, nativeDq), Math.max(1, items),
-                    block / 64 * 128,
-                    smem + 1024);
+                    block / 64 * 128, smem + 1024);
         }
         return new LaunchShape(backwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 16 * 32, smem);
     }
