@@ -135,7 +135,8 @@ final class NsaRuns {
             AttentionOutputs ref = NsaReference.compute(in, s.sel, backward, groups);
             long t2 = System.nanoTime();
             double tol = p.dtype().tolerance();
-            out.printf(Locale.ROOT, "saw verify --nsa  backend %s  %s  pairs %d  seed %d%n", kernels.name(), describe(s),
+            String ranOn = kernels instanceof NsaGpu gpu ? "gpu (" + gpu.settings() + ")" : kernels.name();
+            out.printf(Locale.ROOT, "saw verify --nsa  backend %s  %s  pairs %d  seed %d%n", ranOn, describe(s),
                     s.sel.selectedPairs() * s.group(), seed);
             int total = p.batch() * p.kvHeads();
             out.printf(Locale.ROOT, "checked: %s; kernels %.2f s, reference %.2f s%n",

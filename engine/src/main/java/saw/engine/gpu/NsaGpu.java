@@ -2,6 +2,7 @@ package saw.engine.gpu;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
@@ -178,6 +179,12 @@ public final class NsaGpu implements NsaKernels {
 
     public Forward forwardOrder() {
         return forward;
+    }
+
+    /** The settings the next run takes, as a run's log should name them: forward order, family, dQ adds. */
+    public String settings() {
+        return "forward " + forward.name().toLowerCase(Locale.ROOT) + ", family " + family.name().toLowerCase(Locale.ROOT)
+                + ", dQ adds " + dqAccumulator.name().toLowerCase(Locale.ROOT);
     }
 
     /**

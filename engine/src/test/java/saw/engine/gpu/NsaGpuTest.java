@@ -367,6 +367,12 @@ class NsaGpuTest {
                 assertTrue(driver.live.isEmpty(), "every buffer freed");
             }
         }
+        try (NsaGpu gpu = NsaGpu.open(new FakeDriver(1L << 34), new byte[16], "fake", 9)) {
+            gpu.forwardOrder(NsaGpu.Forward.WARP);
+            gpu.family(NsaGpu.Family.AUTO);
+            gpu.dqAccumulator(NsaGpu.DqAccumulator.NATIVE);
+            assertEquals("forward warp, family auto, dQ adds native", gpu.settings(), "what a run's log names");
+        }
         assertEquals("nsa_bwd_wgmma_fp16_d64_b128_softcap_dqn",
                 NsaGpu.backwardShape(new AttentionProblem(1, 8, 2, 300, 300, 64, DType.FP16, 0.1, 30), 128, 3,
                         NsaGpu.Family.WGMMA, true).kernel());
