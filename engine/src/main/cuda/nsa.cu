@@ -350,6 +350,9 @@ SAW_NSA_HEADS(SAW_NSA_BWDS)
 //                        108 KB at block 64 (two CTAs, 8 warps, per SM, as the mma.sync kernel), 144 KB at block 128.
 //                        The copies and adds carry L2 priorities: K, V and the dK / dV adds evict_first, the gathered
 //                        Q / dO rows and the dQ adds evict_last (see the kernel).
+//   nsa_bwd_wgmma_*_dqn      the same, adding dQ (scaled) in its element type straight into dQ instead of an fp32
+//                        accumulator (NsaGpu.DqAccumulator.NATIVE, opt-in): half the bytes of the adds that bound the
+//                        kernel, each dQ element rounded at each of its adds.
 namespace saw {
 constexpr int NSA_WG_THREADS = 128;
 
