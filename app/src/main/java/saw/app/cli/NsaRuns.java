@@ -236,6 +236,9 @@ final class NsaRuns {
                         .put("min_ms", sorted[0]).put("max_ms", sorted[reps - 1]).put("reps", reps).put("warmup", warmup)
                         .put("useful_tflops", tflops).put("distinct_blocks_per_tile", stats.meanDistinctBlocks())
                         .put("tile_tokens", stats.tileTokens()).put("sharing", stats.meanSharing()).put("seed", seed);
+                if (kernels instanceof NsaGpu gpu) {
+                    row.put("settings", gpu.settings());
+                }
                 lines.append(json.writeValueAsString(row)).append('\n');
                 out.printf(Locale.ROOT, "nsa %-3s %-30s %s  pairs %d  median %.3f ms  %.1f TFLOP/s useful%n", pass.label(),
                         kernel, describe(s), pairs, median, tflops);
