@@ -427,7 +427,12 @@ final class KernelCatalog {
 
     /** dQ from the fp32 accumulator: two elements per thread. */
     static LaunchShape backwardDq(AttentionProblem p) {
-        return conversion("bwd_dq_", p.dtype(), p.qElements(), 2);
+        return toElements(p.dtype(), p.qElements());
+    }
+
+    /** bwd_dq_* over {@code elements} fp32 values, two a thread: scaled and converted to the element type. */
+    static LaunchShape toElements(DType dtype, long elements) {
+        return conversion("bwd_dq_", dtype, elements, 2);
     }
 
     /**

@@ -359,9 +359,9 @@ public final class NsaGpu implements NsaKernels {
         return new LaunchShape(backwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 16 * 32, smem);
     }
 
-    /** bwd_dq_* over {@code elements} fp32 values (two per thread): the backward's dK and dV conversion. */
+    /** The backward's dK and dV conversion (KernelCatalog.toElements). */
     static LaunchShape convertShape(AttentionProblem p, long elements) {
-        return KernelCatalog.conversion("bwd_dq_", p.dtype(), elements, 2);
+        return KernelCatalog.toElements(p.dtype(), elements);
     }
 
     /** Every NSA kernel the fatbin should hold. */
@@ -545,8 +545,9 @@ public final class NsaGpu implements NsaKernels {
         t.dVacc.fill32("dV accumulator", 0);
         cuda.launch(KernelCatalog.backwardPre(p), o, dO, dsum, rows);
         if (plan.tables.bwdItems.length > 0) { // no token chose anything: dK = dV = 0 from the zeroed accumulators
-            cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, plan.nativeDq ? dq : dqAcc, t.dKacc, t.dVacc, t.bwdItems, t.colTok, p.heads(),
-                    p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(), (float) p.softcap());
+            cuda.launch(plan.bwd, q, k, v, dO, lse, dsum, plan.nativeDq ? dq : dqAcc, t.dKacc, t.dVacc, t.bwdItems,
+                    t.colTok, p.heads(), p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(),
+                    (float) p.softcap());
         }
         LaunchShape convert = convertShape(p, p.kvElements());
         cuda.launch(convert, t.dKacc, dk, p.kvElements(), (float) p.scale());

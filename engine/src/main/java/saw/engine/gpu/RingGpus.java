@@ -660,10 +660,7 @@ public final class RingGpus implements AutoCloseable {
 
         /** fp32 to the element type, times a scale: the backward's dQ conversion kernel. */
         private LaunchShape convert(long elems) {
-            AttentionProblem p = shards.global();
-            long pairs = elems / 2;
-            return new LaunchShape("bwd_dq_" + p.dtype().label(), (pairs + KernelCatalog.ELEMENTWISE_THREADS - 1)
-                    / KernelCatalog.ELEMENTWISE_THREADS, KernelCatalog.ELEMENTWISE_THREADS, 0);
+            return KernelCatalog.toElements(shards.global().dtype(), elems);
         }
 
         /** One warp per row, as the backward's preprocess. */
