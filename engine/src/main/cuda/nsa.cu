@@ -388,6 +388,10 @@ __device__ __forceinline__ void add4_pair_native(T* dst, float a0, float a1, flo
     red_add4_native<T>(odd ? dst + 8 + 2 * (t - 1) : dst + 2 * t, v, policy);
 }
 
+#ifndef SAW_NSA_DQ_STAGED
+#define SAW_NSA_DQ_STAGED 1
+#endif
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // NATIVE: dQ is added, scaled, straight into dQ (T, zeroed beforehand) instead of an fp32 accumulator
 template <typename T, int D, int BKV, bool CAPPED, bool NATIVE>
@@ -430,6 +434,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
 
     const int tid = threadIdx.x;
     const int lane = tid & 31;
+    const int warp = tid >> 5;
     const int t = lane & 3;
     const int wg = tid >> 7;
     const int qRow0 = ((tid >> 5) & 3) * 16 + (lane >> 2);  // this thread's first q row of dQ; + 8 the other
@@ -590,6 +595,45 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
                 }
             }
         };
+        // STAGED: each warp writes its 16 rows of a dQ half to 4 KB of shared memory that this step no longer reads
+        // (the dO stage once dV has landed, then dS^T once every dQ product has), and reads them back a whole row per
+        // half-warp, so that every vector add of a warp covers two rows' full 128-byte lines instead of eight rows'
+        // 64-byte halves. Chunks of 16 bytes are XOR-swizzled by row so that both the fragment stores and the row
+        // reads use each bank the fewest times. D = 64 at block 128 has too little of that memory and adds directly.
+        constexpr int IN_DO = QS * D * 2 / 4096;  // warps whose 4 KB lie in the dO stage; the rest in dS^T
+        float* const region = warp < IN_DO ? reinterpret_cast<float*>(sdO + stage * QS * D) + warp * 1024
+                                           : reinterpret_cast<float*>(sdS) + (warp - IN_DO) * 1024;
+        auto addDqStaged = [&](const float (&dq)[32], int half) {
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const int lr = (lane >> 2) + 8 * r;
+                    const int chunk = (2 * j + (t >> 1)) ^ ((lr & 3) << 1);
+                    *reinterpret_cast<float2*>(region + lr * 64 + chunk * 4 + (t & 1) * 2) =
+                        make_float2(dq[4 * j + 2 * r], dq[4 * j + 2 * r + 1]);
+                }
+            }
+            __syncwarp();
+            const int c = lane & 15;
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int lr = 2 * i + (lane >> 4);
+                const float4 v = *reinterpret_cast<const float4*>(region + lr * 64 + ((c ^ ((lr & 3) << 1)) * 4));
+                const int j = (warp & 3) * 16 + lr;
+                const int token = tTok[j];
+                if (token < 0) continue;
+                const long long at = ((long long)tBh[j] * Tn + token) * D + half * 64 + c * 4;
+                if constexpr (NATIVE) {
+                    red_add4_native(static_cast<T*>(dQout) + at,
+                                    make_float4(v.x * scale, v.y * scale, v.z * scale, v.w * scale), reused);
+                } else {
+                    red_add4(static_cast<float*>(dQout) + at, v, reused);
+                }
+            }
+            __syncwarp();  // the next half rewrites the region
+        };
+        constexpr bool STAGED = SAW_NSA_DQ_STAGED && (WGS == 1 || D == 128);
         // the first (or only) half: at block 128 and D = 128 warpgroup wg makes half wg
         const int half0 = D == 128 && WGS == 2 ? wg : 0;
         float dq[32];
@@ -600,14 +644,23 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         fence_regs(dv);
         fence_frags(p);
         fence_regs(dq);
-        addDq(dq, half0);
+        if constexpr (STAGED) {
+            __syncthreads();  // every warp's dV and first dQ half have landed: the dO stage and dS^T are free
+            addDqStaged(dq, half0);
+        } else {
+            addDq(dq, half0);
+        }
         if constexpr (D == 128 && WGS == 1) {
             fence_regs(dq);
             wgmma_fence();
             issueDq(dq, 1);
             wgmma_wait<0>();
             fence_regs(dq);
-            addDq(dq, 1);
+            if constexpr (STAGED) {
+                addDqStaged(dq, 1);
+            } else {
+                addDq(dq, 1);
+            }
         }
         wgmma_wait<0>();
         fence_regs(dk);
