@@ -425,7 +425,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
     float* sDs = sLse + 2 * QS;
     int* sTok = reinterpret_cast<int*>(sDs + 2 * QS);  // 2 stages: token of each row, -1 past the item
-    int* sBh = sTok + 2 * QS;                          // 2 stages: b * H + h of each row
+    int* sRow = sTok + 2 * QS;  // 2 stages: (b * H + h) * T + token of each row, its row of dQ (0 past the item)
     const uint32_t aK = smem_u32(sK);
     const uint32_t aV = smem_u32(sV);
     const uint32_t aQ = smem_u32(sQ);
@@ -475,17 +475,15 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         if (tid < QS) {
             const bool valid = rows.table.e < it0.tokens;
             int token = -1;
-            int bh = 0;
-            long long at = 0;
+            int at = 0;  // below B * H * T: the dQ accumulator holds D floats for each
             if (valid) {
                 token = colTok[begin + rows.table.e];
-                bh = it0.bh(rows.table.h, H);
-                at = (long long)bh * Tn + token;
+                at = it0.bh(rows.table.h, H) * Tn + token;
             }
             cp_async4(smem_u32(sLse + stage * QS + tid), LSE + at, valid);
             cp_async4(smem_u32(sDs + stage * QS + tid), Dsum + at, valid);
             sTok[stage * QS + tid] = token;
-            sBh[stage * QS + tid] = bh;
+            sRow[stage * QS + tid] = at;
             rows.table.advance(rows.byStep, it0.G);
         }
     };
@@ -516,7 +514,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         const uint32_t doStep = adO + stage * TILE_BYTES;
         const SharedRowStats stats{sLse + stage * QS, sDs + stage * QS};
         const int* tTok = sTok + stage * QS;
-        const int* tBh = sBh + stage * QS;
+        const int* tRow = sRow + stage * QS;
 
         // S^T = K Q^T and dP^T = V dO^T for this warpgroup's 64 kv rows, both operands K-major, one commit group each
         float s[SR];
@@ -580,7 +578,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             for (int r = 0; r < 2; ++r) {
                 const int j = qRow0 + 8 * r;
                 const int token = tTok[j];
-                const long long at = ((long long)tBh[j] * Tn + (token < 0 ? 0 : token)) * D + half * 64;
+                const long long at = (long long)tRow[j] * D + half * 64;
 #pragma unroll
                 for (int np = 0; np < 4; ++np) {
                     if constexpr (NATIVE) {
@@ -599,7 +597,8 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         // (the dO stage once dV has landed, then dS^T once every dQ product has), and reads them back a whole row per
         // half-warp, so that every vector add of a warp covers two rows' full 128-byte lines instead of eight rows'
         // 64-byte halves. Chunks of 16 bytes are XOR-swizzled by row so that both the fragment stores and the row
-        // reads use each bank the fewest times. D = 64 at block 128 has too little of that memory and adds directly.
+        // reads use each bank the fewest times. Only fp32 adds at D = 128 (thirtieth session's call 1: D = 64 and the
+        // native adds ran slower staged).
         constexpr int IN_DO = QS * D * 2 / 4096;  // warps whose 4 KB lie in the dO stage; the rest in dS^T
         float* const region = warp < IN_DO ? reinterpret_cast<float*>(sdO + stage * QS * D) + warp * 1024
                                            : reinterpret_cast<float*>(sdS) + (warp - IN_DO) * 1024;
@@ -623,17 +622,11 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
                 const int j = (warp & 3) * 16 + lr;
                 const int token = tTok[j];
                 if (token < 0) continue;
-                const long long at = ((long long)tBh[j] * Tn + token) * D + half * 64 + c * 4;
-                if constexpr (NATIVE) {
-                    red_add4_native(static_cast<T*>(dQout) + at,
-                                    make_float4(v.x * scale, v.y * scale, v.z * scale, v.w * scale), reused);
-                } else {
-                    red_add4(static_cast<float*>(dQout) + at, v, reused);
-                }
+                red_add4(static_cast<float*>(dQout) + (long long)tRow[j] * D + half * 64 + c * 4, v, reused);
             }
             __syncwarp();  // the next half rewrites the region
         };
-        constexpr bool STAGED = SAW_NSA_DQ_STAGED && (WGS == 1 || D == 128);
+        constexpr bool STAGED = SAW_NSA_DQ_STAGED && !NATIVE && D == 128;
         // the first (or only) half: at block 128 and D = 128 warpgroup wg makes half wg
         const int half0 = D == 128 && WGS == 2 ? wg : 0;
         float dq[32];
