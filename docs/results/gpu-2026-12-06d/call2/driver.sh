@@ -2,15 +2,14 @@
 # Call 2 (thirtieth session): call 1 had the staged fp32 dQ adds 1.045x at T = 64K (B = 1 and 2) but 0.95x at D = 64 and
 # slower with native adds everywhere. S2 stages only fp32 adds at D = 128 (D = 64 and native add directly, as main) and
 # reads each row's dQ offset from a per-step table (one shared load instead of two and a multiply). A = main's kernels
-# (-DSAW_NSA_DQ_STAGED=0 of call 1), S = call 1's staged build, S2 = this one. S2's quick NSA verify, then three rounds of
-# fp32 backward timings rotating the order, then S2 beside fla-core 0.5.2 at T = 64K, B = 1 and 2 (one run).
+# (-DSAW_NSA_DQ_STAGED=0 of call 1), S2 = this one (call 1's S did not fit the carry beside them). S2's quick NSA
+# verify, then three rounds of fp32 backward timings alternating the order, then S2 beside fla-core 0.5.2 at T = 64K, B = 1 and 2 (one run).
 #   bash docs/results/gpu-2026-12-06d/call2/driver.sh > /dev/null 2>&1; tail -c 9000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init d2
-for f in s0 s1 s2; do xz -dc .gpupack/var/$f.fatbin.xz > /tmp/$f.fatbin; done
+for f in s0 s2; do xz -dc .gpupack/var/$f.fatbin.xz > /tmp/$f.fatbin; done
 ab_pack /tmp/pa /tmp/s0.fatbin nsa-dq-staged-off
-ab_pack /tmp/ps /tmp/s1.fatbin nsa-dq-staged-v1
 ab_pack /tmp/ps2 /tmp/s2.fatbin nsa-dq-staged-v2
 ab_el "S2's quick verify"
 OUT=$ab_res/check NSA_PARTS="verify" NSA_VERIFY=quick timeout -k 5 120 /tmp/ps2/nsa-run.sh > "$ab_res/verify.out" 2>&1
@@ -21,8 +20,8 @@ grep -hE "^ *(dQ|dK|dV|O) " "$ab_res/check/nsa/verify.log" 2>/dev/null \
 ab_el "timing"
 shapes=("1 65536 64 128 5" "2 65536 64 128 3" "1 32768 64 128 10" "1 8192 64 128 10" "4 16384 64 128 5"
         "1 32768 64 64 10" "1 32768 32 128 10" "1 32768 16 128 10")
-declare -A pk=([A]=/tmp/pa [S]=/tmp/ps [S2]=/tmp/ps2)
-orders=("A S S2" "S2 A S" "S S2 A")
+declare -A pk=([A]=/tmp/pa [S2]=/tmp/ps2)
+orders=("A S2" "S2 A" "A S2")
 for rd in 1 2 3; do
   for cfg in "${shapes[@]}"; do
     read -r b t hq d reps <<<"$cfg"
