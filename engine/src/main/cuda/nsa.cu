@@ -388,10 +388,6 @@ __device__ __forceinline__ void add4_pair_native(T* dst, float a0, float a1, flo
     red_add4_native<T>(odd ? dst + 8 + 2 * (t - 1) : dst + 2 * t, v, policy);
 }
 
-#ifndef SAW_NSA_DQ_STAGED
-#define SAW_NSA_DQ_STAGED 1
-#endif
-
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // NATIVE: dQ is added, scaled, straight into dQ (T, zeroed beforehand) instead of an fp32 accumulator
 template <typename T, int D, int BKV, bool CAPPED, bool NATIVE>
@@ -597,8 +593,8 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         // (the dO stage once dV has landed, then dS^T once every dQ product has), and reads them back a whole row per
         // half-warp, so that every vector add of a warp covers two rows' full 128-byte lines instead of eight rows'
         // 64-byte halves. Chunks of 16 bytes are XOR-swizzled by row so that both the fragment stores and the row
-        // reads use each bank the fewest times. Only fp32 adds at D = 128 (thirtieth session's call 1: D = 64 and the
-        // native adds ran slower staged).
+        // reads use each bank the fewest times. Only fp32 adds at D = 128: staged, D = 64 and the native adds ran
+        // slower (docs/kernel-notes.md, "Whole lines for the dQ adds").
         constexpr int IN_DO = QS * D * 2 / 4096;  // warps whose 4 KB lie in the dO stage; the rest in dS^T
         float* const region = warp < IN_DO ? reinterpret_cast<float*>(sdO + stage * QS * D) + warp * 1024
                                            : reinterpret_cast<float*>(sdS) + (warp - IN_DO) * 1024;
@@ -626,7 +622,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             }
             __syncwarp();  // the next half rewrites the region
         };
-        constexpr bool STAGED = SAW_NSA_DQ_STAGED && !NATIVE && D == 128;
+        constexpr bool STAGED = !NATIVE && D == 128;
         // the first (or only) half: at block 128 and D = 128 warpgroup wg makes half wg
         const int half0 = D == 128 && WGS == 2 ? wg : 0;
         float dq[32];
