@@ -343,8 +343,9 @@ SAW_NSA_HEADS(SAW_NSA_BWDS)
 //                        by all the CTA's threads) in the same swizzle, so that the five products of a step
 //                        (S^T = K Q^T, dP^T = V dO^T, dV += P^T dO, dQ = dS K, dK += dS^T Q) are wgmmas reading shared
 //                        memory directly: the products of BwdWg::step (attention_bwd_wgmma.cu) with the causal test
-//                        per gathered row (key <= its token) instead of the bit tables. dQ (added with the same fp32
-//                        vector atomics as nsa_bwd_chunked_*): at D = 128 in 64-column halves over all the block's kv rows, both
+//                        per gathered row (key <= its token) instead of the bit tables. dQ (added with fp32 vector
+//                        atomics, at D = 128 staged through shared memory so each add covers whole lines of two rows;
+//                        at D = 64 as nsa_bwd_chunked_* adds them): at D = 128 in 64-column halves over all the block's kv rows, both
 //                        halves by the one warpgroup at block 64 (registers: dK and dV hold 128 a thread), one each at
 //                        block 128; at D = 64 each warpgroup adds its own kv rows' share. Shared memory at D = 128:
 //                        108 KB at block 64 (two CTAs, 8 warps, per SM, as the mma.sync kernel), 144 KB at block 128.
