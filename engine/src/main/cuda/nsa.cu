@@ -343,8 +343,9 @@ SAW_NSA_HEADS(SAW_NSA_BWDS)
 //                        by all the CTA's threads) in the same swizzle, so that the five products of a step
 //                        (S^T = K Q^T, dP^T = V dO^T, dV += P^T dO, dQ = dS K, dK += dS^T Q) are wgmmas reading shared
 //                        memory directly: the products of BwdWg::step (attention_bwd_wgmma.cu) with the causal test
-//                        per gathered row (key <= its token) instead of the bit tables. dQ (added with the same fp32
-//                        vector atomics as nsa_bwd_chunked_*): at D = 128 in 64-column halves over all the block's kv rows, both
+//                        per gathered row (key <= its token) instead of the bit tables. dQ (added with fp32 vector
+//                        atomics, at D = 128 staged through shared memory so each add covers whole lines of two rows;
+//                        at D = 64 as nsa_bwd_chunked_* adds them): at D = 128 in 64-column halves over all the block's kv rows, both
 //                        halves by the one warpgroup at block 64 (registers: dK and dV hold 128 a thread), one each at
 //                        block 128; at D = 64 each warpgroup adds its own kv rows' share. Shared memory at D = 128:
 //                        108 KB at block 64 (two CTAs, 8 warps, per SM, as the mma.sync kernel), 144 KB at block 128.
@@ -421,7 +422,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
     float* sLse = reinterpret_cast<float*>(sdS + BKV * QS);  // 2 stages of QS
     float* sDs = sLse + 2 * QS;
     int* sTok = reinterpret_cast<int*>(sDs + 2 * QS);  // 2 stages: token of each row, -1 past the item
-    int* sBh = sTok + 2 * QS;                          // 2 stages: b * H + h of each row
+    int* sRow = sTok + 2 * QS;  // 2 stages: (b * H + h) * T + token of each row, its row of dQ (0 past the item)
     const uint32_t aK = smem_u32(sK);
     const uint32_t aV = smem_u32(sV);
     const uint32_t aQ = smem_u32(sQ);
@@ -430,6 +431,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
 
     const int tid = threadIdx.x;
     const int lane = tid & 31;
+    const int warp = tid >> 5;
     const int t = lane & 3;
     const int wg = tid >> 7;
     const int qRow0 = ((tid >> 5) & 3) * 16 + (lane >> 2);  // this thread's first q row of dQ; + 8 the other
@@ -470,17 +472,15 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         if (tid < QS) {
             const bool valid = rows.table.e < it0.tokens;
             int token = -1;
-            int bh = 0;
-            long long at = 0;
+            int at = 0;  // below B * H * T: the dQ accumulator holds D floats for each
             if (valid) {
                 token = colTok[begin + rows.table.e];
-                bh = it0.bh(rows.table.h, H);
-                at = (long long)bh * Tn + token;
+                at = it0.bh(rows.table.h, H) * Tn + token;
             }
             cp_async4(smem_u32(sLse + stage * QS + tid), LSE + at, valid);
             cp_async4(smem_u32(sDs + stage * QS + tid), Dsum + at, valid);
             sTok[stage * QS + tid] = token;
-            sBh[stage * QS + tid] = bh;
+            sRow[stage * QS + tid] = at;
             rows.table.advance(rows.byStep, it0.G);
         }
     };
@@ -511,7 +511,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         const uint32_t doStep = adO + stage * TILE_BYTES;
         const SharedRowStats stats{sLse + stage * QS, sDs + stage * QS};
         const int* tTok = sTok + stage * QS;
-        const int* tBh = sBh + stage * QS;
+        const int* tRow = sRow + stage * QS;
 
         // S^T = K Q^T and dP^T = V dO^T for this warpgroup's 64 kv rows, both operands K-major, one commit group each
         float s[SR];
@@ -575,7 +575,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             for (int r = 0; r < 2; ++r) {
                 const int j = qRow0 + 8 * r;
                 const int token = tTok[j];
-                const long long at = ((long long)tBh[j] * Tn + (token < 0 ? 0 : token)) * D + half * 64;
+                const long long at = (long long)tRow[j] * D + half * 64;
 #pragma unroll
                 for (int np = 0; np < 4; ++np) {
                     if constexpr (NATIVE) {
@@ -590,6 +590,40 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
                 }
             }
         };
+        // STAGED: each warp writes its 16 rows of a dQ half to 4 KB of shared memory that this step no longer reads
+        // (the dO stage once dV has landed, then dS^T once every dQ product has), and reads them back a whole row per
+        // half-warp, so that every vector add of a warp covers two rows' full 128-byte lines instead of eight rows'
+        // 64-byte halves. Chunks of 16 bytes are XOR-swizzled by row so that both the fragment stores and the row
+        // reads use each bank the fewest times. Only fp32 adds at D = 128: staged, D = 64 and the native adds ran
+        // slower (docs/kernel-notes.md, "Whole lines for the dQ adds").
+        constexpr int IN_DO = QS * D * 2 / 4096;  // warps whose 4 KB lie in the dO stage; the rest in dS^T
+        float* const region = warp < IN_DO ? reinterpret_cast<float*>(sdO + stage * QS * D) + warp * 1024
+                                           : reinterpret_cast<float*>(sdS) + (warp - IN_DO) * 1024;
+        auto addDqStaged = [&](const float (&dq)[32], int half) {
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const int lr = (lane >> 2) + 8 * r;
+                    const int chunk = (2 * j + (t >> 1)) ^ ((lr & 3) << 1);
+                    *reinterpret_cast<float2*>(region + lr * 64 + chunk * 4 + (t & 1) * 2) =
+                        make_float2(dq[4 * j + 2 * r], dq[4 * j + 2 * r + 1]);
+                }
+            }
+            __syncwarp();
+            const int c = lane & 15;
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int lr = 2 * i + (lane >> 4);
+                const float4 v = *reinterpret_cast<const float4*>(region + lr * 64 + ((c ^ ((lr & 3) << 1)) * 4));
+                const int j = (warp & 3) * 16 + lr;
+                const int token = tTok[j];
+                if (token < 0) continue;
+                red_add4(static_cast<float*>(dQout) + (long long)tRow[j] * D + half * 64 + c * 4, v, reused);
+            }
+            __syncwarp();  // the next half rewrites the region
+        };
+        constexpr bool STAGED = !NATIVE && D == 128;
         // the first (or only) half: at block 128 and D = 128 warpgroup wg makes half wg
         const int half0 = D == 128 && WGS == 2 ? wg : 0;
         float dq[32];
@@ -600,14 +634,23 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         fence_regs(dv);
         fence_frags(p);
         fence_regs(dq);
-        addDq(dq, half0);
+        if constexpr (STAGED) {
+            __syncthreads();  // every warp's dV and first dQ half have landed: the dO stage and dS^T are free
+            addDqStaged(dq, half0);
+        } else {
+            addDq(dq, half0);
+        }
         if constexpr (D == 128 && WGS == 1) {
             fence_regs(dq);
             wgmma_fence();
             issueDq(dq, 1);
             wgmma_wait<0>();
             fence_regs(dq);
-            addDq(dq, 1);
+            if constexpr (STAGED) {
+                addDqStaged(dq, 1);
+            } else {
+                addDq(dq, 1);
+            }
         }
         wgmma_wait<0>();
         fence_regs(dk);
