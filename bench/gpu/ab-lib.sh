@@ -24,6 +24,10 @@
 #                                          one NSA backward timing (random selection, Hkv = 4, S = 16, block 64) into
 #                                          ab/, printed as one line with its median and kernel (the environment, e.g.
 #                                          SAW_NSA_DQ_ACCUM, passes through)
+#   ab_nsa_check PACK NAME [ENV=VALUE...]  nsa-run.sh's verify (and sanitizer) parts from PACK into $ab_res/NAME, with
+#                                          the environment given (NSA_PARTS, NSA_VERIFY, NSA_SAN_TOOLS, SAW_NSA_DQ_ACCUM),
+#                                          printed as the matrix and sanitizer lines and the largest relative error per
+#                                          tensor over the verify cases
 # Every wait names its pids: a bare `wait` would also wait for the tee behind ab_init's redirection, which never ends.
 
 ab_init() {
@@ -182,6 +186,16 @@ ab_sass() { # FUNCTION FATBIN...
       || echo "cuobjdump $f $fat rc=$?"
     python3 "$ab_root/bench/sass_loops.py" "$ab_res/sass/$f-$(basename "$fat" .fatbin).sass" | tee -a "$ab_res/sass/loops.txt"
   done
+}
+
+ab_nsa_check() { # PACK NAME [ENV=VALUE...]
+  local pack=$1 name=$2 rc; shift 2
+  env OUT="$ab_res/$name" "$@" timeout -k 5 "${AB_CHECK_TIMEOUT:-230}" "$pack/nsa-run.sh" > "$ab_res/$name.out" 2>&1; rc=$?
+  echo "$name rc=$rc"; grep -E 'verify matrix|failed:|FAIL|compute-sanitizer' "$ab_res/$name.out" | sort -u | head -24
+  echo "largest relative error per tensor, $name:"
+  grep -hE "^ *(dQ|dK|dV|O) " "$ab_res/$name/nsa/verify.log" 2>/dev/null \
+    | awk '{if ($2 + 0 > m[$1] + 0) m[$1] = $2} END {for (k in m) print "  " k, m[k]}'
+  return $rc
 }
 
 ab_nsa_bwd() { # PACK TAG ROUND B T HQ D REPS

@@ -23,18 +23,10 @@ ab_pack /tmp/pa /tmp/a.fatbin main
 ab_pack /tmp/pk /tmp/k.fatbin stage-kv
 ab_pack /tmp/pkn /tmp/kn.fatbin stage-kv-dqn
 ab_el "K's checks"
-OUT=$ab_res/check NSA_PARTS="verify sanitizer" NSA_SAN_TOOLS="memcheck racecheck" \
-  timeout -k 5 230 /tmp/pk/nsa-run.sh > "$ab_res/verify.out" 2>&1
-echo "rc=$?"; grep -E 'verify matrix|failed:|FAIL|compute-sanitizer' "$ab_res/verify.out" | head -24
+ab_nsa_check /tmp/pk check NSA_PARTS="verify sanitizer" NSA_SAN_TOOLS="memcheck racecheck"
 ab_el "KN's checks (native)"
-OUT=$ab_res/check-native SAW_NSA_DQ_ACCUM=native NSA_PARTS="verify sanitizer" NSA_VERIFY=quick NSA_SAN_TOOLS=memcheck \
-  timeout -k 5 150 /tmp/pkn/nsa-run.sh > "$ab_res/verify-native.out" 2>&1
-echo "rc=$?"; grep -E 'verify matrix|failed:|FAIL|compute-sanitizer' "$ab_res/verify-native.out" | head -12
-for d in check check-native; do
-  echo "largest relative error per tensor, $d:"
-  grep -hE "^ *(dQ|dK|dV|O) " "$ab_res/$d/nsa/verify.log" 2>/dev/null \
-    | awk '{if ($2 + 0 > m[$1] + 0) m[$1] = $2} END {for (k in m) print "  " k, m[k]}'
-done
+AB_CHECK_TIMEOUT=150 ab_nsa_check /tmp/pkn check-native SAW_NSA_DQ_ACCUM=native NSA_PARTS="verify sanitizer" \
+  NSA_VERIFY=quick NSA_SAN_TOOLS=memcheck
 ab_save
 ab_el "timing"
 shapes=("1 65536 64 128 5" "2 65536 64 128 3" "1 32768 64 128 10" "1 8192 64 128 10" "4 16384 64 128 5"
