@@ -273,3 +273,38 @@ def test_pack_takes_another_engine_jar_when_named(tmp_path):
         assert z.read(FATBIN_ENTRY) == b"the branch's kernels"
         assert z.read("saw/engine/A.class") == b"the branch's class"
         assert z.read("saw/engine/B.class") == b"a new class"
+
+
+@pytest.mark.parametrize("seed", [3, 17])
+def test_nsa_check_passes_the_environment_and_prints_each_tensors_largest_error(tmp_path, seed):
+    """ab_nsa_check runs the pack's nsa-run.sh with the given variables, keeps its logs under the check's name and
+    prints its verdict lines and the largest error per tensor over the verify log, returning the script's status."""
+    rng = random.Random(seed)
+    errors = {k: [rng.uniform(1e-4, 9e-3) for _ in range(rng.randint(1, 6))] for k in ("O", "dQ", "dK", "dV")}
+    lines = [f"  {k} {e:.2e}  (tolerance 1.0e-02)" for k, es in errors.items() for e in es]
+    rng.shuffle(lines)
+    rc = rng.choice([0, 3])
+    pack = tmp_path / "pack"
+    os.makedirs(pack)
+    (pack / "verify-lines.txt").write_text("\n".join(lines + ["== verify other", "rc=0"]) + "\n")
+    (pack / "nsa-run.sh").write_text(
+        "#!/usr/bin/env bash\n"
+        'mkdir -p "$OUT/nsa"; cp "$(dirname "$0")/verify-lines.txt" "$OUT/nsa/verify.log"\n'
+        'echo "verify matrix (quick): 13 passed, 0 failed (parts $NSA_PARTS, dQ ${SAW_NSA_DQ_ACCUM:-fp32})"\n'
+        "echo 'compute-sanitizer memcheck case: rc=0 ========= ERROR SUMMARY: 0 errors'\n"
+        f"exit {rc}\n")
+    os.chmod(pack / "nsa-run.sh", 0o755)
+    res = tmp_path / "res"
+    os.makedirs(res)
+    script = (f'. "{AB_LIB}"; ab_res="{res}"; AB_CHECK_TIMEOUT=30 ab_nsa_check "{pack}" check-native '
+              'SAW_NSA_DQ_ACCUM=native NSA_PARTS="verify sanitizer"')
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == rc, run.stderr
+    out = run.stdout.splitlines()
+    assert f"check-native rc={rc}" in out
+    assert "verify matrix (quick): 13 passed, 0 failed (parts verify sanitizer, dQ native)" in out
+    assert any(line.startswith("compute-sanitizer memcheck case: rc=0") for line in out)
+    printed = {line.split()[0]: float(line.split()[1]) for line in out[out.index(
+        "largest relative error per tensor, check-native:") + 1:]}
+    assert printed == {k: float(f"{max(es):.2e}") for k, es in errors.items()}
+    assert (res / "check-native" / "nsa" / "verify.log").exists() and (res / "check-native.out").exists()
