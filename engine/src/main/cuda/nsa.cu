@@ -624,6 +624,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             __syncwarp();  // the next half rewrites the region
         };
         constexpr bool STAGED = !NATIVE && D == 128;
+        static_assert(!STAGED || IN_DO + BKV * QS * 2 / 4096 >= THREADS / 32, "a 4 KB region for every warp");
         // the first (or only) half: at block 128 and D = 128 warpgroup wg makes half wg
         const int half0 = D == 128 && WGS == 2 ? wg : 0;
         float dq[32];
