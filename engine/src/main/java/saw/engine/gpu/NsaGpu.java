@@ -341,13 +341,9 @@ public final class NsaGpu implements NsaKernels {
     /**
      * One CTA per work item: K and V of the block, two stages of 64 gathered Q and dO rows, dS transposed, and per row
      * LSE, Dsum, token and head in shared memory. MMA: block / 16 warps; WGMMA: a warpgroup per 64 kv rows, and 1024
-     * bytes more to align the tiles for the 128-byte swizzle.
+     * bytes more to align the tiles for the 128-byte swizzle. {@code nativeDq}: the warpgroup kernel that adds dQ in
+     * its element type ({@link DqAccumulator#NATIVE}).
      */
-    static LaunchShape backwardShape(AttentionProblem p, int block, int items, Family kernel) {
-        return backwardShape(p, block, items, kernel, false);
-    }
-
-    /** {@code nativeDq}: the warpgroup kernel that adds dQ in its element type ({@link DqAccumulator#NATIVE}). */
     static LaunchShape backwardShape(AttentionProblem p, int block, int items, Family kernel, boolean nativeDq) {
         int d = p.headDim();
         int smem = (2 * block * d + 4 * ROWS * d + block * ROWS) * 2 + 8 * ROWS * 4;
@@ -357,11 +353,6 @@ public final class NsaGpu implements NsaKernels {
                     block / 64 * 128, smem + 1024);
         }
         return new LaunchShape(backwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 16 * 32, smem);
-    }
-
-    /** The backward's dK and dV conversion (KernelCatalog.toElements). */
-    static LaunchShape convertShape(AttentionProblem p, long elements) {
-        return KernelCatalog.toElements(p.dtype(), elements);
     }
 
     /** Every NSA kernel the fatbin should hold. */
@@ -549,7 +540,7 @@ public final class NsaGpu implements NsaKernels {
                     t.colTok, p.heads(), p.kvHeads(), p.seqQ(), plan.sel.numKvBlocks(), (float) p.scale(),
                     (float) p.softcap());
         }
-        LaunchShape convert = convertShape(p, p.kvElements());
+        LaunchShape convert = KernelCatalog.toElements(p.dtype(), p.kvElements());
         cuda.launch(convert, t.dKacc, dk, p.kvElements(), (float) p.scale());
         cuda.launch(convert, t.dVacc, dv, p.kvElements(), 1.0f);
         if (!plan.nativeDq) {

@@ -194,13 +194,13 @@ class NsaGpuTest {
                     "nsa_bwd_chunked_bf16_d128_b32", "bwd_dq_bf16", "bwd_dq_bf16", "bwd_dq_bf16"), kernelsOf(driver.launched));
             assertTrue(driver.live.isEmpty(), "every buffer freed");
         }
-        LaunchShape c = NsaGpu.backwardShape(p, 32, 10, NsaGpu.Family.MMA);
+        LaunchShape c = NsaGpu.backwardShape(p, 32, 10, NsaGpu.Family.MMA, false);
         assertEquals("nsa_bwd_chunked_bf16_d128_b32", c.kernel());
         assertEquals(10, c.grid());
         assertEquals(64, c.block(), "a warp per 16 keys of the block");
         assertEquals((2 * 32 * 128 + 4 * 64 * 128 + 32 * 64) * 2 + 8 * 64 * 4, c.sharedBytes());
-        assertEquals(1, NsaGpu.backwardShape(p, 32, 0, NsaGpu.Family.MMA).grid(), "never an empty grid");
-        assertEquals((2L * 500 * 128 / 2 + 255) / 256, NsaGpu.convertShape(p, p.kvElements()).grid());
+        assertEquals(1, NsaGpu.backwardShape(p, 32, 0, NsaGpu.Family.MMA, false).grid(), "never an empty grid");
+        assertEquals((2L * 500 * 128 / 2 + 255) / 256, KernelCatalog.toElements(p.dtype(), p.kvElements()).grid());
     }
 
     @Test
@@ -282,15 +282,15 @@ class NsaGpuTest {
             }
         }
         AttentionProblem capped = new AttentionProblem(1, 16, 2, 300, 300, 64, DType.FP16, 0.1, 30);
-        LaunchShape w = NsaGpu.backwardShape(capped, 64, 12, NsaGpu.Family.WGMMA);
+        LaunchShape w = NsaGpu.backwardShape(capped, 64, 12, NsaGpu.Family.WGMMA, false);
         assertEquals("nsa_bwd_wgmma_fp16_d64_b64_softcap", w.kernel());
         assertEquals(12, w.grid());
         assertEquals(128, w.block(), "one warpgroup");
         assertEquals((2 * 64 * 64 + 4 * 64 * 64 + 64 * 64) * 2 + 8 * 64 * 4 + 1024, w.sharedBytes(),
                 "K, V, two Q and dO stages, dS^T, the row tables and the swizzle's alignment");
-        assertEquals(109_568, NsaGpu.backwardShape(p, 64, 1, NsaGpu.Family.WGMMA).sharedBytes(),
+        assertEquals(109_568, NsaGpu.backwardShape(p, 64, 1, NsaGpu.Family.WGMMA, false).sharedBytes(),
                 "D = 128: two CTAs fit the H200's 227 KB per SM");
-        LaunchShape two = NsaGpu.backwardShape(p, 128, 3, NsaGpu.Family.WGMMA);
+        LaunchShape two = NsaGpu.backwardShape(p, 128, 3, NsaGpu.Family.WGMMA, false);
         assertEquals("nsa_bwd_wgmma_bf16_d128_b128", two.kernel());
         assertEquals(256, two.block(), "a warpgroup per 64 kv rows");
         assertEquals((2 * 128 * 128 + 4 * 64 * 128 + 128 * 64) * 2 + 8 * 64 * 4 + 1024, two.sharedBytes());
