@@ -632,19 +632,47 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
             }
         };
         // STAGED: each warp writes its 16 rows of a dQ half to 4 KB of shared memory that this step no longer reads
-        // (the dO stage once dV has landed, then dS^T once every dQ product has), and reads them back by rows, so that
-        // every vector add of a warp covers whole 128-byte lines of two rows (fp32) instead of 64-byte halves of eight
-        // rows (warp_rows_red). Only fp32 adds at D = 128: staged, D = 64 and the native adds ran slower
-        // (docs/kernel-notes.md, "Whole lines for the dQ adds").
+        // (the dO stage once dV has landed, then dS^T once every dQ product has), and reads them back a whole row per
+        // half-warp, so that every vector add of a warp covers two rows' full 128-byte lines instead of eight rows'
+        // 64-byte halves. Chunks of 16 bytes are XOR-swizzled by row so that both the fragment stores and the row
+        // reads use each bank the fewest times. Only fp32 adds at D = 128: staged, D = 64 and the native adds ran
+        // slower (docs/kernel-notes.md, "Whole lines for the dQ adds").
         constexpr int IN_DO = QS * D * 2 / 4096;  // warps whose 4 KB lie in the dO stage; the rest in dS^T
         float* const region = warp < IN_DO ? reinterpret_cast<float*>(sdO + stage * QS * D) + warp * 1024
                                            : reinterpret_cast<float*>(sdS) + (warp - IN_DO) * 1024;
         auto addDqStaged = [&](const float (&dq)[32], int half) {
-            const int base = (warp & 3) * 16;
-            warp_rows_red<64>(region, dq, lane, [&](int lr) -> float* {
-                const int j = base + lr;
-                return tTok[j] < 0 ? nullptr : static_cast<float*>(dQout) + (long long)tRow[j] * D + half * 64;
-            }, reused);
+            if constexpr (KV_STAGED) {
+                // the same adds through the helper: here ptxas keeps them without spills (4 bytes with the loop below),
+                // while in the plain variant the helper's code ran 1.5-2.5% slower than the loop (thirty-first session)
+                const int base = (warp & 3) * 16;
+                warp_rows_red<64>(region, dq, lane, [&](int lr) -> float* {
+                    const int j = base + lr;
+                    return tTok[j] < 0 ? nullptr : static_cast<float*>(dQout) + (long long)tRow[j] * D + half * 64;
+                }, reused);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+#pragma unroll
+                    for (int r = 0; r < 2; ++r) {
+                        const int lr = (lane >> 2) + 8 * r;
+                        const int chunk = (2 * j + (t >> 1)) ^ ((lr & 3) << 1);
+                        *reinterpret_cast<float2*>(region + lr * 64 + chunk * 4 + (t & 1) * 2) =
+                            make_float2(dq[4 * j + 2 * r], dq[4 * j + 2 * r + 1]);
+                    }
+                }
+                __syncwarp();
+                const int c = lane & 15;
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    const int lr = 2 * i + (lane >> 4);
+                    const float4 v = *reinterpret_cast<const float4*>(region + lr * 64 + ((c ^ ((lr & 3) << 1)) * 4));
+                    const int j = (warp & 3) * 16 + lr;
+                    const int token = tTok[j];
+                    if (token < 0) continue;
+                    red_add4(static_cast<float*>(dQout) + (long long)tRow[j] * D + half * 64 + c * 4, v, reused);
+                }
+                __syncwarp();  // the next half rewrites the region
+            }
         };
         constexpr bool STAGED = !NATIVE && D == 128;
         static_assert(!STAGED || IN_DO + BKV * QS * 2 / 4096 >= THREADS / 32, "a 4 KB region for every warp");
