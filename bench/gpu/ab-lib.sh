@@ -20,10 +20,12 @@
 #                                          summary, one line per row (printed); no round starts once AB_DEADLINE
 #                                          seconds have passed since ab_init
 #   ab_sass FUNCTION FATBIN...             the main loop's opcode counts of one kernel in each fatbin (bench/sass_loops.py)
+#   ab_nsa_time PACK TAG ROUND PASS SELECTION B T HQ D REPS
+#                                          one NSA timing (PASS fwd or bwd, SELECTION random or scored, Hkv = 4,
+#                                          S = 16, block 64) into ab/, printed as one line with its median and kernel
+#                                          (the environment, e.g. SAW_NSA_DQ_ACCUM or SAW_NSA_FWD, passes through)
 #   ab_nsa_bwd PACK TAG ROUND B T HQ D REPS
-#                                          one NSA backward timing (random selection, Hkv = 4, S = 16, block 64) into
-#                                          ab/, printed as one line with its median and kernel (the environment, e.g.
-#                                          SAW_NSA_DQ_ACCUM, passes through)
+#                                          ab_nsa_time of the backward on a random selection
 #   ab_nsa_check PACK NAME [ENV=VALUE...]  nsa-run.sh's verify (and sanitizer) parts from PACK into $ab_res/NAME, with
 #                                          the environment given (NSA_PARTS, NSA_VERIFY, NSA_SAN_TOOLS, SAW_NSA_DQ_ACCUM),
 #                                          printed as the matrix and sanitizer lines and the largest relative error per
@@ -198,12 +200,16 @@ ab_nsa_check() { # PACK NAME [ENV=VALUE...]
   return $rc
 }
 
-ab_nsa_bwd() { # PACK TAG ROUND B T HQ D REPS
-  local p=$1 tag=$2 rd=$3 b=$4 t=$5 hq=$6 d=$7 reps=$8 out
-  out="$ab_res/ab/$tag-b$b-t$t-hq$hq-d$d-r$rd.jsonl"
-  SAW_JAVA_OPTS="-Xmx32g" timeout -k 5 120 "$p/saw" bench --nsa random --batch "$b" --seq "$t" --heads "$hq" \
-    --kv-heads 4 --head-dim "$d" --nsa-s 16 --nsa-block 64 --backend gpu --pass bwd --warmup 2 --reps "$reps" \
+ab_nsa_time() { # PACK TAG ROUND PASS SELECTION B T HQ D REPS
+  local p=$1 tag=$2 rd=$3 pass=$4 sel=$5 b=$6 t=$7 hq=$8 d=$9 reps=${10} out
+  out="$ab_res/ab/$tag-$pass-$sel-b$b-t$t-hq$hq-d$d-r$rd.jsonl"
+  SAW_JAVA_OPTS="-Xmx32g" timeout -k 5 120 "$p/saw" bench --nsa "$sel" --batch "$b" --seq "$t" --heads "$hq" \
+    --kv-heads 4 --head-dim "$d" --nsa-s 16 --nsa-block 64 --backend gpu --pass "$pass" --warmup 2 --reps "$reps" \
     --out "$out" > "$out.log" 2>&1
-  printf 'round %s %-4s bwd B=%s T=%-6s HQ=%-3s D=%-3s %s %s\n' "$rd" "$tag" "$b" "$t" "$hq" "$d" \
+  printf 'round %s %-4s %s %-6s B=%s T=%-6s HQ=%-3s D=%-3s %s %s\n' "$rd" "$tag" "$pass" "$sel" "$b" "$t" "$hq" "$d" \
     "$(grep -o '"median_ms":[0-9.]*' "$out" | head -1)" "$(grep -o '"kernel":"[^"]*"' "$out" | head -1)"
+}
+
+ab_nsa_bwd() { # PACK TAG ROUND B T HQ D REPS
+  ab_nsa_time "$1" "$2" "$3" bwd random "${@:4}"
 }

@@ -46,12 +46,12 @@ vlog="$logs/verify.log"; : >"$vlog"
 vpass=0; vfail=0; vfailed=()
 full() { [[ ${NSA_VERIFY:-all} != quick ]]; }
 # v [order] ARGS: saw verify fwd,bwd in that forward order (auto when "-"), the selection and shape from ARGS, the
-# kernel family $fam (auto unless set)
+# kernel family $fam (auto unless set), cut after VLIMIT seconds (60 unless set)
 fam=auto
 v() {
   local order=$1 o rc; shift
   [[ $order == - ]] && order=auto
-  o=$(SAW_NSA_FWD=$order SAW_NSA_FAMILY=$fam timeout 60 "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
+  o=$(SAW_NSA_FWD=$order SAW_NSA_FAMILY=$fam timeout "${VLIMIT:-60}" "$here/saw" verify --backend gpu --pass fwd,bwd "$@" 2>&1); rc=$?
   local what="fwd=$order family=$fam $*"
   { echo "== $what"; echo "$o"; echo "rc=$rc"; } >>"$vlog"
   if [[ $rc == 0 ]]; then vpass=$((vpass + 1)); else vfail=$((vfail + 1)); vfailed+=("$what"); fi
@@ -91,6 +91,11 @@ full && v block --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 
         v -     --nsa random --nsa-block 64  --nsa-s 16 --heads 24 --kv-heads 1 --head-dim 128 --dtype fp16 --seq 1300 --softcap 30
 full && v -     --nsa random --nsa-block 64  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 64  --dtype bf16 --seq 1
 full && v -     --nsa random --nsa-block 64  --nsa-s 3  --heads 48 --kv-heads 3 --head-dim 128 --dtype bf16 --seq 5000 --batch 2
+# T = 64K: a plane's fp32 dK / dV pass KV_STAGED_MIN_BYTES, so the backward is the staged variant (nsa_bwd_wgmma_*_kvs)
+# (the fp64 reference takes longer there: VLIMIT seconds)
+        VLIMIT=200 v - --nsa random --nsa-block 64 --nsa-s 16 --heads 1 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 65536
+full && VLIMIT=200 v - --nsa random --nsa-block 64 --nsa-s 8 --heads 2 --kv-heads 1 --head-dim 128 --dtype fp16 --seq 70000 \
+          --softcap 30
 # block 128 (two warpgroups): G = 24, D = 64 with softcap, and a one-token selection
         v -     --nsa random --nsa-block 128 --nsa-s 6  --heads 24 --kv-heads 1 --head-dim 64  --dtype bf16 --seq 1900 --softcap 30
 full && v -     --nsa random --nsa-block 128 --nsa-s 4  --heads 16 --kv-heads 4 --head-dim 128 --dtype fp16 --seq 1

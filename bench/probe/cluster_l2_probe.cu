@@ -11,7 +11,8 @@
 // arrives): L2 reads one block per C deliveries. With multicast off, cluster CTAs load their own blocks (the cluster's
 // own cost). Mode "dsmem": each CTA reads a neighbour's shared memory with ld.shared::cluster.v4.
 // Built here: nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o cluster_l2_probe cluster_l2_probe.cu
-// Run: ./cluster_l2_probe   (prints one line per configuration: delivered and L2-read GB/s)
+// Run: ./cluster_l2_probe   (prints one line per configuration: delivered and L2-read GB/s; each grid is the
+// resident CTAs in whole clusters, cudaOccupancyMaxActiveClusters, so nothing runs a second wave)
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -117,17 +118,35 @@ __global__ void __launch_bounds__(256) dsmem_read(uint32_t bytes, int passes, in
   uint32_t base;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(base) : "r"(s32(smem)), "r"(peer));
   uint32_t acc = 0;
+  const uint32_t stride = blockDim.x * 16;
   for (int p = 0; p < passes; ++p) {
-    #pragma unroll 4
-    for (uint32_t i = threadIdx.x; i < bytes / 16; i += blockDim.x) {
-      uint32_t a, b, c, d;
-      asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(base + i * 16));
-      acc += a ^ d ^ (uint32_t)p;
+    for (uint32_t i = threadIdx.x * 16; i + 7 * stride < bytes; i += 8 * stride) {  // eight loads in flight a thread
+      uint32_t a[8], d[8];
+      #pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        uint32_t b, c;
+        asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(a[u]), "=r"(b), "=r"(c), "=r"(d[u]) : "r"(base + i + u * stride));
+      }
+      #pragma unroll
+      for (int u = 0; u < 8; ++u) acc += a[u] ^ d[u] ^ (uint32_t)p;
     }
   }
   cluster_sync();
   if (acc == 0x12345678u) out[0] = acc;
+}
+
+// The grid: as many CTAs as can be resident at once (whole clusters), so that no configuration runs a second wave.
+static int resident_grid(const void* kernel, int threads, size_t smem, int C) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(C * 1024); cfg.blockDim = dim3(threads); cfg.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = C; attr[0].val.clusterDim.y = 1; attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr; cfg.numAttrs = 1;
+  int clusters = 0;
+  CK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+  return clusters * C;
 }
 
 static float launch_bulk(const uint8_t* src, uint32_t blocks, uint32_t sz, int slots, int loads, int grid, int C,
@@ -177,38 +196,41 @@ int main() {
   CK(cudaFuncSetAttribute(bulk_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   CK(cudaFuncSetAttribute(bulk_stream, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   CK(cudaFuncSetAttribute(dsmem_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-  std::printf("%-6s %-4s %-6s %-5s %-5s %-9s %-12s %-12s\n", "mode", "C", "sz", "slots", "mc", "ms", "deliv_GB/s",
-              "l2read_GB/s");
-  const uint32_t sizes[] = {8192, 16384, 32768};
+  CK(cudaFuncSetAttribute(dsmem_read, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  std::printf("%-6s %-4s %-6s %-5s %-5s %-5s %-9s %-12s %-12s\n", "mode", "C", "sz", "slots", "mc", "grid", "ms",
+              "deliv_GB/s", "l2read_GB/s");
+  // (size, slots): one CTA per SM with about 192 KB in flight, or two CTAs per SM with about 96 KB each
+  const uint32_t sizes[][2] = {{8192, 8}, {16384, 8}, {32768, 6}, {16384, 6}, {32768, 3}};
   const int clusters[] = {1, 2, 4, 8, 16};
-  for (uint32_t sz : sizes) {
-    const int slots = (int)((192u * 1024) / sz) < kMaxSlots ? (int)((192u * 1024) / sz) : kMaxSlots;
+  for (const auto& cfgSz : sizes) {
+    const uint32_t sz = cfgSz[0];
+    const int slots = (int)cfgSz[1];
     const uint32_t blocks = (uint32_t)(bufBytes / sz);
     const int perCta = (int)((64ull << 20) / sz);  // 64 MB delivered to each CTA
     for (int C : clusters) {
       for (int mc = 0; mc <= 1; ++mc) {
         if (C == 1 && mc) continue;
-        if (C == 16 && !mc) continue;
-        const int grid = (sms / C) * C;  // one CTA per SM (the ring takes most of shared memory)
+        const int grid = resident_grid((const void*)bulk_stream, 32 * (kConsumerWarps + 1), (size_t)sz * slots, C);
+        if (grid == 0) { std::printf("bulk C=%d sz=%u: no cluster fits\n", C, sz); continue; }
         const float ms = launch_bulk(buf, blocks, sz, slots, perCta, grid, C, mc, out);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) { std::printf("bulk C=%d sz=%u mc=%d: %s\n", C, sz, mc, cudaGetErrorString(e)); continue; }
         const double delivered = (double)grid * perCta * sz;
         const double l2 = mc ? delivered / C : delivered;
-        std::printf("%-6s %-4d %-6u %-5d %-5d %-9.3f %-12.0f %-12.0f\n", "bulk", C, sz, slots, mc, ms,
+        std::printf("%-6s %-4d %-6u %-5d %-5d %-5d %-9.3f %-12.0f %-12.0f\n", "bulk", C, sz, slots, mc, grid, ms,
                     delivered / ms / 1e6, l2 / ms / 1e6);
       }
     }
   }
   for (int C : {2, 4}) {
     for (int remote = 0; remote <= 1; ++remote) {
-      const uint32_t bytes = 128 * 1024;
+      const uint32_t bytes = 96 * 1024;
       const int passes = 64;
-      const int grid = (sms / C) * C;
+      const int grid = resident_grid((const void*)dsmem_read, 256, bytes, C);
       const float ms = launch_dsmem(bytes, passes, grid, C, remote, out);
       const double moved = (double)grid * passes * bytes;
-      std::printf("%-6s %-4d %-6u %-5s %-5d %-9.3f %-12.0f %-12s\n", remote ? "dsmem" : "local", C, bytes, "-", 0, ms,
-                  moved / ms / 1e6, "-");
+      std::printf("%-6s %-4d %-6u %-5s %-5d %-5d %-9.3f %-12.0f %-12s\n", remote ? "dsmem" : "local", C, bytes, "-", 0,
+                  grid, ms, moved / ms / 1e6, "-");
     }
   }
   CK(cudaDeviceSynchronize());

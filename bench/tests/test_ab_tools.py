@@ -308,3 +308,39 @@ def test_nsa_check_passes_the_environment_and_prints_each_tensors_largest_error(
         "largest relative error per tensor, check-native:") + 1:]}
     assert printed == {k: float(f"{max(es):.2e}") for k, es in errors.items()}
     assert (res / "check-native" / "nsa" / "verify.log").exists() and (res / "check-native.out").exists()
+
+
+@pytest.mark.parametrize("seed", [2, 5, 13])
+def test_nsa_time_runs_the_pass_and_selection_asked_and_prints_median_and_kernel(tmp_path, seed):
+    """ab_nsa_time hands saw bench the pass, selection and shape it was given (with the environment) and prints one
+    line with the median and kernel of what it wrote; ab_nsa_bwd is the backward on a random selection."""
+    rng = random.Random(seed)
+    pack = tmp_path / "pack"
+    os.makedirs(pack)
+    (pack / "saw").write_text(
+        "#!/usr/bin/env bash\n"
+        'echo "$* fwd=${SAW_NSA_FWD:-auto}" >>"$(dirname "$0")/calls.log"\n'
+        'while [[ $# -gt 0 ]]; do case $1 in --out) out=$2;; --pass) pass=$2;; --nsa) sel=$2;; esac; shift; done\n'
+        'printf \'{"median_ms":%s,"kernel":"nsa_%s_%s"}\\n\' "$MEDIAN" "$pass" "$sel" >"$out"\n')
+    os.chmod(pack / "saw", 0o755)
+    res = tmp_path / "res"
+    os.makedirs(res / "ab")
+    for _ in range(4):
+        pass_, sel = rng.choice(["fwd", "bwd"]), rng.choice(["random", "scored"])
+        b, t, hq, d, reps = rng.randint(1, 4), rng.choice([8192, 65536]), rng.choice([16, 64]), rng.choice([64, 128]), \
+            rng.randint(2, 9)
+        median = round(rng.uniform(0.5, 50), 3)
+        script = (f'. "{AB_LIB}"; ab_res="{res}"; MEDIAN={median} SAW_NSA_FWD=warp '
+                  f'ab_nsa_time "{pack}" W 2 {pass_} {sel} {b} {t} {hq} {d} {reps}')
+        run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        line = run.stdout.strip()
+        assert line.startswith(f"round 2 W    {pass_} {sel:<6} B={b} T={t}"), line
+        assert line.endswith(f'"median_ms":{median} "kernel":"nsa_{pass_}_{sel}"'), line
+        call = (pack / "calls.log").read_text().splitlines()[-1]
+        assert f"--nsa {sel} --batch {b} --seq {t} --heads {hq} --kv-heads 4 --head-dim {d}" in call
+        assert f"--pass {pass_} --warmup 2 --reps {reps}" in call and call.endswith("fwd=warp")
+    script = f'. "{AB_LIB}"; ab_res="{res}"; MEDIAN=3.5 ab_nsa_bwd "{pack}" A 1 2 8192 64 128 5'
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.stdout.startswith("round 1 A    bwd random B=2 T=8192"), run.stdout
+    assert "--nsa random --batch 2 --seq 8192" in (pack / "calls.log").read_text().splitlines()[-1]

@@ -354,6 +354,9 @@ SAW_NSA_HEADS(SAW_NSA_BWDS)
 //   nsa_bwd_wgmma_*_dqn      the same, adding dQ (scaled) in its element type straight into dQ instead of an fp32
 //                        accumulator (NsaGpu.DqAccumulator.NATIVE, opt-in): half the bytes of the adds that bound the
 //                        kernel, each dQ element rounded at each of its adds.
+//   nsa_bwd_wgmma_*_d128_b64_kvs  fp32 dQ as the first, and each item's dK and dV added whole lines at a time through K
+//                        and V's shared memory after a barrier at the item's end (warp_rows_red): the host picks it
+//                        where a plane's fp32 dK and dV outgrow L2 (NsaGpu.KV_STAGED_MIN_BYTES).
 namespace saw {
 constexpr int NSA_WG_THREADS = 128;
 
@@ -390,8 +393,46 @@ __device__ __forceinline__ void add4_pair_native(T* dst, float a0, float a1, flo
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// NATIVE: dQ is added, scaled, straight into dQ (T, zeroed beforehand) instead of an fp32 accumulator
-template <typename T, int D, int BKV, bool CAPPED, bool NATIVE>
+// Where 16-byte chunk c of row lr of a staged fragment lies: XOR-swizzled so that the fragment's stores (8 rows x 32
+// bytes) and the row reads (whole rows of 16-byte chunks) each touch every bank the fewest times
+__device__ __forceinline__ int staged_chunk(int c, int lr) { return c ^ ((lr & 3) << 1); }
+
+// Adds a warp's 16 rows x COLS of a wgmma accumulator fragment (acc[4 j + 2 r + e]: row (lane >> 2) + 8 r, column
+// 8 j + 2 (lane & 3) + e) to fp32 rows in global memory whole lines at a time: the fragment goes to `region` (16 x COLS
+// floats of shared memory only this warp touches until it returns) and comes back by rows, 16 bytes a lane, so that
+// each vector add of the warp covers whole 128-byte lines instead of add4_pair's 64-byte halves of eight rows.
+// rowAt(lr) is row lr's first element in global memory, nullptr to skip the row.
+template <int COLS, typename RowAt>
+__device__ __forceinline__ void warp_rows_red(float* region, const float (&acc)[COLS / 2], int lane, RowAt rowAt,
+                                              uint64_t policy) {
+    const int t = lane & 3;
+#pragma unroll
+    for (int j = 0; j < COLS / 8; ++j) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int lr = (lane >> 2) + 8 * r;
+            *reinterpret_cast<float2*>(region + lr * COLS + staged_chunk(2 * j + (t >> 1), lr) * 4 + (t & 1) * 2) =
+                make_float2(acc[4 * j + 2 * r], acc[4 * j + 2 * r + 1]);
+        }
+    }
+    __syncwarp();
+    constexpr int LANES = COLS / 4;    // lanes per row
+    constexpr int ROWS = 32 / LANES;  // rows per pass
+#pragma unroll
+    for (int i = 0; i < 16 / ROWS; ++i) {
+        const int lr = ROWS * i + lane / LANES;
+        const int c = lane % LANES;
+        const float4 v = *reinterpret_cast<const float4*>(region + lr * COLS + staged_chunk(c, lr) * 4);
+        float* at = rowAt(lr);
+        if (at != nullptr) red_add4(at + c * 4, v, policy);
+    }
+    __syncwarp();  // the region may be rewritten
+}
+
+// NATIVE: dQ is added, scaled, straight into dQ (T, zeroed beforehand) instead of an fp32 accumulator. KV_STAGED: each
+// item's dK and dV are added whole lines at a time through shared memory, after a barrier at the item's end; that paid
+// only where a plane's fp32 dK and dV outgrow L2 (NsaGpu.KV_STAGED_MIN_BYTES), so it is a variant the host picks.
+template <typename T, int D, int BKV, bool CAPPED, bool NATIVE, bool KV_STAGED>
 __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* __restrict__ K,
                                               const T* __restrict__ V, const T* __restrict__ dO,
                                               const float* __restrict__ LSE, const float* __restrict__ Dsum,
@@ -600,28 +641,38 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         float* const region = warp < IN_DO ? reinterpret_cast<float*>(sdO + stage * QS * D) + warp * 1024
                                            : reinterpret_cast<float*>(sdS) + (warp - IN_DO) * 1024;
         auto addDqStaged = [&](const float (&dq)[32], int half) {
+            if constexpr (KV_STAGED) {
+                // the same adds through the helper: here ptxas keeps them without spills (4 bytes with the loop below),
+                // while in the plain variant the helper's code ran 1.5-2.5% slower than the loop (thirty-first session)
+                const int base = (warp & 3) * 16;
+                warp_rows_red<64>(region, dq, lane, [&](int lr) -> float* {
+                    const int j = base + lr;
+                    return tTok[j] < 0 ? nullptr : static_cast<float*>(dQout) + (long long)tRow[j] * D + half * 64;
+                }, reused);
+            } else {
 #pragma unroll
-            for (int j = 0; j < 8; ++j) {
+                for (int j = 0; j < 8; ++j) {
 #pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    const int lr = (lane >> 2) + 8 * r;
-                    const int chunk = (2 * j + (t >> 1)) ^ ((lr & 3) << 1);
-                    *reinterpret_cast<float2*>(region + lr * 64 + chunk * 4 + (t & 1) * 2) =
-                        make_float2(dq[4 * j + 2 * r], dq[4 * j + 2 * r + 1]);
+                    for (int r = 0; r < 2; ++r) {
+                        const int lr = (lane >> 2) + 8 * r;
+                        const int chunk = (2 * j + (t >> 1)) ^ ((lr & 3) << 1);
+                        *reinterpret_cast<float2*>(region + lr * 64 + chunk * 4 + (t & 1) * 2) =
+                            make_float2(dq[4 * j + 2 * r], dq[4 * j + 2 * r + 1]);
+                    }
                 }
-            }
-            __syncwarp();
-            const int c = lane & 15;
+                __syncwarp();
+                const int c = lane & 15;
 #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                const int lr = 2 * i + (lane >> 4);
-                const float4 v = *reinterpret_cast<const float4*>(region + lr * 64 + ((c ^ ((lr & 3) << 1)) * 4));
-                const int j = (warp & 3) * 16 + lr;
-                const int token = tTok[j];
-                if (token < 0) continue;
-                red_add4(static_cast<float*>(dQout) + (long long)tRow[j] * D + half * 64 + c * 4, v, reused);
+                for (int i = 0; i < 8; ++i) {
+                    const int lr = 2 * i + (lane >> 4);
+                    const float4 v = *reinterpret_cast<const float4*>(region + lr * 64 + ((c ^ ((lr & 3) << 1)) * 4));
+                    const int j = (warp & 3) * 16 + lr;
+                    const int token = tTok[j];
+                    if (token < 0) continue;
+                    red_add4(static_cast<float*>(dQout) + (long long)tRow[j] * D + half * 64 + c * 4, v, reused);
+                }
+                __syncwarp();  // the next half rewrites the region
             }
-            __syncwarp();  // the next half rewrites the region
         };
         constexpr bool STAGED = !NATIVE && D == 128;
         static_assert(!STAGED || IN_DO + BKV * QS * 2 / 4096 >= THREADS / 32, "a 4 KB region for every warp");
@@ -658,18 +709,36 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
         fence_frags(ds);
     }
 
+    if constexpr (KV_STAGED) {
+        // dK and dV whole lines at a time through K and V's shared memory (16 x D floats a warp: all of K and V's),
+        // free once every warp's products have landed (each waited for its own) and K and V's copies are in (an item
+        // without rows never waited for them)
+        cp_async_wait<0>();
+        __syncthreads();
+        float* const mine = reinterpret_cast<float*>(sK) + warp * 16 * D;
+        const int kvFirst = kv0 + wg * 64 + (warp & 3) * 16;
+        auto rowsOf = [&](float* acc) {
+            return [=](int lr) -> float* {
+                const int kv = kvFirst + lr;
+                return kv < Tn ? acc + kvHead + (size_t)kv * D : nullptr;
+            };
+        };
+        warp_rows_red<D>(mine, dk, lane, rowsOf(dKacc), streamed);
+        warp_rows_red<D>(mine, dv, lane, rowsOf(dVacc), streamed);
+    } else {
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const int kv = kv0 + row0 + 8 * r;
-        const bool valid = kv < Tn;
-        float* k = dKacc + kvHead + (size_t)(valid ? kv : 0) * D;
-        float* v = dVacc + kvHead + (size_t)(valid ? kv : 0) * D;
+        for (int r = 0; r < 2; ++r) {
+            const int kv = kv0 + row0 + 8 * r;
+            const bool valid = kv < Tn;
+            float* k = dKacc + kvHead + (size_t)(valid ? kv : 0) * D;
+            float* v = dVacc + kvHead + (size_t)(valid ? kv : 0) * D;
 #pragma unroll
-        for (int np = 0; np < D / 16; ++np) {
-            add4_pair<true>(k + np * 16, dk[8 * np + 2 * r], dk[8 * np + 2 * r + 1], dk[8 * np + 4 + 2 * r],
-                            dk[8 * np + 4 + 2 * r + 1], t, valid, streamed);
-            add4_pair<true>(v + np * 16, dv[8 * np + 2 * r], dv[8 * np + 2 * r + 1], dv[8 * np + 4 + 2 * r],
-                            dv[8 * np + 4 + 2 * r + 1], t, valid, streamed);
+            for (int np = 0; np < D / 16; ++np) {
+                add4_pair<true>(k + np * 16, dk[8 * np + 2 * r], dk[8 * np + 2 * r + 1], dk[8 * np + 4 + 2 * r],
+                                dk[8 * np + 4 + 2 * r + 1], t, valid, streamed);
+                add4_pair<true>(v + np * 16, dv[8 * np + 2 * r], dv[8 * np + 2 * r + 1], dv[8 * np + 4 + 2 * r],
+                                dv[8 * np + 4 + 2 * r + 1], t, valid, streamed);
+            }
         }
     }
 }
@@ -678,32 +747,39 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
 }  // namespace saw
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED, NATIVE)                                                         \
-    saw::nsa_bwd_wgmma<T, D, BKV, CAPPED, NATIVE>(Q, K, V, dO, LSE, Dsum, dQacc, dKacc, dVacc, items[3 * blockIdx.x], \
-                                     items[3 * blockIdx.x + 1], items[3 * blockIdx.x + 2], colTok, H, Hkv, Tn,   \
-                                     nkv, scale, softcap);
+#define SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED, NATIVE, KVS)                                                 \
+    saw::nsa_bwd_wgmma<T, D, BKV, CAPPED, NATIVE, KVS>(Q, K, V, dO, LSE, Dsum, dQacc, dKacc, dVacc,            \
+                                                       items[3 * blockIdx.x], items[3 * blockIdx.x + 1],      \
+                                                       items[3 * blockIdx.x + 2], colTok, H, Hkv, Tn, nkv, scale, \
+                                                       softcap);
 #else
-#define SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED, NATIVE) __trap(); /* wgmma needs sm_90a; the host never launches this elsewhere */
+/* wgmma needs sm_90a; the host never launches this elsewhere */
+#define SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED, NATIVE, KVS) __trap();
 #endif
 
 // dQacc: the fp32 accumulator, or with NATIVE dQ itself (T)
-#define SAW_NSA_BWD_WGMMA(NAME, T, D, BKV, CAPPED, NATIVE)                                                             \
+#define SAW_NSA_BWD_WGMMA(NAME, T, D, BKV, CAPPED, NATIVE, KVS)                                                       \
     extern "C" __global__ void __launch_bounds__(BKV / 64 * saw::NSA_WG_THREADS, 128 / BKV) NAME(                     \
         const T* Q, const T* K, const T* V, const T* dO, const float* LSE, const float* Dsum, float* dQacc,           \
         float* dKacc, float* dVacc, const int* items, const int* colTok, int H, int Hkv, int Tn, int nkv, float scale, \
         float softcap) {                                                                                             \
-        SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED, NATIVE)                                                            \
+        SAW_NSA_BWD_WGMMA_BODY(T, D, BKV, CAPPED, NATIVE, KVS)                                                       \
     }
 
-#define SAW_NSA_BWD_WGMMA_BLOCK(TN, T, D, BKV)                                              \
-    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV, T, D, BKV, false, false)                        \
-    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true, false)               \
-    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV##_dqn, T, D, BKV, false, true)                   \
-    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV##_softcap_dqn, T, D, BKV, true, true)
+#define SAW_NSA_BWD_WGMMA_BLOCK(TN, T, D, BKV)                                                         \
+    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV, T, D, BKV, false, false, false)            \
+    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV##_softcap, T, D, BKV, true, false, false)   \
+    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV##_dqn, T, D, BKV, false, true, false)       \
+    SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_##TN##_d##D##_b##BKV##_softcap_dqn, T, D, BKV, true, true, false)
 
 #define SAW_NSA_BWD_WGMMAS(TN, T, D) SAW_NSA_BWD_WGMMA_BLOCK(TN, T, D, 64) SAW_NSA_BWD_WGMMA_BLOCK(TN, T, D, 128)
 
 SAW_NSA_HEADS(SAW_NSA_BWD_WGMMAS)
+// dK and dV staged (KV_STAGED), fp32 dQ: measured only at block 64, D = 128
+SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_bf16_d128_b64_kvs, __nv_bfloat16, 128, 64, false, false, true)
+SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_bf16_d128_b64_softcap_kvs, __nv_bfloat16, 128, 64, true, false, true)
+SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_fp16_d128_b64_kvs, __half, 128, 64, false, false, true)
+SAW_NSA_BWD_WGMMA(nsa_bwd_wgmma_fp16_d128_b64_softcap_kvs, __half, 128, 64, true, false, true)
 
 // ---- warp-order forward (the NSA paper's loop order), the default for G > 8 ----------------------------------------
 //   nsa_fwd_warp_*  one warp per (b, hkv, token, group of 16 heads): the token's heads are the MMA's M dimension

@@ -333,9 +333,23 @@ public final class NsaGpu implements NsaKernels {
         return "nsa_bwd_chunked_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "");
     }
 
-    static String wgmmaBackwardName(DType t, int d, int block, boolean softcap, boolean nativeDq) {
+    static String wgmmaBackwardName(DType t, int d, int block, boolean softcap, boolean nativeDq, boolean kvStaged) {
         return "nsa_bwd_wgmma_" + t.label() + "_d" + d + "_b" + block + (softcap ? "_softcap" : "")
-                + (nativeDq ? "_dqn" : "");
+                + (nativeDq ? "_dqn" : "") + (kvStaged ? "_kvs" : "");
+    }
+
+    /**
+     * One plane's fp32 dK and dV accumulators (kv tokens x D x 8 bytes) from which the warpgroup backward adds each
+     * item's dK and dV whole lines at a time through shared memory (nsa_bwd_wgmma_*_kvs). H100, 2026-12-06
+     * (docs/kernel-notes.md, "Whole lines for dK and dV"): 1.025x at T = 64K (64 MiB a plane, B = 1 and 2), level at 32K,
+     * 0.96-0.98x at 8K and at B = 4, T = 16K, where the accumulators stay in L2 and the item's closing barrier is a cost.
+     */
+    static final long KV_STAGED_MIN_BYTES = 64L << 20;
+
+    /** Whether the warpgroup backward takes the staged dK / dV variant: fp32 dQ, D = 128, block 64, a plane past L2. */
+    static boolean kvStaged(AttentionProblem p, int block, boolean nativeDq) {
+        return !nativeDq && p.headDim() == 128 && block == 64
+                && (long) p.seqKv() * p.headDim() * 8 >= KV_STAGED_MIN_BYTES;
     }
 
     /**
@@ -349,8 +363,8 @@ public final class NsaGpu implements NsaKernels {
         int smem = (2 * block * d + 4 * ROWS * d + block * ROWS) * 2 + 8 * ROWS * 4;
         boolean capped = p.softcap() > 0;
         if (kernel == Family.WGMMA) {
-            return new LaunchShape(wgmmaBackwardName(p.dtype(), d, block, capped, nativeDq), Math.max(1, items),
-                    block / 64 * 128, smem + 1024);
+            String name = wgmmaBackwardName(p.dtype(), d, block, capped, nativeDq, kvStaged(p, block, nativeDq));
+            return new LaunchShape(name, Math.max(1, items), block / 64 * 128, smem + 1024);
         }
         return new LaunchShape(backwardName(p.dtype(), d, block, capped), Math.max(1, items), block / 16 * 32, smem);
     }
@@ -368,8 +382,12 @@ public final class NsaGpu implements NsaKernels {
                     if (b % 64 == 0) {
                         names.add(blockWgmmaName(t, d, b));
                         for (boolean nativeDq : new boolean[] {false, true}) {
-                            names.add(wgmmaBackwardName(t, d, b, false, nativeDq));
-                            names.add(wgmmaBackwardName(t, d, b, true, nativeDq));
+                            names.add(wgmmaBackwardName(t, d, b, false, nativeDq, false));
+                            names.add(wgmmaBackwardName(t, d, b, true, nativeDq, false));
+                        }
+                        if (d == 128 && b == 64) {
+                            names.add(wgmmaBackwardName(t, d, b, false, false, true));
+                            names.add(wgmmaBackwardName(t, d, b, true, false, true));
                         }
                     }
                 }

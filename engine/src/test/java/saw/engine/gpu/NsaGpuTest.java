@@ -1,6 +1,7 @@
 package saw.engine.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -294,6 +295,32 @@ class NsaGpuTest {
         assertEquals("nsa_bwd_wgmma_bf16_d128_b128", two.kernel());
         assertEquals(256, two.block(), "a warpgroup per 64 kv rows");
         assertEquals((2 * 128 * 128 + 4 * 64 * 128 + 128 * 64) * 2 + 8 * 64 * 4 + 1024, two.sharedBytes());
+    }
+
+    @Test
+    void theStagedDkDvVariantRunsWhereAPlanesAccumulatorsPassL2() {
+        SplittableRandom rnd = new SplittableRandom(31);
+        for (int i = 0; i < 200; i++) {
+            int seq = 1 + rnd.nextInt(200_000);
+            int d = rnd.nextBoolean() ? 64 : 128;
+            int block = rnd.nextBoolean() ? 64 : 128;
+            boolean capped = rnd.nextBoolean();
+            boolean nativeDq = rnd.nextBoolean();
+            DType t = rnd.nextBoolean() ? DType.BF16 : DType.FP16;
+            AttentionProblem p = new AttentionProblem(1 + rnd.nextInt(4), 64, 4, seq, seq, d, t, 0.1, capped ? 30 : 0);
+            String kernel = NsaGpu.backwardShape(p, block, 7, NsaGpu.Family.WGMMA, nativeDq).kernel();
+            boolean expected = !nativeDq && d == 128 && block == 64 && seq * 128L * 8 >= (64L << 20);
+            assertEquals(expected, kernel.endsWith("_kvs"), kernel + " at T = " + seq);
+            assertTrue(NsaGpu.allNames().contains(kernel), kernel + " is built");
+            String mma = NsaGpu.backwardShape(p, block, 7, NsaGpu.Family.MMA, nativeDq).kernel();
+            assertFalse(mma.contains("_kvs"), "the mma.sync backward has no staged variant: " + mma);
+        }
+        AttentionProblem at64k = new AttentionProblem(2, 64, 4, 65_536, 65_536, 128, DType.BF16, 0.1, 0);
+        assertEquals("nsa_bwd_wgmma_bf16_d128_b64_kvs",
+                NsaGpu.backwardShape(at64k, 64, 1, NsaGpu.Family.WGMMA, false).kernel());
+        AttentionProblem at32k = new AttentionProblem(4, 64, 4, 32_768, 32_768, 128, DType.BF16, 0.1, 0);
+        assertEquals("nsa_bwd_wgmma_bf16_d128_b64",
+                NsaGpu.backwardShape(at32k, 64, 1, NsaGpu.Family.WGMMA, false).kernel(), "32 MiB a plane stays in L2");
     }
 
     @Test
