@@ -341,8 +341,9 @@ public final class NsaGpu implements NsaKernels {
     /**
      * One plane's fp32 dK and dV accumulators (kv tokens x D x 8 bytes) from which the warpgroup backward adds each
      * item's dK and dV whole lines at a time through shared memory (nsa_bwd_wgmma_*_kvs). H100, 2026-12-06
-     * (docs/kernel-notes.md, "Whole lines for dK and dV"): 1.025x at T = 64K (64 MiB a plane, B = 1 and 2), level at 32K,
-     * 0.96-0.98x at 8K and at B = 4, T = 16K, where the accumulators stay in L2 and the item's closing barrier is a cost.
+     * (docs/kernel-notes.md, "Whole lines for dK and dV"): 1.03-1.04x at T = 64K (64 MiB a plane, B = 1 and 2); staged
+     * everywhere it was level at 32K and 0.93-0.99x at 8K and at B = 4, T = 16K, where the accumulators stay in L2 and
+     * the item's closing barrier is a cost.
      */
     static final long KV_STAGED_MIN_BYTES = 64L << 20;
 
