@@ -26,6 +26,9 @@
 #                                          (the environment, e.g. SAW_NSA_DQ_ACCUM or SAW_NSA_FWD, passes through)
 #   ab_nsa_bwd PACK TAG ROUND B T HQ D REPS
 #                                          ab_nsa_time of the backward on a random selection
+#   ab_nsa_rounds N "PACK:TAG ..." ROW...  N rounds of ab_nsa_time over the builds on each ROW ("PASS SELECTION B T HQ D
+#                                          REPS"), round r starting with build r (so two builds alternate which goes
+#                                          first), saving the logs after each round
 #   ab_nsa_check PACK NAME [ENV=VALUE...]  nsa-run.sh's verify (and sanitizer) parts from PACK into $ab_res/NAME, with
 #                                          the environment given (NSA_PARTS, NSA_VERIFY, NSA_SAN_TOOLS, SAW_NSA_DQ_ACCUM),
 #                                          printed as the matrix and sanitizer lines and the largest relative error per
@@ -212,4 +215,18 @@ ab_nsa_time() { # PACK TAG ROUND PASS SELECTION B T HQ D REPS
 
 ab_nsa_bwd() { # PACK TAG ROUND B T HQ D REPS
   ab_nsa_time "$1" "$2" "$3" bwd random "${@:4}"
+}
+
+ab_nsa_rounds() { # N "PACK:TAG ..." ROW...   (ROW: "PASS SELECTION B T HQ D REPS")
+  local n=$1 rd row i k; local -a builds; read -ra builds <<<"$2"; shift 2
+  for ((rd = 1; rd <= n; rd++)); do
+    for row in "$@"; do
+      for ((i = 0; i < ${#builds[@]}; i++)); do
+        k=$(( (i + rd - 1) % ${#builds[@]} ))
+        # shellcheck disable=SC2086
+        ab_nsa_time "${builds[k]%%:*}" "${builds[k]#*:}" "$rd" $row
+      done
+    done
+    ab_save
+  done
 }

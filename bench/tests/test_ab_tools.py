@@ -344,3 +344,43 @@ def test_nsa_time_runs_the_pass_and_selection_asked_and_prints_median_and_kernel
     run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
     assert run.stdout.startswith("round 1 A    bwd random B=2 T=8192"), run.stdout
     assert "--nsa random --batch 2 --seq 8192" in (pack / "calls.log").read_text().splitlines()[-1]
+
+
+@pytest.mark.parametrize("seed", [4, 9])
+def test_nsa_rounds_rotate_the_builds_on_every_row(tmp_path, seed):
+    """ab_nsa_rounds times every build on every row in each round, round r starting with build r, and saves the logs
+    after each round."""
+    rng = random.Random(seed)
+    tags = ["A", "B", "C"][:rng.randint(2, 3)]
+    calls = tmp_path / "calls.log"
+    for tag in tags:
+        pack = tmp_path / f"p{tag}"
+        os.makedirs(pack)
+        (pack / "saw").write_text(
+            "#!/usr/bin/env bash\n"
+            f'echo "{tag} $*" >>"{calls}"\n'
+            'while [[ $# -gt 0 ]]; do [[ $1 == --out ]] && out=$2; shift; done\n'
+            'echo \'{"median_ms":1.5,"kernel":"k"}\' >"$out"\n')
+        os.chmod(pack / "saw", 0o755)
+    rows = [f"{rng.choice(['fwd', 'bwd'])} {rng.choice(['random', 'scored'])} 1 {t} 64 128 3"
+            for t in rng.sample([8192, 16384, 32768, 65536], rng.randint(1, 3))]
+    rounds = rng.randint(2, 3)
+    res, out = tmp_path / "res", tmp_path / "out"
+    os.makedirs(res / "ab")
+    os.makedirs(out)
+    builds = " ".join(f"{tmp_path}/p{t}:{t}" for t in tags)
+    quoted = " ".join(f'"{r}"' for r in rows)
+    script = f'. "{AB_LIB}"; ab_res="{res}"; ab_name=res; OUT="{out}"; ab_nsa_rounds {rounds} "{builds}" {quoted}'
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    made = [line.split()[0] for line in calls.read_text().splitlines()]
+    expected = [tags[(i + rd) % len(tags)] for rd in range(rounds) for _ in rows for i in range(len(tags))]
+    assert made == expected
+    printed = run.stdout.splitlines()
+    assert len(printed) == rounds * len(rows) * len(tags)
+    assert all(line.startswith(f"round {rd + 1} ") for rd in range(rounds)
+               for line in printed[rd * len(rows) * len(tags):(rd + 1) * len(rows) * len(tags)])
+    for line, row in zip(printed, [r for _ in range(rounds) for r in rows for _ in tags]):
+        pass_, sel, _, t = row.split()[:4]
+        assert f" {pass_} {sel:<6} B=1 T={t:<6}" in line, (line, row)
+    assert (out / "res.tgz").exists()
