@@ -26,6 +26,11 @@
 #                                          (the environment, e.g. SAW_NSA_DQ_ACCUM or SAW_NSA_FWD, passes through)
 #   ab_nsa_bwd PACK TAG ROUND B T HQ D REPS
 #                                          ab_nsa_time of the backward on a random selection
+#   ab_nsa_fla PACK NAME [ENV=VALUE...]    issue 14's side by side with fla-core (nsa-run.sh's compare part, every
+#                                          published shape, both forward orders, the wgmma family; ENV overrides, e.g.
+#                                          NSA_SHAPES=quick), fla installed from .whl into AB_SITE (/tmp/site) when
+#                                          missing;
+#                                          prints the summary table
 #   ab_nsa_rounds N "PACK:TAG ..." ROW...  N rounds of ab_nsa_time over the builds on each ROW ("PASS SELECTION B T HQ D
 #                                          REPS"), round r starting with build r (so two builds alternate which goes
 #                                          first), saving the logs after each round
@@ -215,6 +220,17 @@ ab_nsa_time() { # PACK TAG ROUND PASS SELECTION B T HQ D REPS
 
 ab_nsa_bwd() { # PACK TAG ROUND B T HQ D REPS
   ab_nsa_time "$1" "$2" "$3" bwd random "${@:4}"
+}
+
+ab_nsa_fla() { # PACK NAME [ENV=VALUE...]   (fla-core installed into ${AB_SITE:-/tmp/site} from .whl first)
+  local pack=$1 name=$2 site=${AB_SITE:-/tmp/site} rc; shift 2
+  [[ -d $site/fla ]] || python3 -m pip install --no-deps --target "$site" -q "$ab_root"/.whl/*.whl \
+    > "$ab_res/pip.log" 2>&1
+  env OUT="$ab_res/$name" PYTHONPATH="$site" NSA_PARTS=compare NSA_SHAPES=all NSA_COMPARE_ORDERS="warp block" \
+    NSA_FAMILIES=wgmma NSA_COMPARE_SECONDS=190 NSA_COMPARE_TIMEOUT=240 "$@" timeout -k 5 "${AB_CHECK_TIMEOUT:-250}" \
+    "$pack/nsa-run.sh" > "$ab_res/$name.out" 2>&1; rc=$?
+  echo "$name rc=$rc"; sed -n '/== summary/,$p' "$ab_res/$name.out" | tail -16
+  return $rc
 }
 
 ab_nsa_rounds() { # N "PACK:TAG ..." ROW...   (ROW: "PASS SELECTION B T HQ D REPS")

@@ -384,3 +384,31 @@ def test_nsa_rounds_rotate_the_builds_on_every_row(tmp_path, seed):
         pass_, sel, _, t = row.split()[:4]
         assert f" {pass_} {sel:<6} B=1 T={t:<6}" in line, (line, row)
     assert (out / "res.tgz").exists()
+
+
+def test_nsa_fla_runs_the_compare_part_with_its_defaults_and_the_overrides(tmp_path):
+    """ab_nsa_fla runs the pack's nsa-run.sh compare part on every published shape unless told otherwise, with fla on
+    PYTHONPATH, and prints the summary block."""
+    pack = tmp_path / "pack"
+    os.makedirs(pack)
+    (pack / "nsa-run.sh").write_text(
+        "#!/usr/bin/env bash\n"
+        'echo "noise before"\n'
+        'echo "== summary ($OUT)"\n'
+        'echo "parts=$NSA_PARTS shapes=$NSA_SHAPES orders=$NSA_COMPARE_ORDERS families=$NSA_FAMILIES"'
+        ' "path=$PYTHONPATH"\n')
+    os.chmod(pack / "nsa-run.sh", 0o755)
+    site = tmp_path / "site"
+    os.makedirs(site / "fla")  # installed already: no pip
+    res = tmp_path / "res"
+    os.makedirs(res)
+    for extra, shapes in (("", "all"), ("NSA_SHAPES=quick", "quick")):
+        script = f'. "{AB_LIB}"; ab_res="{res}"; ab_root="{tmp_path}"; AB_SITE="{site}" ab_nsa_fla "{pack}" fla {extra}'
+        run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        out = run.stdout.splitlines()
+        assert out[0] == "fla rc=0"
+        assert out[1] == f"== summary ({res}/fla)"
+        assert out[2] == f"parts=compare shapes={shapes} orders=warp block families=wgmma path={site}"
+        assert "noise before" not in run.stdout
+    assert not (res / "pip.log").exists(), "fla was there: nothing installed"

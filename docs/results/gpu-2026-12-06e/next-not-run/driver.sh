@@ -12,12 +12,8 @@
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init nx
-python3 -m pip install --no-deps --target /tmp/site -q .whl/*.whl > "$ab_res/pip.log" 2>&1
 ab_el "side by side with fla"
-OUT=$ab_res/fla PYTHONPATH=/tmp/site NSA_PARTS=compare NSA_SHAPES=all NSA_COMPARE_ORDERS="warp block" \
-  NSA_FAMILIES=wgmma NSA_COMPARE_SECONDS=190 NSA_COMPARE_TIMEOUT=240 timeout -k 5 250 .gpupack/nsa-run.sh \
-  > "$ab_res/fla.out" 2>&1
-echo "rc=$?"; sed -n '/== summary/,$p' "$ab_res/fla.out" | tail -16
+ab_nsa_fla .gpupack fla
 ab_save
 ab_el "forward orders on scored and random selections"
 rows=("scored 1 32768 64 128 10" "scored 1 65536 64 128 5" "scored 1 32768 32 128 10" "scored 1 32768 16 128 10"
