@@ -655,7 +655,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
 #pragma unroll
                     for (int r = 0; r < 2; ++r) {
                         const int lr = (lane >> 2) + 8 * r;
-                        const int chunk = (2 * j + (t >> 1)) ^ ((lr & 3) << 1);
+                        const int chunk = staged_chunk(2 * j + (t >> 1), lr);
                         *reinterpret_cast<float2*>(region + lr * 64 + chunk * 4 + (t & 1) * 2) =
                             make_float2(dq[4 * j + 2 * r], dq[4 * j + 2 * r + 1]);
                     }
@@ -665,7 +665,7 @@ __device__ __forceinline__ void nsa_bwd_wgmma(const T* __restrict__ Q, const T* 
 #pragma unroll
                 for (int i = 0; i < 8; ++i) {
                     const int lr = 2 * i + (lane >> 4);
-                    const float4 v = *reinterpret_cast<const float4*>(region + lr * 64 + ((c ^ ((lr & 3) << 1)) * 4));
+                    const float4 v = *reinterpret_cast<const float4*>(region + lr * 64 + staged_chunk(c, lr) * 4);
                     const int j = (warp & 3) * 16 + lr;
                     const int token = tTok[j];
                     if (token < 0) continue;
