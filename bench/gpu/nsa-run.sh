@@ -20,6 +20,8 @@
 #                 SAW_NSA_FAMILY). NSA_SHAPES:
 #                 all (default), quick (T=64K G=16, G=4, G=8, D=64), groups (G = 1, 2, 4, 8, 16 at T=32K, for the
 #                 order crossover), final (T=64K G=16 and T=32K G=8), list (NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;...").
+#                 NSA_COMPARE_SELECTION: random (default, as fla's own benchmark draws them) or scored (top-S of block
+#                 scores from a drifting query, saw's `scored` construction drawn in torch: neighbours choose alike).
 #                 Rows while NSA_COMPARE_SECONDS lasts; the
 #                 whole part is cut at NSA_COMPARE_TIMEOUT (170 s), keeping the rows done (compare-summary.txt).
 #   4. scored     the T=32K G=16 shape on a top-S-of-block-scores selection, both orders
@@ -163,26 +165,66 @@ except Exception as e:  # the table still gets saw's numbers
 from triton.testing import do_bench
 
 dev = "cuda"
-def indices(B, T, H, S, BS, seed):
-    """Random causal top-S per token with its own block, ascending, -1 padded: saw's `random` rule, drawn on the GPU."""
-    g = torch.Generator(device=dev).manual_seed(seed)
-    nb = (T + BS - 1) // BS
-    t = torch.arange(T, device=dev)
-    own = (t // BS)
-    r = torch.rand(B, T, H, nb, device=dev, generator=g) if B * T * H * nb <= 2**31 else None
-    if r is None:
-        raise SystemExit("selection too large to draw")
-    blk = torch.arange(nb, device=dev)
-    r = torch.where(blk[None, None, None, :] <= own[None, :, None, None], r, torch.full_like(r, -1.0))
-    r = torch.where(blk[None, None, None, :] == own[None, :, None, None], torch.full_like(r, 2.0), r)
+def top_s(r, S, nb):
+    """The S best blocks per token (r: [B, T, H, nb] scores, -inf where a block may not be chosen), ascending, -1
+    padded, with their counts."""
+    B, T, H = r.shape[:3]
     top = r.topk(min(S, nb), dim=-1)
-    idx = torch.where(top.values >= 0, top.indices, torch.full_like(top.indices, -1))
+    idx = torch.where(top.values > -math.inf, top.indices, torch.full_like(top.indices, -1))
     idx = torch.where(idx < 0, torch.full_like(idx, nb + 1), idx).sort(dim=-1).values
     idx = torch.where(idx > nb, torch.full_like(idx, -1), idx)
     if idx.shape[-1] < S:
         idx = torch.cat([idx, torch.full((B, T, H, S - idx.shape[-1]), -1, device=dev, dtype=idx.dtype)], -1)
     cnt = (idx >= 0).sum(-1)
     return idx.to(torch.int32), cnt.to(torch.int32)
+
+def causal_scores(r, T, BS):
+    """r with blocks past each token's own at -inf and its own block first (+inf): NSA's causal rule."""
+    nb = r.shape[-1]
+    own = (torch.arange(T, device=dev) // BS)[None, :, None, None]
+    blk = torch.arange(nb, device=dev)[None, None, None, :]
+    r = torch.where(blk <= own, r, torch.full_like(r, -math.inf))
+    return torch.where(blk == own, torch.full_like(r, math.inf), r)
+
+def random_indices(B, T, H, S, BS, seed):
+    """Random causal top-S per token with its own block, ascending, -1 padded: saw's `random` rule, drawn on the GPU."""
+    g = torch.Generator(device=dev).manual_seed(seed)
+    nb = (T + BS - 1) // BS
+    if B * T * H * nb > 2**31:
+        raise SystemExit("selection too large to draw")
+    r = torch.rand(B, T, H, nb, device=dev, generator=g)
+    return top_s(causal_scores(r, T, BS), S, nb)
+
+def scored_indices(B, T, H, S, BS, seed, dim=16):
+    """Top-S of block scores, saw's `scored` rule drawn on the GPU (the same construction, not the same numbers):
+    per (batch, kv head) gaussian block keys; a query that drifts, d_t = 0.98 d_(t-1) + 0.2 e_t, q_t = d_t + 0.5 n_t,
+    so neighbouring tokens choose alike, as selections from real block scores do."""
+    g = torch.Generator(device=dev).manual_seed(seed)
+    nb = (T + BS - 1) // BS
+    if B * T * H * nb > 2**31:
+        raise SystemExit("selection too large to draw")
+    keys = torch.randn(B, H, nb, dim, device=dev, generator=g, dtype=torch.float64)
+    d = torch.randn(B, H, dim, device=dev, generator=g, dtype=torch.float64)
+    e = torch.randn(B, H, T, dim, device=dev, generator=g, dtype=torch.float64)
+    n = torch.randn(B, H, T, dim, device=dev, generator=g, dtype=torch.float64)
+    L = 256  # the recurrence a chunk at a time: powers of 0.98 over at most L - 1 steps
+    k = torch.arange(L, device=dev, dtype=torch.float64)
+    lower = torch.tril(0.98 ** (k[:, None] - k[None, :]).clamp_min(0))
+    carry = 0.98 ** (k + 1)
+    drift = torch.empty_like(e)
+    for c0 in range(0, T, L):
+        m = min(L, T - c0)
+        drift[:, :, c0:c0 + m] = carry[:m, None] * d[:, :, None, :] + 0.2 * lower[:m, :m] @ e[:, :, c0:c0 + m]
+        d = drift[:, :, c0 + m - 1]
+    q = drift + 0.5 * n
+    r = (q @ keys.transpose(-1, -2)).permute(0, 2, 1, 3).float()  # [B, T, H, nb]
+    del keys, e, n, drift, q
+    return top_s(causal_scores(r, T, BS), S, nb)
+
+selection = os.environ.get("NSA_COMPARE_SELECTION", "random")
+if selection not in ("random", "scored"):
+    raise SystemExit(f"NSA_COMPARE_SELECTION is '{selection}'; it must be random or scored")
+indices = random_indices if selection == "random" else scored_indices
 
 def saw_bench(idx_path, cnt_path, HQ, D, BS, dtype, reps, order, passes, family="auto"):
     out = os.path.join(work, "row.jsonl")
@@ -306,7 +348,8 @@ def table_row(r):
             " ".join(f"{f(r['saw_bwd_' + b]):>9}" for b in fams) + f" {f(r['fla_bwd']):>8} "
             f"{f(sp(r['saw_bwd'], r['fla_bwd'])):>5} {f(tfs(r['saw_bwd'], 2.5), '{:.0f}'):>6} | {r['fla_error'][:60]}")
 
-say(f"NSA selected attention, bf16, {torch.cuda.get_device_name()}: saw vs fla-core 0.5.2 ParallelNSAFunction "
+say(f"NSA selected attention, bf16, {selection} selections, {torch.cuda.get_device_name()}: saw vs fla-core 0.5.2 "
+    "ParallelNSAFunction "
     "(median ms; forward order/family = "
     "SAW_NSA_FWD / SAW_NSA_FAMILY; auto = what the rule picks, ! when another measured faster; x = fla / auto; "
     "backward per family, x and TF/s for " + fams[0] + "; TFLOP/s useful)", keep=True)

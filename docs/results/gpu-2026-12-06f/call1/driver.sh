@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Thirty-second session, call 1 (H200): the shared walk (branch nsa-fwd-shared2 = main c37d098 + the prepared
 # nsa-fwd-shared commit; SAW_NSA_FWD=shared) checked and timed beside the warp and per-block orders, then issue 14's side
-# by side with fla-core 0.5.2 on main, both on the H200 the issue names.
+# by side with fla-core 0.5.2 on main (random selections, as fla's benchmark draws them), then on scored selections
+# (top-S of block scores: neighbouring tokens choose alike) with the branch's orders, then the sanitizers.
 # Carry: .gpupack = slim pack of main (engine jar's fatbin emptied), var/s.fatbin.xz (the branch's sm_90a build: main's
 # 240 functions with .text byte-identical to main's, plus the 12 nsa_fwd_shared_*; so pack A = main's host code over
 # this fatbin runs main's kernels, and one fatbin fits the carry), var/s-engine.jar (the branch's host code),
@@ -13,6 +14,7 @@ ab_init c1
 xz -dc .gpupack/var/s.fatbin.xz > /tmp/s.fatbin
 ab_pack /tmp/pa /tmp/s.fatbin main
 ab_pack /tmp/ps /tmp/s.fatbin nsa-fwd-shared2 .gpupack/var/s-engine.jar
+cp bench/gpu/nsa-run.sh /tmp/pa/ && cp bench/gpu/nsa-run.sh /tmp/ps/  # NSA_COMPARE_SELECTION is newer than the pack
 ab_el "the shared walk against the fp64 reference"
 cases=("--nsa random --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 2048"
        "--nsa random --nsa-block 64 --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 2048 --softcap 30"
@@ -29,31 +31,34 @@ for i in "${!cases[@]}"; do
   SAW_NSA_FWD=shared ab_verify /tmp/ps "shared$i" --pass fwd,bwd ${cases[i]}; rc=$?
   if (( rc == 124 || rc == 137 )); then echo "shared walk hung: the rest of its part is skipped"; shared_ok=0; break; fi
 done
+ab_save
+rows=("scored 1 32768 64 128 10" "random 1 32768 64 128 10" "scored 1 65536 64 128 5" "random 1 65536 64 128 5"
+      "scored 1 32768 32 128 10" "scored 1 32768 16 128 10" "scored 1 32768 64 64 10")
+ab_el "timing: warp and per-block (main) against shared"
+for row in "${rows[@]}"; do
+  # shellcheck disable=SC2086
+  SAW_NSA_FWD=warp ab_nsa_time /tmp/pa warp 1 fwd $row
+  # shellcheck disable=SC2086
+  (( shared_ok )) && SAW_NSA_FWD=shared ab_nsa_time /tmp/ps shrd 1 fwd $row
+  # shellcheck disable=SC2086
+  SAW_NSA_FWD=block ab_nsa_time /tmp/pa blk 1 fwd $row
+done
+ab_save
+ab_el "side by side with fla, random selections (main)"
+ab_nsa_fla /tmp/pa fla
+ab_save
+ab_el "side by side with fla, scored selections (the branch: warp and shared, or warp and block)"
+orders="warp shared"; (( shared_ok )) || orders="warp block"
+AB_CHECK_TIMEOUT=150 ab_nsa_fla /tmp/ps fla-scored NSA_COMPARE_SELECTION=scored NSA_COMPARE_ORDERS="$orders" \
+  NSA_COMPARE_SECONDS=100 NSA_COMPARE_TIMEOUT=140 NSA_SHAPES=list \
+  NSA_SHAPE_LIST="1,32768,64,4,128,64,16;1,65536,64,4,128,64,16;4,16384,64,4,128,64,16;1,8192,64,4,128,64,16;1,32768,64,4,64,64,16"
+ab_save
 if (( shared_ok )); then
+  ab_el "sanitizers on the shared walk"
   for tool in memcheck racecheck synccheck; do
     SAW_NSA_FWD=shared ab_san /tmp/ps shared "$tool" --pass fwd --nsa random --seq 300 --dtype bf16 --nsa-block 64 \
       --nsa-s 6 --heads 16 --kv-heads 2 --head-dim 128 --softcap 20
   done
-fi
-ab_save
-rows=("scored 1 32768 64 128 10" "random 1 32768 64 128 10" "scored 1 65536 64 128 5" "random 1 65536 64 128 5"
-      "scored 1 32768 32 128 10" "scored 1 32768 16 128 10" "scored 1 32768 64 64 10")
-timing() { # ROUND
-  for row in "${rows[@]}"; do
-    # shellcheck disable=SC2086
-    SAW_NSA_FWD=warp ab_nsa_time /tmp/pa warp "$1" fwd $row
-    # shellcheck disable=SC2086
-    (( shared_ok )) && SAW_NSA_FWD=shared ab_nsa_time /tmp/ps shrd "$1" fwd $row
-    # shellcheck disable=SC2086
-    SAW_NSA_FWD=block ab_nsa_time /tmp/pa blk "$1" fwd $row
-  done
   ab_save
-}
-ab_el "timing, round 1: warp and per-block (main) against shared"
-timing 1
-ab_el "side by side with fla (main)"
-ab_nsa_fla /tmp/pa fla
-ab_save
-ab_el "timing, round 2"
-timing 2
+fi
 ab_el done
