@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Thirty-second session, call 2. Call 1 found the shared walk correct but no faster than the warp order on scored
-# selections, flat across G (8.5-8.7 ms at G = 4, 8 and 16) and sharing: bound by its consumer warps' chunk latency,
-# not by loads. This build (branch nsa-fwd-shared2, second commit) gives each consumer chunk 32 keys instead of 16
-# (four score chains a warp instead of two, one softmax reduction per 32 keys; 12 ring slots of 16 KB): checked against
-# the fp64 reference and the sanitizers, timed beside the warp order; then issue 14's side by side with fla on main
-# (random selections) if this is an H200 (call 1 ran it on an H100).
-# Carry: .gpupack = slim pack of main (engine jar's fatbin emptied), var/s32.fatbin.xz (main's functions byte-identical
-# plus nsa_fwd_shared_*), var/s32-engine.jar (the branch's host code), .whl.
-#   bash docs/results/gpu-2026-12-06f/call2/driver.sh > /dev/null 2>&1; tail -c 9000 $OUT/driver.log
+# Prepared in the thirty-second session as its call 2, not run (no machine could be started, then the device time was
+# spent). Call 1 found the shared walk correct but no faster than the warp order on scored selections, flat across G
+# (8.5-8.7 ms at G = 4, 8 and 16) and sharing: bound by its consumer warps' chunk latency, not by loads. This build
+# gives each consumer chunk 32 keys instead of 16 (four score chains a warp instead of two, one softmax reduction per
+# 32 keys; 12 ring slots of 16 KB): checked against the fp64 reference and the sanitizers, timed beside the warp order;
+# then issue 14's side by side with fla on main (random selections) if the machine is an H200.
+# Builds, here: git apply shared-walk-k32.patch on main (c37d098 or later; it is branch nsa-fwd-shared2's two commits),
+# then in engine/src/main/cuda (about 2.5 minutes; ptxas: 168 registers and a 16-byte spill at D = 128, 127 at D = 64):
+#   nvcc -t 2 -O3 -std=c++17 -lineinfo -fatbin -no-compress -gencode=arch=compute_90a,code=sm_90a -o s32.fatbin saw_attention.cu
+# (its 240 other functions' .text equal main's), the engine jar with that fatbin in engine/target/classes and its
+# fatbin entry then emptied -> s32-engine.jar; xz the fatbin. Carry: .gpupack = slim pack of main (engine jar's fatbin
+# emptied), var/s32.fatbin.xz, var/s32-engine.jar, .whl. About 2.5 minutes without the side by side, 6 with it.
+#   bash docs/results/gpu-2026-12-06f/next-not-run/shared-walk-k32.sh > /dev/null 2>&1; tail -c 9000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init c2
