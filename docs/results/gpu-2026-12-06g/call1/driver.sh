@@ -7,11 +7,11 @@
 #   3. the fastest variant on scored T = 32K, if it beats the warp order, beside fla-core on scored selections;
 #   4. sanitizers on every variant that passed; 5. a second timing round (the warp order timed last this time);
 #   6. issue 14's side by side on random selections (main) if the machine is an H200 and 200 s are left.
-#   bash docs/results/gpu-2026-12-06g/call1/driver.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
+#   CALL_BUDGET=575 bash docs/results/gpu-2026-12-06g/call1/driver.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init g1
-left() { echo $(( 575 - ($(date +%s) - ab_t0) )); }
+left() { echo $(( ${CALL_BUDGET:-575} - ($(date +%s) - ab_t0) )); }
 xz -dc .gpupack/var/s4.fatbin.xz > /tmp/s4.fatbin
 ab_pack /tmp/pa /tmp/s4.fatbin main
 ab_pack /tmp/ps /tmp/s4.fatbin nsa-fwd-shared2 .gpupack/var/s4-engine.jar
