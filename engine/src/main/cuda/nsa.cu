@@ -1034,6 +1034,228 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
     }
 }
 
+
+// ---- Shared walk (experiment, branch nsa-fwd-shared): a tile of NSA_SHARED_WARPS consecutive tokens of one kv head,
+// a consumer warp per token (its 16 heads as the m16n8k16 rows, as in nsa_fwd_warp) and one producer warp that streams
+// the sorted union of the tile's chosen blocks, 16 keys at a time, through a ring of NSA_SHARED_SLOTS chunks with
+// full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own token's blocks (a
+// per-block mask from the host's walk table), arriving on the rest, so a block chosen by several tokens of the tile
+// is loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers with cp.async
+// arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
+//   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 8 | mask, kb
+//   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
+constexpr int NSA_SHARED_WARPS = 8;
+constexpr int NSA_SHARED_SLOTS = 24;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+template <typename T, int D, int BKV>
+__device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                               T* __restrict__ O, float* __restrict__ LSE,
+                                               const int* __restrict__ walkPtr, const int* __restrict__ walk, int Bn,
+                                               int H, int Hkv, int Tn, float scale, float softcap) {
+    constexpr int DB = D / 8;
+    constexpr int KC = D / 16;
+    constexpr int CHUNKS = D / 8;                        // 16-byte pieces per row
+    constexpr int STAGE = 2 * NSA_WARP_KEYS * D;         // elements of one ring slot: K then V
+    constexpr int COPIES = NSA_WARP_KEYS * CHUNKS / 32;  // 16-byte copies per producer lane per operand
+    constexpr int R = NSA_SHARED_SLOTS;
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ uint64_t full[R], empty[R];
+    T* ring = reinterpret_cast<T*>(smem);
+    const int warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+
+    const int tilesPerPlane = (Tn + NSA_SHARED_WARPS - 1) / NSA_SHARED_WARPS;
+    const int plane = blockIdx.x / tilesPerPlane;
+    const int tileInPlane = tilesPerPlane - 1 - blockIdx.x % tilesPerPlane;  // the longest lists first
+    const int tile = plane * tilesPerPlane + tileInPlane;
+    const int tile0 = tileInPlane * NSA_SHARED_WARPS;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int first = __ldg(walkPtr + tile);
+    const int last = __ldg(walkPtr + tile + 1);
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < R; ++s) {
+            mbar_init(&full[s], 32);                // the producer's lanes, each once its copies have landed
+            mbar_init(&empty[s], NSA_SHARED_WARPS);  // every consumer warp, whether it used the chunk or not
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+
+    const T* Kh = K + (size_t)plane * Tn * D;
+    const T* Vh = V + (size_t)plane * Tn * D;
+
+    if (warp == NSA_SHARED_WARPS) {  // the producer
+        int pos = 0;
+        for (int e = first; e < last; ++e) {
+            const int entry = __ldg(walk + e);
+            const int kb = entry >> 8;
+            const int tmax = tile0 + 31 - __clz(entry & 0xff);  // the last token of the tile that chose kb
+            const int end = min(kb * BKV + BKV, tmax + 1);
+            for (int kv0 = kb * BKV; kv0 < end; kv0 += NSA_WARP_KEYS, ++pos) {
+                const int slot = pos % R;
+                if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
+                T* sK = ring + slot * STAGE;
+                T* sV = sK + NSA_WARP_KEYS * D;
+#pragma unroll
+                for (int i = 0; i < COPIES; ++i) {
+                    const int p = i * 32 + lane;
+                    const int r = p / CHUNKS;
+                    const int c = p % CHUNKS;
+                    const bool valid = kv0 + r < Tn;
+                    const size_t at = valid ? (size_t)(kv0 + r) * D + c * 8 : 0;
+                    cp_async16(smem_u32(sK + Swizzled<D>::chunk(r, c)), Kh + at, valid);
+                    cp_async16(smem_u32(sV + Swizzled<D>::chunk(r, c)), Vh + at, valid);
+                }
+                mbar_arrive_cp_async(&full[slot]);
+            }
+        }
+        cp_async_wait<0>();
+        return;
+    }
+
+    // a consumer: token tile0 + warp, heads hkv * G .. + min(G, 16) (G <= 16: the host refuses larger groups)
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    const int G = H / Hkv;
+    const int heads = min(16, G);
+    const int token = tile0 + warp;
+    const bool real = token < Tn;
+    const bool capped = softcap > 0.f;
+    const float sl2 = capped ? LOG2E : scale * LOG2E;
+    const float capIn = capped ? scale / softcap : 0.f;
+    constexpr bool KEEP_MAX = D >= 128;
+    const float keptSlack = KEEP_MAX ? KEPT_MAX_SLACK_LOG2 / sl2 : 0.f;
+
+    const size_t rowStride = (size_t)Tn * D;
+    const int tokenAt = real ? token : 0;
+    const T* q0 = Q + (((size_t)b * H + hkv * G + g) * Tn + tokenAt) * D + 2 * t;
+    const T* q1 = q0 + 8 * rowStride;
+    const bool has0 = real && g < heads;
+    const bool has1 = real && g + 8 < heads;
+    uint32_t qa[KC][4];
+#pragma unroll
+    for (int kc = 0; kc < KC; ++kc) {
+        qa[kc][0] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16)) : 0u;
+        qa[kc][1] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16)) : 0u;
+        qa[kc][2] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16 + 8)) : 0u;
+        qa[kc][3] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16 + 8)) : 0u;
+    }
+
+    float o[DB][4];
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.f, 0.f};
+#pragma unroll
+    for (int d = 0; d < DB; ++d) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[d][e] = 0.f;
+    }
+
+    int pos = 0;
+    for (int e = first; e < last; ++e) {
+        const int entry = __ldg(walk + e);
+        const int kb = entry >> 8;
+        const bool mine = (entry >> warp) & 1;
+        const int tmax = tile0 + 31 - __clz(entry & 0xff);
+        const int end = min(kb * BKV + BKV, tmax + 1);
+        for (int kv0 = kb * BKV; kv0 < end; kv0 += NSA_WARP_KEYS, ++pos) {
+            const int slot = pos % R;
+            mbar_wait(&full[slot], (pos / R) & 1);
+            if (mine && kv0 <= token) {
+                const T* sK = ring + slot * STAGE;
+                const T* sV = sK + NSA_WARP_KEYS * D;
+                float s[2][4];
+#pragma unroll
+                for (int n = 0; n < 2; ++n) {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) s[n][q] = 0.f;
+                }
+#pragma unroll
+                for (int kc = 0; kc < KC; ++kc) {
+                    uint32_t bk[4];
+                    ldmatrix_x4(bk, addr_b_order<D>(sK, 0, kc * 2, lane));
+                    Elem<T>::mma(s[0], qa[kc], bk[0], bk[1]);
+                    Elem<T>::mma(s[1], qa[kc], bk[2], bk[3]);
+                }
+                const bool partial = kv0 + NSA_WARP_KEYS > token + 1;
+#pragma unroll
+                for (int n = 0; n < 2; ++n) {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) {
+                        float z = s[n][q];
+                        if (capped) z = softcap * tanhf(z * capIn);
+                        if (partial && kv0 + n * 8 + 2 * t + (q & 1) > token) z = -INFINITY;
+                        s[n][q] = z;
+                    }
+                }
+                float alpha[2];
+                auto rescaleRow = [&](int r) {
+#pragma unroll
+                    for (int d = 0; d < DB; ++d) {
+                        o[d][2 * r] *= alpha[r];
+                        o[d][2 * r + 1] *= alpha[r];
+                    }
+                };
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    const float chunkMax =
+                        quad_max(fmaxf(fmaxf(s[0][2 * r], s[0][2 * r + 1]), fmaxf(s[1][2 * r], s[1][2 * r + 1])));
+                    float base;
+                    if constexpr (KEEP_MAX) {
+                        const bool grow = chunkMax > m[r] + keptSlack;
+                        base = (grow ? chunkMax : m[r]) * sl2;
+                        alpha[r] = grow ? exp2_approx(fmaf(m[r], sl2, -base)) : 1.f;
+                        m[r] = grow ? chunkMax : m[r];
+                    } else {
+                        const float mx = fmaxf(m[r], chunkMax);
+                        base = mx * sl2;
+                        alpha[r] = exp2_approx(fmaf(m[r], sl2, -base));
+                        m[r] = mx;
+                    }
+                    float sum = 0.f;
+#pragma unroll
+                    for (int n = 0; n < 2; ++n) {
+#pragma unroll
+                        for (int q = 0; q < 2; ++q) {
+                            const float p = exp2_approx(fmaf(s[n][2 * r + q], sl2, -base));
+                            s[n][2 * r + q] = p;
+                            sum += p;
+                        }
+                    }
+                    l[r] = l[r] * alpha[r] + sum;
+                    if constexpr (!KEEP_MAX) rescaleRow(r);
+                }
+                if constexpr (KEEP_MAX) {
+                    if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
+                        rescaleRow(0);
+                        rescaleRow(1);
+                    }
+                }
+                warp_sb_add<T, D, NSA_WARP_KEYS, 2>(o, s, sV, lane);
+            }
+            warp_arrive(&empty[slot], lane == 0);
+        }
+    }
+    if (!real) return;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const float sum = quad_sum(l[r]);
+        if (g + 8 * r >= heads) continue;
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        const size_t row = ((size_t)b * H + hkv * G + g + 8 * r) * Tn + token;
+        T* out = O + row * D + 2 * t;
+#pragma unroll
+        for (int d = 0; d < DB; ++d) {
+            *reinterpret_cast<uint32_t*>(out + d * 8) = Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
+        }
+        if (t == 0) LSE[row] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+    }
+}
+#endif
+
 }  // namespace saw
 
 #define SAW_NSA_WARP(TN, T, D, BKV)                                                                                   \
@@ -1046,6 +1268,22 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 #define SAW_NSA_WARP_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_WARP, TN, T, D)
 
 SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define SAW_NSA_SHARED_BODY(T, D, BKV) \
+    saw::nsa_fwd_shared<T, D, BKV>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
+#else
+#define SAW_NSA_SHARED_BODY(T, D, BKV) __trap();
+#endif
+#define SAW_NSA_SHARED(TN, T, D, BKV)                                                                              \
+    extern "C" __global__ void __launch_bounds__((saw::NSA_SHARED_WARPS + 1) * 32, 1)                              \
+        nsa_fwd_shared_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE, const int* walkPtr, \
+                                            const int* walk, int B, int H, int Hkv, int Tn, float scale,            \
+                                            float softcap) {                                                        \
+        SAW_NSA_SHARED_BODY(T, D, BKV)                                                                             \
+    }
+#define SAW_NSA_SHARED_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_SHARED, TN, T, D)
+SAW_NSA_HEADS(SAW_NSA_SHARED_BLOCKS)
 
 // ---- per-block forward, the default for G <= 8: K and V once per kv-block, a partial O per choice, then a merge ----
 //   nsa_fwd_block_*  one CTA per work item (b, hkv, kv-block, a range of the tokens that chose it; host-built by

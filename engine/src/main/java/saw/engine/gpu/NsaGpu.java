@@ -33,15 +33,21 @@ public final class NsaGpu implements NsaKernels {
          * (token, head, choice), written once, then a per-row merge (nsa_fwd_block_* and nsa_merge_* in nsa.cu).
          */
         BLOCK,
+        /**
+         * Experiment (not measured yet): a CTA per tile of 8 consecutive tokens walks the sorted union of their blocks,
+         * loading each 16-key chunk once for every token of the tile that chose it (nsa_fwd_shared_* in nsa.cu;
+         * Hopper, G up to 16). Only when asked for.
+         */
+        SHARED,
         /** {@link #auto}: the order measured fastest for the problem's group size that can run it. */
         AUTO;
 
         public static final String PROPERTY = "saw.nsa.fwd";
         public static final String ENV = "SAW_NSA_FWD";
 
-        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (warp, block or auto), else AUTO. */
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (warp, block, shared or auto), else AUTO. */
         public static Forward configured() {
-            return setting(values(), PROPERTY, ENV, AUTO, "warp, block or auto");
+            return setting(values(), PROPERTY, ENV, AUTO, "warp, block, shared or auto");
         }
 
         /**
@@ -247,6 +253,23 @@ public final class NsaGpu implements NsaKernels {
                 WARP_WARPS * WARP_STAGES * 2 * WARP_KEYS * d * 2);
     }
 
+    /** Tokens per tile of the shared walk: its consumer warps (NSA_SHARED_WARPS in nsa.cu). */
+    static final int SHARED_TOKENS = 8;
+    /** Ring slots of the shared walk, 16 keys of K and V each (NSA_SHARED_SLOTS in nsa.cu). */
+    static final int SHARED_SLOTS = 24;
+
+    static String sharedName(DType t, int d, int block) {
+        return "nsa_fwd_shared_" + t.label() + "_d" + d + "_b" + block;
+    }
+
+    /** One CTA per (plane, tile of {@link #SHARED_TOKENS} tokens): a consumer warp per token and a producer warp. */
+    static LaunchShape sharedShape(AttentionProblem p, int block) {
+        int d = p.headDim();
+        long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + SHARED_TOKENS - 1) / SHARED_TOKENS);
+        return new LaunchShape(sharedName(p.dtype(), d, block), tiles, (SHARED_TOKENS + 1) * 32,
+                SHARED_SLOTS * 2 * WARP_KEYS * d * 2);
+    }
+
     static String blockName(DType t, int d, int block) {
         return "nsa_fwd_block_" + t.label() + "_d" + d + "_b" + block;
     }
@@ -377,6 +400,7 @@ public final class NsaGpu implements NsaKernels {
             for (int d : KernelCatalog.HEAD_DIMS) {
                 for (int b : BLOCKS) {
                     names.add(warpName(t, d, b));
+                    names.add(sharedName(t, d, b));
                     names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
@@ -447,11 +471,17 @@ public final class NsaGpu implements NsaKernels {
                         + "tokens x heads x S = " + partialRows(p, sel) + " is past " + Integer.MAX_VALUE
                         + "; use the warp order (" + Forward.ENV + "=warp) or auto");
             }
+            boolean shared = this.order == Forward.SHARED;
+            if (shared && (major != 9 || p.heads() / p.kvHeads() > 16)) {
+                throw new IllegalArgumentException(Forward.PROPERTY + " / " + Forward.ENV + " is shared, which runs on "
+                        + "compute capability 9.0 with at most 16 heads per kv head; this is compute capability " + major
+                        + ".x with " + p.heads() / p.kvHeads() + " (use warp, block or auto)");
+            }
             this.tables = NsaTables.of(sel, perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
-                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p));
+                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p), shared ? SHARED_TOKENS : 0);
             // resolved only where a kernel of the family runs: a warp-order forward alone needs neither
             Family kernels = backward || perBlock ? family.resolve(major, sel.blockSize()) : Family.MMA;
-            this.warp = warpShape(p, sel.blockSize());
+            this.warp = shared ? sharedShape(p, sel.blockSize()) : warpShape(p, sel.blockSize());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3, kernels);
             this.merge = mergeShape(p);
             this.nativeDq = backward && dq == DqAccumulator.NATIVE && kernels == Family.WGMMA;
@@ -469,6 +499,8 @@ public final class NsaGpu implements NsaKernels {
         final DeviceBuffer partialO;
         final DeviceBuffer partialMaxSum;
         final DeviceBuffer bwdItems;
+        final DeviceBuffer walkPtr;
+        final DeviceBuffer walk;
         final DeviceBuffer dKacc;
         final DeviceBuffer dVacc;
 
@@ -486,6 +518,8 @@ public final class NsaGpu implements NsaKernels {
                 partialO = add(cuda.buffer("NSA partial O", Math.max(16, 2 * partials * plan.p.headDim())));
                 partialMaxSum = add(cuda.buffer("NSA partial max and sum", Math.max(16, 8 * partials)));
                 bwdItems = add(cuda.upload("NSA backward items", t.bwdItems));
+                walkPtr = add(cuda.upload("NSA walk tiles", t.walkPtr));
+                walk = add(cuda.upload("NSA walk", t.walk));
                 dKacc = add(cuda.buffer("dK accumulator", kvAcc));
                 dVacc = add(cuda.buffer("dV accumulator", kvAcc));
             } catch (RuntimeException e) {
@@ -535,6 +569,9 @@ public final class NsaGpu implements NsaKernels {
             }
             cuda.launch(plan.merge, t.partialO, t.partialMaxSum, t.indices, t.counts, o, lse, p.batch(), p.heads(),
                     p.kvHeads(), p.seqQ(), plan.sel.maxSelected());
+        } else if (plan.order == Forward.SHARED) {
+            cuda.launch(plan.warp, q, k, v, o, lse, t.walkPtr, t.walk, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
+                    (float) p.scale(), (float) p.softcap());
         } else {
             cuda.launch(plan.warp, q, k, v, o, lse, t.indices, t.counts, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
                     plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());
