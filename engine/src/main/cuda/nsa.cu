@@ -1037,7 +1037,7 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 
 // ---- Shared walk (experiment, branch nsa-fwd-shared): a tile of NSA_SHARED_WARPS consecutive tokens of one kv head,
 // a consumer warp per token (its 16 heads as the m16n8k16 rows, as in nsa_fwd_warp) and one producer warp that streams
-// the sorted union of the tile's chosen blocks, 16 keys at a time, through a ring of NSA_SHARED_SLOTS chunks with
+// the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS keys at a time, through a ring of NSA_SHARED_SLOTS chunks with
 // full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own token's blocks (a
 // per-block mask from the host's walk table), arriving on the rest, so a block chosen by several tokens of the tile
 // is loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers with cp.async
@@ -1045,7 +1045,8 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 //   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 8 | mask, kb
 //   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
 constexpr int NSA_SHARED_WARPS = 8;
-constexpr int NSA_SHARED_SLOTS = 24;
+constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's 16, for four score chains a warp
+constexpr int NSA_SHARED_SLOTS = 12;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 template <typename T, int D, int BKV>
@@ -1056,8 +1057,10 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
     constexpr int DB = D / 8;
     constexpr int KC = D / 16;
     constexpr int CHUNKS = D / 8;                        // 16-byte pieces per row
-    constexpr int STAGE = 2 * NSA_WARP_KEYS * D;         // elements of one ring slot: K then V
-    constexpr int COPIES = NSA_WARP_KEYS * CHUNKS / 32;  // 16-byte copies per producer lane per operand
+    constexpr int KEYS = NSA_SHARED_KEYS;
+    constexpr int NT = KEYS / 8;                 // n8 score tiles of a chunk
+    constexpr int STAGE = 2 * KEYS * D;          // elements of one ring slot: K then V
+    constexpr int COPIES = KEYS * CHUNKS / 32;  // 16-byte copies per producer lane per operand
     constexpr int R = NSA_SHARED_SLOTS;
 
     extern __shared__ __align__(128) unsigned char smem[];
@@ -1095,11 +1098,11 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
             const int kb = entry >> 8;
             const int tmax = tile0 + 31 - __clz(entry & 0xff);  // the last token of the tile that chose kb
             const int end = min(kb * BKV + BKV, tmax + 1);
-            for (int kv0 = kb * BKV; kv0 < end; kv0 += NSA_WARP_KEYS, ++pos) {
+            for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
                 const int slot = pos % R;
                 if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
                 T* sK = ring + slot * STAGE;
-                T* sV = sK + NSA_WARP_KEYS * D;
+                T* sV = sK + KEYS * D;
 #pragma unroll
                 for (int i = 0; i < COPIES; ++i) {
                     const int p = i * 32 + lane;
@@ -1161,28 +1164,31 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
         const bool mine = (entry >> warp) & 1;
         const int tmax = tile0 + 31 - __clz(entry & 0xff);
         const int end = min(kb * BKV + BKV, tmax + 1);
-        for (int kv0 = kb * BKV; kv0 < end; kv0 += NSA_WARP_KEYS, ++pos) {
+        for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
             const int slot = pos % R;
             mbar_wait(&full[slot], (pos / R) & 1);
             if (mine && kv0 <= token) {
                 const T* sK = ring + slot * STAGE;
-                const T* sV = sK + NSA_WARP_KEYS * D;
-                float s[2][4];
+                const T* sV = sK + KEYS * D;
+                float s[NT][4];
 #pragma unroll
-                for (int n = 0; n < 2; ++n) {
+                for (int n = 0; n < NT; ++n) {
 #pragma unroll
                     for (int q = 0; q < 4; ++q) s[n][q] = 0.f;
                 }
 #pragma unroll
                 for (int kc = 0; kc < KC; ++kc) {
-                    uint32_t bk[4];
-                    ldmatrix_x4(bk, addr_b_order<D>(sK, 0, kc * 2, lane));
-                    Elem<T>::mma(s[0], qa[kc], bk[0], bk[1]);
-                    Elem<T>::mma(s[1], qa[kc], bk[2], bk[3]);
-                }
-                const bool partial = kv0 + NSA_WARP_KEYS > token + 1;
 #pragma unroll
-                for (int n = 0; n < 2; ++n) {
+                    for (int n2 = 0; n2 < NT / 2; ++n2) {
+                        uint32_t bk[4];
+                        ldmatrix_x4(bk, addr_b_order<D>(sK, n2 * 16, kc * 2, lane));
+                        Elem<T>::mma(s[2 * n2], qa[kc], bk[0], bk[1]);
+                        Elem<T>::mma(s[2 * n2 + 1], qa[kc], bk[2], bk[3]);
+                    }
+                }
+                const bool partial = kv0 + KEYS > token + 1;
+#pragma unroll
+                for (int n = 0; n < NT; ++n) {
 #pragma unroll
                     for (int q = 0; q < 4; ++q) {
                         float z = s[n][q];
@@ -1201,8 +1207,10 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
                 };
 #pragma unroll
                 for (int r = 0; r < 2; ++r) {
-                    const float chunkMax =
-                        quad_max(fmaxf(fmaxf(s[0][2 * r], s[0][2 * r + 1]), fmaxf(s[1][2 * r], s[1][2 * r + 1])));
+                    float rowMax = fmaxf(s[0][2 * r], s[0][2 * r + 1]);
+#pragma unroll
+                    for (int n = 1; n < NT; ++n) rowMax = fmaxf(rowMax, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
+                    const float chunkMax = quad_max(rowMax);
                     float base;
                     if constexpr (KEEP_MAX) {
                         const bool grow = chunkMax > m[r] + keptSlack;
@@ -1217,7 +1225,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
                     }
                     float sum = 0.f;
 #pragma unroll
-                    for (int n = 0; n < 2; ++n) {
+                    for (int n = 0; n < NT; ++n) {
 #pragma unroll
                         for (int q = 0; q < 2; ++q) {
                             const float p = exp2_approx(fmaf(s[n][2 * r + q], sl2, -base));
@@ -1234,7 +1242,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
                         rescaleRow(1);
                     }
                 }
-                warp_sb_add<T, D, NSA_WARP_KEYS, 2>(o, s, sV, lane);
+                warp_sb_add<T, D, KEYS, NT>(o, s, sV, lane);
             }
             warp_arrive(&empty[slot], lane == 0);
         }

@@ -255,8 +255,10 @@ public final class NsaGpu implements NsaKernels {
 
     /** Tokens per tile of the shared walk: its consumer warps (NSA_SHARED_WARPS in nsa.cu). */
     static final int SHARED_TOKENS = 8;
-    /** Ring slots of the shared walk, 16 keys of K and V each (NSA_SHARED_SLOTS in nsa.cu). */
-    static final int SHARED_SLOTS = 24;
+    /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
+    static final int SHARED_KEYS = 32;
+    /** Ring slots of the shared walk (NSA_SHARED_SLOTS in nsa.cu). */
+    static final int SHARED_SLOTS = 12;
 
     static String sharedName(DType t, int d, int block) {
         return "nsa_fwd_shared_" + t.label() + "_d" + d + "_b" + block;
@@ -267,7 +269,7 @@ public final class NsaGpu implements NsaKernels {
         int d = p.headDim();
         long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + SHARED_TOKENS - 1) / SHARED_TOKENS);
         return new LaunchShape(sharedName(p.dtype(), d, block), tiles, (SHARED_TOKENS + 1) * 32,
-                SHARED_SLOTS * 2 * WARP_KEYS * d * 2);
+                SHARED_SLOTS * 2 * SHARED_KEYS * d * 2);
     }
 
     static String blockName(DType t, int d, int block) {

@@ -311,7 +311,7 @@ class NsaGpuTest {
         assertEquals("nsa_fwd_shared_bf16_d128_b64", s.kernel());
         assertEquals(2L * 2 * ((300 + 7) / 8), s.grid(), "a CTA per (plane, 8 tokens)");
         assertEquals(9 * 32, s.block(), "8 consumer warps and a producer");
-        assertEquals(24 * 2 * 16 * 128 * 2, s.sharedBytes(), "24 slots of 16 keys of K and V");
+        assertEquals(12 * 2 * 32 * 128 * 2, s.sharedBytes(), "12 slots of 32 keys of K and V");
         for (int major : new int[] {8, 9}) {
             FakeDriver driver = new FakeDriver(1L << 34);
             driver.kernels.addAll(NsaGpu.allNames());
