@@ -1035,21 +1035,23 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 }
 
 
-// ---- Shared walk (experiment, branch nsa-fwd-shared): a tile of NSA_SHARED_WARPS consecutive tokens of one kv head,
+// ---- Shared walk (experiment, branch nsa-fwd-shared2): a tile of WARPS (8 or 11) consecutive tokens of one kv head,
 // a consumer warp per token (its 16 heads as the m16n8k16 rows, as in nsa_fwd_warp) and one producer warp that streams
 // the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS keys at a time, through a ring of NSA_SHARED_SLOTS chunks with
 // full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own token's blocks (a
 // per-block mask from the host's walk table), arriving on the rest, so a block chosen by several tokens of the tile
 // is loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers with cp.async
 // arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
-//   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 8 | mask, kb
+//   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 12 | mask, kb
 //   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
-constexpr int NSA_SHARED_WARPS = 8;
+// 11 consumers and the producer are 12 warps, which ptxas gives the same 168 registers a thread as 8 + 1 (it
+// allocates for whole warpgroups): three more consumers for free
+constexpr int NSA_WALK_MASK_BITS = 12;
 constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's 16, for four score chains a warp
 constexpr int NSA_SHARED_SLOTS = 12;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-template <typename T, int D, int BKV>
+template <typename T, int D, int BKV, int WARPS>
 __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
                                                T* __restrict__ O, float* __restrict__ LSE,
                                                const int* __restrict__ walkPtr, const int* __restrict__ walk, int Bn,
@@ -1062,6 +1064,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
     constexpr int STAGE = 2 * KEYS * D;          // elements of one ring slot: K then V
     constexpr int COPIES = KEYS * CHUNKS / 32;  // 16-byte copies per producer lane per operand
     constexpr int R = NSA_SHARED_SLOTS;
+    constexpr int TOKENS_MASK = (1 << NSA_WALK_MASK_BITS) - 1;
 
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ uint64_t full[R], empty[R];
@@ -1069,11 +1072,11 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
     const int warp = threadIdx.x >> 5;
     const int lane = threadIdx.x & 31;
 
-    const int tilesPerPlane = (Tn + NSA_SHARED_WARPS - 1) / NSA_SHARED_WARPS;
+    const int tilesPerPlane = (Tn + WARPS - 1) / WARPS;
     const int plane = blockIdx.x / tilesPerPlane;
     const int tileInPlane = tilesPerPlane - 1 - blockIdx.x % tilesPerPlane;  // the longest lists first
     const int tile = plane * tilesPerPlane + tileInPlane;
-    const int tile0 = tileInPlane * NSA_SHARED_WARPS;
+    const int tile0 = tileInPlane * WARPS;
     const int b = plane / Hkv;
     const int hkv = plane % Hkv;
     const int first = __ldg(walkPtr + tile);
@@ -1082,7 +1085,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
     if (threadIdx.x == 0) {
         for (int s = 0; s < R; ++s) {
             mbar_init(&full[s], 32);                // the producer's lanes, each once its copies have landed
-            mbar_init(&empty[s], NSA_SHARED_WARPS);  // every consumer warp, whether it used the chunk or not
+            mbar_init(&empty[s], WARPS);  // every consumer warp, whether it used the chunk or not
         }
         mbar_init_fence();
     }
@@ -1091,12 +1094,12 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
     const T* Kh = K + (size_t)plane * Tn * D;
     const T* Vh = V + (size_t)plane * Tn * D;
 
-    if (warp == NSA_SHARED_WARPS) {  // the producer
+    if (warp == WARPS) {  // the producer
         int pos = 0;
         for (int e = first; e < last; ++e) {
             const int entry = __ldg(walk + e);
-            const int kb = entry >> 8;
-            const int tmax = tile0 + 31 - __clz(entry & 0xff);  // the last token of the tile that chose kb
+            const int kb = entry >> NSA_WALK_MASK_BITS;
+            const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);  // the last token of the tile that chose kb
             const int end = min(kb * BKV + BKV, tmax + 1);
             for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
                 const int slot = pos % R;
@@ -1160,9 +1163,9 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
     int pos = 0;
     for (int e = first; e < last; ++e) {
         const int entry = __ldg(walk + e);
-        const int kb = entry >> 8;
+        const int kb = entry >> NSA_WALK_MASK_BITS;
         const bool mine = (entry >> warp) & 1;
-        const int tmax = tile0 + 31 - __clz(entry & 0xff);
+        const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);
         const int end = min(kb * BKV + BKV, tmax + 1);
         for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
             const int slot = pos % R;
@@ -1278,18 +1281,19 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
 SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define SAW_NSA_SHARED_BODY(T, D, BKV) \
-    saw::nsa_fwd_shared<T, D, BKV>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
+#define SAW_NSA_SHARED_BODY(T, D, BKV, W) \
+    saw::nsa_fwd_shared<T, D, BKV, W>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
 #else
-#define SAW_NSA_SHARED_BODY(T, D, BKV) __trap();
+#define SAW_NSA_SHARED_BODY(T, D, BKV, W) __trap();
 #endif
-#define SAW_NSA_SHARED(TN, T, D, BKV)                                                                              \
-    extern "C" __global__ void __launch_bounds__((saw::NSA_SHARED_WARPS + 1) * 32, 1)                              \
-        nsa_fwd_shared_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE, const int* walkPtr, \
-                                            const int* walk, int B, int H, int Hkv, int Tn, float scale,            \
-                                            float softcap) {                                                        \
-        SAW_NSA_SHARED_BODY(T, D, BKV)                                                                             \
+#define SAW_NSA_SHARED_W(TN, T, D, BKV, W)                                                                         \
+    extern "C" __global__ void __launch_bounds__((W + 1) * 32, 1)                                                  \
+        nsa_fwd_shared_w##W##_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE,           \
+                                                   const int* walkPtr, const int* walk, int B, int H, int Hkv,     \
+                                                   int Tn, float scale, float softcap) {                           \
+        SAW_NSA_SHARED_BODY(T, D, BKV, W)                                                                          \
     }
+#define SAW_NSA_SHARED(TN, T, D, BKV) SAW_NSA_SHARED_W(TN, T, D, BKV, 8) SAW_NSA_SHARED_W(TN, T, D, BKV, 11)
 #define SAW_NSA_SHARED_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_SHARED, TN, T, D)
 SAW_NSA_HEADS(SAW_NSA_SHARED_BLOCKS)
 

@@ -253,22 +253,39 @@ public final class NsaGpu implements NsaKernels {
                 WARP_WARPS * WARP_STAGES * 2 * WARP_KEYS * d * 2);
     }
 
-    /** Tokens per tile of the shared walk: its consumer warps (NSA_SHARED_WARPS in nsa.cu). */
-    static final int SHARED_TOKENS = 8;
+    /** Tile sizes the shared walk is built for: its consumer warps, one per token (nsa_fwd_shared_w8_* / _w11_*). */
+    static final int[] SHARED_TILES = {8, 11};
+    static final String SHARED_TOKENS_PROPERTY = "saw.nsa.sharedTokens";
+    static final String SHARED_TOKENS_ENV = "SAW_NSA_SHARED_TOKENS";
     /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
     static final int SHARED_KEYS = 32;
     /** Ring slots of the shared walk (NSA_SHARED_SLOTS in nsa.cu). */
     static final int SHARED_SLOTS = 12;
 
-    static String sharedName(DType t, int d, int block) {
-        return "nsa_fwd_shared_" + t.label() + "_d" + d + "_b" + block;
+    /** The shared walk's tile from -Dsaw.nsa.sharedTokens or SAW_NSA_SHARED_TOKENS (8 or 11), else 8. */
+    static int sharedTokens() {
+        String v = System.getProperty(SHARED_TOKENS_PROPERTY, System.getenv(SHARED_TOKENS_ENV));
+        if (v == null || v.isBlank()) {
+            return SHARED_TILES[0];
+        }
+        for (int tile : SHARED_TILES) {
+            if (v.trim().equals(Integer.toString(tile))) {
+                return tile;
+            }
+        }
+        throw new IllegalArgumentException(SHARED_TOKENS_PROPERTY + " / " + SHARED_TOKENS_ENV + " is '" + v
+                + "'; it must be 8 or 11");
     }
 
-    /** One CTA per (plane, tile of {@link #SHARED_TOKENS} tokens): a consumer warp per token and a producer warp. */
-    static LaunchShape sharedShape(AttentionProblem p, int block) {
+    static String sharedName(DType t, int d, int block, int tokens) {
+        return "nsa_fwd_shared_w" + tokens + "_" + t.label() + "_d" + d + "_b" + block;
+    }
+
+    /** One CTA per (plane, tile of {@code tokens} tokens): a consumer warp per token and a producer warp. */
+    static LaunchShape sharedShape(AttentionProblem p, int block, int tokens) {
         int d = p.headDim();
-        long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + SHARED_TOKENS - 1) / SHARED_TOKENS);
-        return new LaunchShape(sharedName(p.dtype(), d, block), tiles, (SHARED_TOKENS + 1) * 32,
+        long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + tokens - 1) / tokens);
+        return new LaunchShape(sharedName(p.dtype(), d, block, tokens), tiles, (tokens + 1) * 32,
                 SHARED_SLOTS * 2 * SHARED_KEYS * d * 2);
     }
 
@@ -402,7 +419,9 @@ public final class NsaGpu implements NsaKernels {
             for (int d : KernelCatalog.HEAD_DIMS) {
                 for (int b : BLOCKS) {
                     names.add(warpName(t, d, b));
-                    names.add(sharedName(t, d, b));
+                    for (int tokens : SHARED_TILES) {
+                        names.add(sharedName(t, d, b, tokens));
+                    }
                     names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
@@ -479,11 +498,12 @@ public final class NsaGpu implements NsaKernels {
                         + "compute capability 9.0 with at most 16 heads per kv head; this is compute capability " + major
                         + ".x with " + p.heads() / p.kvHeads() + " (use warp, block or auto)");
             }
+            int walkTokens = shared ? sharedTokens() : 0;
             this.tables = NsaTables.of(sel, perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
-                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p), shared ? SHARED_TOKENS : 0);
+                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p), walkTokens);
             // resolved only where a kernel of the family runs: a warp-order forward alone needs neither
             Family kernels = backward || perBlock ? family.resolve(major, sel.blockSize()) : Family.MMA;
-            this.warp = shared ? sharedShape(p, sel.blockSize()) : warpShape(p, sel.blockSize());
+            this.warp = shared ? sharedShape(p, sel.blockSize(), walkTokens) : warpShape(p, sel.blockSize());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3, kernels);
             this.merge = mergeShape(p);
             this.nativeDq = backward && dq == DqAccumulator.NATIVE && kernels == Family.WGMMA;

@@ -42,7 +42,7 @@ final class NsaTables {
     }
 
     /**
-     * @param walkTokens when positive, the shared walk's table over tiles of this many consecutive tokens (at most 8)
+     * @param walkTokens when positive, the shared walk's table over tiles of this many consecutive tokens (at most 12)
      */
     static NsaTables of(NsaSelection sel, int chunkTokens, int bwdChunkTokens, int maxTokens, int walkTokens) {
         int[] colPtr = new int[0];
@@ -68,17 +68,17 @@ final class NsaTables {
 
     /**
      * The shared walk's table: per tile of {@code tileTokens} consecutive tokens of one (batch, kv head) plane, plane-major,
-     * the blocks its tokens chose in ascending order, each as {@code block << 8 | mask}, bit w of the mask set when
+     * the blocks its tokens chose in ascending order, each as {@code block << 12 | mask}, bit w of the mask set when
      * token tile start + w chose the block and may see some of its keys (block start at or before the token). Returns
      * {ptr (tiles + 1), entries}.
      */
     static int[][] walk(NsaSelection sel, int tileTokens) {
-        if (tileTokens < 1 || tileTokens > 8) {
-            throw new IllegalArgumentException("a walk tile holds 1 to 8 tokens, not " + tileTokens);
+        if (tileTokens < 1 || tileTokens > 12) {
+            throw new IllegalArgumentException("a walk tile holds 1 to 12 tokens, not " + tileTokens);
         }
         int nb = sel.numKvBlocks();
-        if (nb >= 1 << 23) {
-            throw new IllegalArgumentException("the shared walk packs a block index in 23 bits: " + nb + " kv blocks");
+        if (nb >= 1 << 19) {
+            throw new IllegalArgumentException("the shared walk packs a block index in 19 bits: " + nb + " kv blocks");
         }
         int t = sel.seqLen();
         int tilesPerPlane = (t + tileTokens - 1) / tileTokens;
@@ -87,7 +87,7 @@ final class NsaTables {
         int[] out = new int[1024];
         int n = 0;
         int[] mask = new int[nb];
-        int[] touched = new int[8 * Math.max(1, sel.maxSelected())];
+        int[] touched = new int[tileTokens * Math.max(1, sel.maxSelected())];
         for (int b = 0; b < sel.batch(); b++) {
             for (int h = 0; h < sel.kvHeads(); h++) {
                 for (int tile = 0; tile < tilesPerPlane; tile++) {
@@ -115,7 +115,7 @@ final class NsaTables {
                     }
                     for (int i = 0; i < used; i++) {
                         int kb = touched[i];
-                        out[n++] = kb << 8 | mask[kb];
+                        out[n++] = kb << 12 | mask[kb];
                         mask[kb] = 0;
                     }
                     ptr[(b * sel.kvHeads() + h) * tilesPerPlane + tile + 1] = n;

@@ -250,7 +250,7 @@ class NsaGpuTest {
                 gpu.forwardOrder(f);
                 gpu.forward(AttentionInputs.random(p, 1, false), sel);
                 List<String> kernels = f == NsaGpu.Forward.WARP ? List.of("nsa_fwd_warp_fp16_d64_b64")
-                        : f == NsaGpu.Forward.SHARED ? List.of("nsa_fwd_shared_fp16_d64_b64")
+                        : f == NsaGpu.Forward.SHARED ? List.of("nsa_fwd_shared_w8_fp16_d64_b64")
                         : List.of("nsa_fwd_block_wgmma_fp16_d64_b64", "nsa_merge_fp16_d64");  // AUTO at G = 4: block
                 assertEquals(kernels, kernelsOf(driver.launched), f.name());
                 assertTrue(driver.live.isEmpty(), "every buffer freed, " + f);
@@ -267,7 +267,7 @@ class NsaGpuTest {
             int kvHeads = 1 + rnd.nextInt(3);
             int s = 1 + rnd.nextInt(8);
             int block = new int[] {32, 64, 128}[rnd.nextInt(3)];
-            int tileTokens = 1 + rnd.nextInt(8);
+            int tileTokens = 1 + rnd.nextInt(12);
             long seed = rnd.nextLong();
             NsaSelection sel = rnd.nextBoolean() ? NsaSelections.random(batch, seq, kvHeads, s, block, seed)
                     : NsaSelections.scored(batch, seq, kvHeads, s, block, 16, seed);
@@ -294,23 +294,28 @@ class NsaGpuTest {
                             got.add(walk[1][e]);
                         }
                         List<Integer> want = new ArrayList<>();
-                        expected.forEach((kb, mask) -> want.add(kb << 8 | mask));
+                        expected.forEach((kb, mask) -> want.add(kb << 12 | mask));
                         assertEquals(want, got, "round " + round + ", tile " + i);
                     }
                 }
             }
         }
-        assertThrows(IllegalArgumentException.class, () -> NsaTables.walk(NsaSelections.random(1, 10, 1, 1, 32, 1), 9));
+        assertThrows(IllegalArgumentException.class, () -> NsaTables.walk(NsaSelections.random(1, 10, 1, 1, 32, 1), 13));
     }
 
     @Test
     void theSharedWalkRunsOnHopperWithUpTo16HeadsAKvHeadAndIsRefusedElsewhereByName() throws BadSelection {
         NsaSelection sel = NsaSelections.random(2, 300, 2, 5, 64, 5);
         AttentionProblem p = new AttentionProblem(2, 32, 2, 300, 300, 128, DType.BF16, 0.1, 0);
-        LaunchShape s = NsaGpu.sharedShape(p, 64);
-        assertEquals("nsa_fwd_shared_bf16_d128_b64", s.kernel());
+        LaunchShape s = NsaGpu.sharedShape(p, 64, 8);
+        assertEquals("nsa_fwd_shared_w8_bf16_d128_b64", s.kernel());
         assertEquals(2L * 2 * ((300 + 7) / 8), s.grid(), "a CTA per (plane, 8 tokens)");
         assertEquals(9 * 32, s.block(), "8 consumer warps and a producer");
+        LaunchShape eleven = NsaGpu.sharedShape(p, 64, 11);
+        assertEquals("nsa_fwd_shared_w11_bf16_d128_b64", eleven.kernel());
+        assertEquals(2L * 2 * ((300 + 10) / 11), eleven.grid(), "a CTA per (plane, 11 tokens)");
+        assertEquals(12 * 32, eleven.block(), "11 consumer warps and a producer");
+        assertEquals(s.sharedBytes(), eleven.sharedBytes(), "the same ring");
         assertEquals(12 * 2 * 32 * 128 * 2, s.sharedBytes(), "12 slots of 32 keys of K and V");
         for (int major : new int[] {8, 9}) {
             FakeDriver driver = new FakeDriver(1L << 34);
@@ -319,7 +324,18 @@ class NsaGpuTest {
                 gpu.forwardOrder(NsaGpu.Forward.SHARED);
                 if (major == 9) {
                     gpu.forward(AttentionInputs.random(p, 1, false), sel);
-                    assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64"), kernelsOf(driver.launched));
+                    assertEquals(List.of("nsa_fwd_shared_w8_bf16_d128_b64"), kernelsOf(driver.launched));
+                    withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, " 11 ", () -> {
+                        driver.launched.clear();
+                        gpu.forward(AttentionInputs.random(p, 1, false), sel);
+                        assertEquals(List.of("nsa_fwd_shared_w11_bf16_d128_b64"), kernelsOf(driver.launched));
+                    });
+                    withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, "9", () -> {
+                        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                                () -> gpu.forward(AttentionInputs.random(p, 1, false), sel));
+                        assertEquals("saw.nsa.sharedTokens / SAW_NSA_SHARED_TOKENS is '9'; it must be 8 or 11",
+                                bad.getMessage());
+                    });
                     AttentionProblem wide = new AttentionProblem(2, 34, 2, 300, 300, 128, DType.BF16, 0.1, 0);
                     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                             () -> gpu.forward(AttentionInputs.random(wide, 1, false), sel));
