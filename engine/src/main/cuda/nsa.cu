@@ -1047,11 +1047,15 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 // 11 consumers and the producer are 12 warps, which ptxas gives the same 168 registers a thread as 8 + 1 (it
 // allocates for whole warpgroups): three more consumers for free
 constexpr int NSA_WALK_MASK_BITS = 12;
+// SKIP: a consumer waits only for the chunks it computes and the producer arrives on each chunk's empty barrier for
+// the consumers that skip it; a skipping consumer may reach a slot whose previous fill is still pending, where a
+// parity wait cannot tell fill k from k - 2, so it first waits until the slot's fill number (`filling`, written by
+// the producer when a fill starts) is its chunk (walk_skip_model.py in docs/results/gpu-2026-12-06f/next-not-run/).
 constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's 16, for four score chains a warp
 constexpr int NSA_SHARED_SLOTS = 12;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-template <typename T, int D, int BKV, int WARPS>
+template <typename T, int D, int BKV, int WARPS, bool SKIP>
 __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
                                                T* __restrict__ O, float* __restrict__ LSE,
                                                const int* __restrict__ walkPtr, const int* __restrict__ walk, int Bn,
@@ -1068,6 +1072,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
 
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ uint64_t full[R], empty[R];
+    __shared__ int filling[R];
     T* ring = reinterpret_cast<T*>(smem);
     const int warp = threadIdx.x >> 5;
     const int lane = threadIdx.x & 31;
@@ -1086,6 +1091,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
         for (int s = 0; s < R; ++s) {
             mbar_init(&full[s], 32);                // the producer's lanes, each once its copies have landed
             mbar_init(&empty[s], WARPS);  // every consumer warp, whether it used the chunk or not
+            filling[s] = -1;
         }
         mbar_init_fence();
     }
@@ -1104,6 +1110,9 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
             for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
                 const int slot = pos % R;
                 if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
+                if constexpr (SKIP) {
+                    if (lane == 0) *reinterpret_cast<volatile int*>(&filling[slot]) = pos;
+                }
                 T* sK = ring + slot * STAGE;
                 T* sV = sK + KEYS * D;
 #pragma unroll
@@ -1117,6 +1126,10 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
                     cp_async16(smem_u32(sV + Swizzled<D>::chunk(r, c)), Vh + at, valid);
                 }
                 mbar_arrive_cp_async(&full[slot]);
+                if constexpr (SKIP) {  // users: the tile's tokens that chose kb and are at or past kv0
+                    const int skipped = WARPS - __popc((entry & TOKENS_MASK) >> max(0, kv0 - tile0));
+                    if (lane == 0 && skipped > 0) mbar_arrive_count(&empty[slot], skipped);
+                }
             }
         }
         cp_async_wait<0>();
@@ -1167,10 +1180,23 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
         const bool mine = (entry >> warp) & 1;
         const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);
         const int end = min(kb * BKV + BKV, tmax + 1);
-        for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
-            const int slot = pos % R;
-            mbar_wait(&full[slot], (pos / R) & 1);
-            if (mine && kv0 <= token) {
+        const int chunks = (end - kb * BKV + KEYS - 1) / KEYS;  // as many as the producer loads of kb
+        if (SKIP && !mine) {
+            pos += chunks;
+            continue;
+        }
+        for (int c = 0; c < chunks; ++c) {
+            const int kv0 = kb * BKV + c * KEYS;
+            const int at = pos + c;
+            const bool use = mine && kv0 <= token;
+            if (SKIP && !use) continue;
+            const int slot = at % R;
+            if constexpr (SKIP) {
+                while (*reinterpret_cast<volatile int*>(&filling[slot]) != at) {
+                }
+            }
+            mbar_wait(&full[slot], (at / R) & 1);
+            if (use) {
                 const T* sK = ring + slot * STAGE;
                 const T* sV = sK + KEYS * D;
                 float s[NT][4];
@@ -1249,6 +1275,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
             }
             warp_arrive(&empty[slot], lane == 0);
         }
+        pos += chunks;
     }
     if (!real) return;
 #pragma unroll
@@ -1281,19 +1308,21 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
 SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define SAW_NSA_SHARED_BODY(T, D, BKV, W) \
-    saw::nsa_fwd_shared<T, D, BKV, W>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
+#define SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP) \
+    saw::nsa_fwd_shared<T, D, BKV, W, SKIP>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
 #else
-#define SAW_NSA_SHARED_BODY(T, D, BKV, W) __trap();
+#define SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP) __trap();
 #endif
-#define SAW_NSA_SHARED_W(TN, T, D, BKV, W)                                                                         \
+#define SAW_NSA_SHARED_W(TN, T, D, BKV, W, NAME, SKIP)                                                             \
     extern "C" __global__ void __launch_bounds__((W + 1) * 32, 1)                                                  \
-        nsa_fwd_shared_w##W##_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE,           \
-                                                   const int* walkPtr, const int* walk, int B, int H, int Hkv,     \
-                                                   int Tn, float scale, float softcap) {                           \
-        SAW_NSA_SHARED_BODY(T, D, BKV, W)                                                                          \
+        nsa_fwd_shared_##NAME##_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE,         \
+                                                     const int* walkPtr, const int* walk, int B, int H, int Hkv,   \
+                                                     int Tn, float scale, float softcap) {                         \
+        SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP)                                                                    \
     }
-#define SAW_NSA_SHARED(TN, T, D, BKV) SAW_NSA_SHARED_W(TN, T, D, BKV, 8) SAW_NSA_SHARED_W(TN, T, D, BKV, 11)
+#define SAW_NSA_SHARED(TN, T, D, BKV)                                                                              \
+    SAW_NSA_SHARED_W(TN, T, D, BKV, 8, w8, false) SAW_NSA_SHARED_W(TN, T, D, BKV, 11, w11, false)                  \
+    SAW_NSA_SHARED_W(TN, T, D, BKV, 8, w8s, true) SAW_NSA_SHARED_W(TN, T, D, BKV, 11, w11s, true)
 #define SAW_NSA_SHARED_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_SHARED, TN, T, D)
 SAW_NSA_HEADS(SAW_NSA_SHARED_BLOCKS)
 

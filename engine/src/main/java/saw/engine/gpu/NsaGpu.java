@@ -257,6 +257,8 @@ public final class NsaGpu implements NsaKernels {
     static final int[] SHARED_TILES = {8, 11};
     static final String SHARED_TOKENS_PROPERTY = "saw.nsa.sharedTokens";
     static final String SHARED_TOKENS_ENV = "SAW_NSA_SHARED_TOKENS";
+    static final String SHARED_SKIP_PROPERTY = "saw.nsa.sharedSkip";
+    static final String SHARED_SKIP_ENV = "SAW_NSA_SHARED_SKIP";
     /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
     static final int SHARED_KEYS = 32;
     /** Ring slots of the shared walk (NSA_SHARED_SLOTS in nsa.cu). */
@@ -277,15 +279,31 @@ public final class NsaGpu implements NsaKernels {
                 + "'; it must be 8 or 11");
     }
 
-    static String sharedName(DType t, int d, int block, int tokens) {
-        return "nsa_fwd_shared_w" + tokens + "_" + t.label() + "_d" + d + "_b" + block;
+    /**
+     * Whether the shared walk's consumers skip the chunks they do not compute (nsa_fwd_shared_w*s_*), from
+     * -Dsaw.nsa.sharedSkip or SAW_NSA_SHARED_SKIP (0 or 1), else not.
+     */
+    static boolean sharedSkip() {
+        String v = System.getProperty(SHARED_SKIP_PROPERTY, System.getenv(SHARED_SKIP_ENV));
+        if (v == null || v.isBlank() || v.trim().equals("0")) {
+            return false;
+        }
+        if (v.trim().equals("1")) {
+            return true;
+        }
+        throw new IllegalArgumentException(SHARED_SKIP_PROPERTY + " / " + SHARED_SKIP_ENV + " is '" + v
+                + "'; it must be 0 or 1");
+    }
+
+    static String sharedName(DType t, int d, int block, int tokens, boolean skip) {
+        return "nsa_fwd_shared_w" + tokens + (skip ? "s" : "") + "_" + t.label() + "_d" + d + "_b" + block;
     }
 
     /** One CTA per (plane, tile of {@code tokens} tokens): a consumer warp per token and a producer warp. */
-    static LaunchShape sharedShape(AttentionProblem p, int block, int tokens) {
+    static LaunchShape sharedShape(AttentionProblem p, int block, int tokens, boolean skip) {
         int d = p.headDim();
         long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + tokens - 1) / tokens);
-        return new LaunchShape(sharedName(p.dtype(), d, block, tokens), tiles, (tokens + 1) * 32,
+        return new LaunchShape(sharedName(p.dtype(), d, block, tokens, skip), tiles, (tokens + 1) * 32,
                 SHARED_SLOTS * 2 * SHARED_KEYS * d * 2);
     }
 
@@ -420,7 +438,8 @@ public final class NsaGpu implements NsaKernels {
                 for (int b : BLOCKS) {
                     names.add(warpName(t, d, b));
                     for (int tokens : SHARED_TILES) {
-                        names.add(sharedName(t, d, b, tokens));
+                        names.add(sharedName(t, d, b, tokens, false));
+                        names.add(sharedName(t, d, b, tokens, true));
                     }
                     names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
@@ -503,7 +522,7 @@ public final class NsaGpu implements NsaKernels {
                     backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p), walkTokens);
             // resolved only where a kernel of the family runs: a warp-order forward alone needs neither
             Family kernels = backward || perBlock ? family.resolve(major, sel.blockSize()) : Family.MMA;
-            this.warp = shared ? sharedShape(p, sel.blockSize(), walkTokens) : warpShape(p, sel.blockSize());
+            this.warp = shared ? sharedShape(p, sel.blockSize(), walkTokens, sharedSkip()) : warpShape(p, sel.blockSize());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3, kernels);
             this.merge = mergeShape(p);
             this.nativeDq = backward && dq == DqAccumulator.NATIVE && kernels == Family.WGMMA;

@@ -307,11 +307,11 @@ class NsaGpuTest {
     void theSharedWalkRunsOnHopperWithUpTo16HeadsAKvHeadAndIsRefusedElsewhereByName() throws BadSelection {
         NsaSelection sel = NsaSelections.random(2, 300, 2, 5, 64, 5);
         AttentionProblem p = new AttentionProblem(2, 32, 2, 300, 300, 128, DType.BF16, 0.1, 0);
-        LaunchShape s = NsaGpu.sharedShape(p, 64, 8);
+        LaunchShape s = NsaGpu.sharedShape(p, 64, 8, false);
         assertEquals("nsa_fwd_shared_w8_bf16_d128_b64", s.kernel());
         assertEquals(2L * 2 * ((300 + 7) / 8), s.grid(), "a CTA per (plane, 8 tokens)");
         assertEquals(9 * 32, s.block(), "8 consumer warps and a producer");
-        LaunchShape eleven = NsaGpu.sharedShape(p, 64, 11);
+        LaunchShape eleven = NsaGpu.sharedShape(p, 64, 11, false);
         assertEquals("nsa_fwd_shared_w11_bf16_d128_b64", eleven.kernel());
         assertEquals(2L * 2 * ((300 + 10) / 11), eleven.grid(), "a CTA per (plane, 11 tokens)");
         assertEquals(12 * 32, eleven.block(), "11 consumer warps and a producer");
@@ -329,6 +329,18 @@ class NsaGpuTest {
                         driver.launched.clear();
                         gpu.forward(AttentionInputs.random(p, 1, false), sel);
                         assertEquals(List.of("nsa_fwd_shared_w11_bf16_d128_b64"), kernelsOf(driver.launched));
+                    });
+                    withProperty(NsaGpu.SHARED_SKIP_PROPERTY, "1",
+                            () -> withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, "11", () -> {
+                        driver.launched.clear();
+                        gpu.forward(AttentionInputs.random(p, 1, false), sel);
+                        assertEquals(List.of("nsa_fwd_shared_w11s_bf16_d128_b64"), kernelsOf(driver.launched));
+                    }));
+                    withProperty(NsaGpu.SHARED_SKIP_PROPERTY, "yes", () -> {
+                        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                                () -> gpu.forward(AttentionInputs.random(p, 1, false), sel));
+                        assertEquals("saw.nsa.sharedSkip / SAW_NSA_SHARED_SKIP is 'yes'; it must be 0 or 1",
+                                bad.getMessage());
                     });
                     withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, "9", () -> {
                         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
