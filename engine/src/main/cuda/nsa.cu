@@ -1034,6 +1034,266 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
     }
 }
 
+
+// ---- Shared walk (experiment, branch nsa-fwd-shared2): a tile of WARPS (8 or 11) consecutive tokens of one kv head,
+// a consumer warp per token (its 16 heads as the m16n8k16 rows, as in nsa_fwd_warp) and one producer warp that streams
+// the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS keys at a time, through a ring of NSA_SHARED_SLOTS chunks with
+// full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own token's blocks (a
+// per-block mask from the host's walk table), arriving on the rest, so a block chosen by several tokens of the tile
+// is loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers with cp.async
+// arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
+//   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 12 | mask, kb
+//   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
+// 11 consumers and the producer are 12 warps, which ptxas gives the same 168 registers a thread as 8 + 1 (it
+// allocates for whole warpgroups): three more consumers for free
+constexpr int NSA_WALK_MASK_BITS = 12;
+// SKIP: a consumer waits only for the chunks it computes and the producer arrives on each chunk's empty barrier for
+// the consumers that skip it; a skipping consumer may reach a slot whose previous fill is still pending, where a
+// parity wait cannot tell fill k from k - 2, so it first waits until the slot's fill number (`filling`, written by
+// the producer when a fill starts) is its chunk (walk_skip_model.py in docs/results/gpu-2026-12-06f/next-not-run/).
+constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's 16, for four score chains a warp
+constexpr int NSA_SHARED_SLOTS = 12;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+template <typename T, int D, int BKV, int WARPS, bool SKIP>
+__device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
+                                               T* __restrict__ O, float* __restrict__ LSE,
+                                               const int* __restrict__ walkPtr, const int* __restrict__ walk, int Bn,
+                                               int H, int Hkv, int Tn, float scale, float softcap) {
+    constexpr int DB = D / 8;
+    constexpr int KC = D / 16;
+    constexpr int CHUNKS = D / 8;                        // 16-byte pieces per row
+    constexpr int KEYS = NSA_SHARED_KEYS;
+    constexpr int NT = KEYS / 8;                 // n8 score tiles of a chunk
+    constexpr int STAGE = 2 * KEYS * D;          // elements of one ring slot: K then V
+    constexpr int COPIES = KEYS * CHUNKS / 32;  // 16-byte copies per producer lane per operand
+    constexpr int R = NSA_SHARED_SLOTS;
+    constexpr int TOKENS_MASK = (1 << NSA_WALK_MASK_BITS) - 1;
+
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ uint64_t full[R], empty[R];
+    __shared__ int filling[R];
+    T* ring = reinterpret_cast<T*>(smem);
+    const int warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+
+    const int tilesPerPlane = (Tn + WARPS - 1) / WARPS;
+    const int plane = blockIdx.x / tilesPerPlane;
+    const int tileInPlane = tilesPerPlane - 1 - blockIdx.x % tilesPerPlane;  // the longest lists first
+    const int tile = plane * tilesPerPlane + tileInPlane;
+    const int tile0 = tileInPlane * WARPS;
+    const int b = plane / Hkv;
+    const int hkv = plane % Hkv;
+    const int first = __ldg(walkPtr + tile);
+    const int last = __ldg(walkPtr + tile + 1);
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < R; ++s) {
+            mbar_init(&full[s], 32);                // the producer's lanes, each once its copies have landed
+            mbar_init(&empty[s], WARPS);  // every consumer warp, whether it used the chunk or not
+            filling[s] = -1;
+        }
+        mbar_init_fence();
+    }
+    __syncthreads();
+
+    const T* Kh = K + (size_t)plane * Tn * D;
+    const T* Vh = V + (size_t)plane * Tn * D;
+
+    if (warp == WARPS) {  // the producer
+        int pos = 0;
+        for (int e = first; e < last; ++e) {
+            const int entry = __ldg(walk + e);
+            const int kb = entry >> NSA_WALK_MASK_BITS;
+            const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);  // the last token of the tile that chose kb
+            const int end = min(kb * BKV + BKV, tmax + 1);
+            for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
+                const int slot = pos % R;
+                if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
+                if constexpr (SKIP) {
+                    if (lane == 0) *reinterpret_cast<volatile int*>(&filling[slot]) = pos;
+                }
+                T* sK = ring + slot * STAGE;
+                T* sV = sK + KEYS * D;
+#pragma unroll
+                for (int i = 0; i < COPIES; ++i) {
+                    const int p = i * 32 + lane;
+                    const int r = p / CHUNKS;
+                    const int c = p % CHUNKS;
+                    const bool valid = kv0 + r < Tn;
+                    const size_t at = valid ? (size_t)(kv0 + r) * D + c * 8 : 0;
+                    cp_async16(smem_u32(sK + Swizzled<D>::chunk(r, c)), Kh + at, valid);
+                    cp_async16(smem_u32(sV + Swizzled<D>::chunk(r, c)), Vh + at, valid);
+                }
+                mbar_arrive_cp_async(&full[slot]);
+                if constexpr (SKIP) {  // users: the tile's tokens that chose kb and are at or past kv0
+                    const int skipped = WARPS - __popc((entry & TOKENS_MASK) >> max(0, kv0 - tile0));
+                    if (lane == 0 && skipped > 0) mbar_arrive_count(&empty[slot], skipped);
+                }
+            }
+        }
+        cp_async_wait<0>();
+        return;
+    }
+
+    // a consumer: token tile0 + warp, heads hkv * G .. + min(G, 16) (G <= 16: the host refuses larger groups)
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    const int G = H / Hkv;
+    const int heads = min(16, G);
+    const int token = tile0 + warp;
+    const bool real = token < Tn;
+    const bool capped = softcap > 0.f;
+    const float sl2 = capped ? LOG2E : scale * LOG2E;
+    const float capIn = capped ? scale / softcap : 0.f;
+    constexpr bool KEEP_MAX = D >= 128;
+    const float keptSlack = KEEP_MAX ? KEPT_MAX_SLACK_LOG2 / sl2 : 0.f;
+
+    const size_t rowStride = (size_t)Tn * D;
+    const int tokenAt = real ? token : 0;
+    const T* q0 = Q + (((size_t)b * H + hkv * G + g) * Tn + tokenAt) * D + 2 * t;
+    const T* q1 = q0 + 8 * rowStride;
+    const bool has0 = real && g < heads;
+    const bool has1 = real && g + 8 < heads;
+    uint32_t qa[KC][4];
+#pragma unroll
+    for (int kc = 0; kc < KC; ++kc) {
+        qa[kc][0] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16)) : 0u;
+        qa[kc][1] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16)) : 0u;
+        qa[kc][2] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16 + 8)) : 0u;
+        qa[kc][3] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16 + 8)) : 0u;
+    }
+
+    float o[DB][4];
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.f, 0.f};
+#pragma unroll
+    for (int d = 0; d < DB; ++d) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[d][e] = 0.f;
+    }
+
+    int pos = 0;
+    for (int e = first; e < last; ++e) {
+        const int entry = __ldg(walk + e);
+        const int kb = entry >> NSA_WALK_MASK_BITS;
+        const bool mine = (entry >> warp) & 1;
+        const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);
+        const int end = min(kb * BKV + BKV, tmax + 1);
+        const int chunks = (end - kb * BKV + KEYS - 1) / KEYS;  // as many as the producer loads of kb
+        if (SKIP && !mine) {
+            pos += chunks;
+            continue;
+        }
+        for (int c = 0; c < chunks; ++c) {
+            const int kv0 = kb * BKV + c * KEYS;
+            const int at = pos + c;
+            const bool use = mine && kv0 <= token;
+            if (SKIP && !use) continue;
+            const int slot = at % R;
+            if constexpr (SKIP) {
+                while (*reinterpret_cast<volatile int*>(&filling[slot]) != at) {
+                }
+            }
+            mbar_wait(&full[slot], (at / R) & 1);
+            if (use) {
+                const T* sK = ring + slot * STAGE;
+                const T* sV = sK + KEYS * D;
+                float s[NT][4];
+#pragma unroll
+                for (int n = 0; n < NT; ++n) {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) s[n][q] = 0.f;
+                }
+#pragma unroll
+                for (int kc = 0; kc < KC; ++kc) {
+#pragma unroll
+                    for (int n2 = 0; n2 < NT / 2; ++n2) {
+                        uint32_t bk[4];
+                        ldmatrix_x4(bk, addr_b_order<D>(sK, n2 * 16, kc * 2, lane));
+                        Elem<T>::mma(s[2 * n2], qa[kc], bk[0], bk[1]);
+                        Elem<T>::mma(s[2 * n2 + 1], qa[kc], bk[2], bk[3]);
+                    }
+                }
+                const bool partial = kv0 + KEYS > token + 1;
+#pragma unroll
+                for (int n = 0; n < NT; ++n) {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) {
+                        float z = s[n][q];
+                        if (capped) z = softcap * tanhf(z * capIn);
+                        if (partial && kv0 + n * 8 + 2 * t + (q & 1) > token) z = -INFINITY;
+                        s[n][q] = z;
+                    }
+                }
+                float alpha[2];
+                auto rescaleRow = [&](int r) {
+#pragma unroll
+                    for (int d = 0; d < DB; ++d) {
+                        o[d][2 * r] *= alpha[r];
+                        o[d][2 * r + 1] *= alpha[r];
+                    }
+                };
+#pragma unroll
+                for (int r = 0; r < 2; ++r) {
+                    float rowMax = fmaxf(s[0][2 * r], s[0][2 * r + 1]);
+#pragma unroll
+                    for (int n = 1; n < NT; ++n) rowMax = fmaxf(rowMax, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
+                    const float chunkMax = quad_max(rowMax);
+                    float base;
+                    if constexpr (KEEP_MAX) {
+                        const bool grow = chunkMax > m[r] + keptSlack;
+                        base = (grow ? chunkMax : m[r]) * sl2;
+                        alpha[r] = grow ? exp2_approx(fmaf(m[r], sl2, -base)) : 1.f;
+                        m[r] = grow ? chunkMax : m[r];
+                    } else {
+                        const float mx = fmaxf(m[r], chunkMax);
+                        base = mx * sl2;
+                        alpha[r] = exp2_approx(fmaf(m[r], sl2, -base));
+                        m[r] = mx;
+                    }
+                    float sum = 0.f;
+#pragma unroll
+                    for (int n = 0; n < NT; ++n) {
+#pragma unroll
+                        for (int q = 0; q < 2; ++q) {
+                            const float p = exp2_approx(fmaf(s[n][2 * r + q], sl2, -base));
+                            s[n][2 * r + q] = p;
+                            sum += p;
+                        }
+                    }
+                    l[r] = l[r] * alpha[r] + sum;
+                    if constexpr (!KEEP_MAX) rescaleRow(r);
+                }
+                if constexpr (KEEP_MAX) {
+                    if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
+                        rescaleRow(0);
+                        rescaleRow(1);
+                    }
+                }
+                warp_sb_add<T, D, KEYS, NT>(o, s, sV, lane);
+            }
+            warp_arrive(&empty[slot], lane == 0);
+        }
+        pos += chunks;
+    }
+    if (!real) return;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const float sum = quad_sum(l[r]);
+        if (g + 8 * r >= heads) continue;
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        const size_t row = ((size_t)b * H + hkv * G + g + 8 * r) * Tn + token;
+        T* out = O + row * D + 2 * t;
+#pragma unroll
+        for (int d = 0; d < DB; ++d) {
+            *reinterpret_cast<uint32_t*>(out + d * 8) = Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
+        }
+        if (t == 0) LSE[row] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+    }
+}
+#endif
+
 }  // namespace saw
 
 #define SAW_NSA_WARP(TN, T, D, BKV)                                                                                   \
@@ -1046,6 +1306,25 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 #define SAW_NSA_WARP_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_WARP, TN, T, D)
 
 SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP) \
+    saw::nsa_fwd_shared<T, D, BKV, W, SKIP>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
+#else
+#define SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP) __trap();
+#endif
+#define SAW_NSA_SHARED_W(TN, T, D, BKV, W, NAME, SKIP)                                                             \
+    extern "C" __global__ void __launch_bounds__((W + 1) * 32, 1)                                                  \
+        nsa_fwd_shared_##NAME##_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE,         \
+                                                     const int* walkPtr, const int* walk, int B, int H, int Hkv,   \
+                                                     int Tn, float scale, float softcap) {                         \
+        SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP)                                                                    \
+    }
+#define SAW_NSA_SHARED(TN, T, D, BKV)                                                                              \
+    SAW_NSA_SHARED_W(TN, T, D, BKV, 8, w8, false) SAW_NSA_SHARED_W(TN, T, D, BKV, 11, w11, false)                  \
+    SAW_NSA_SHARED_W(TN, T, D, BKV, 8, w8s, true) SAW_NSA_SHARED_W(TN, T, D, BKV, 11, w11s, true)
+#define SAW_NSA_SHARED_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_SHARED, TN, T, D)
+SAW_NSA_HEADS(SAW_NSA_SHARED_BLOCKS)
 
 // ---- per-block forward, the default for G <= 8: K and V once per kv-block, a partial O per choice, then a merge ----
 //   nsa_fwd_block_*  one CTA per work item (b, hkv, kv-block, a range of the tokens that chose it; host-built by

@@ -33,15 +33,21 @@ public final class NsaGpu implements NsaKernels {
          * (token, head, choice), written once, then a per-row merge (nsa_fwd_block_* and nsa_merge_* in nsa.cu).
          */
         BLOCK,
+        /**
+         * Experiment (not measured yet): a CTA per tile of 8 consecutive tokens walks the sorted union of their blocks,
+         * loading each 16-key chunk once for every token of the tile that chose it (nsa_fwd_shared_* in nsa.cu;
+         * Hopper, G up to 16). Only when asked for.
+         */
+        SHARED,
         /** {@link #auto}: the order measured fastest for the problem's group size that can run it. */
         AUTO;
 
         public static final String PROPERTY = "saw.nsa.fwd";
         public static final String ENV = "SAW_NSA_FWD";
 
-        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (warp, block or auto), else AUTO. */
+        /** From -Dsaw.nsa.fwd or SAW_NSA_FWD (warp, block, shared or auto), else AUTO. */
         public static Forward configured() {
-            return setting(values(), PROPERTY, ENV, AUTO, "warp, block or auto");
+            return setting(values(), PROPERTY, ENV, AUTO, "warp, block, shared or auto");
         }
 
         /**
@@ -247,6 +253,60 @@ public final class NsaGpu implements NsaKernels {
                 WARP_WARPS * WARP_STAGES * 2 * WARP_KEYS * d * 2);
     }
 
+    /** Tile sizes the shared walk is built for: its consumer warps, one per token (nsa_fwd_shared_w8_* / _w11_*). */
+    static final int[] SHARED_TILES = {8, 11};
+    static final String SHARED_TOKENS_PROPERTY = "saw.nsa.sharedTokens";
+    static final String SHARED_TOKENS_ENV = "SAW_NSA_SHARED_TOKENS";
+    static final String SHARED_SKIP_PROPERTY = "saw.nsa.sharedSkip";
+    static final String SHARED_SKIP_ENV = "SAW_NSA_SHARED_SKIP";
+    /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
+    static final int SHARED_KEYS = 32;
+    /** Ring slots of the shared walk (NSA_SHARED_SLOTS in nsa.cu). */
+    static final int SHARED_SLOTS = 12;
+
+    /** The shared walk's tile from -Dsaw.nsa.sharedTokens or SAW_NSA_SHARED_TOKENS (8 or 11), else 8. */
+    static int sharedTokens() {
+        String v = System.getProperty(SHARED_TOKENS_PROPERTY, System.getenv(SHARED_TOKENS_ENV));
+        if (v == null || v.isBlank()) {
+            return SHARED_TILES[0];
+        }
+        for (int tile : SHARED_TILES) {
+            if (v.trim().equals(Integer.toString(tile))) {
+                return tile;
+            }
+        }
+        throw new IllegalArgumentException(SHARED_TOKENS_PROPERTY + " / " + SHARED_TOKENS_ENV + " is '" + v
+                + "'; it must be 8 or 11");
+    }
+
+    /**
+     * Whether the shared walk's consumers skip the chunks they do not compute (nsa_fwd_shared_w*s_*), from
+     * -Dsaw.nsa.sharedSkip or SAW_NSA_SHARED_SKIP (0 or 1), else not.
+     */
+    static boolean sharedSkip() {
+        String v = System.getProperty(SHARED_SKIP_PROPERTY, System.getenv(SHARED_SKIP_ENV));
+        if (v == null || v.isBlank() || v.trim().equals("0")) {
+            return false;
+        }
+        if (v.trim().equals("1")) {
+            return true;
+        }
+        throw new IllegalArgumentException(SHARED_SKIP_PROPERTY + " / " + SHARED_SKIP_ENV + " is '" + v
+                + "'; it must be 0 or 1");
+    }
+
+    static String sharedName(DType t, int d, int block, int tokens, boolean skip) {
+        return "nsa_fwd_shared_w" + tokens + (skip ? "s" : "") + "_" + t.label() + "_d" + d + "_b" + block;
+    }
+
+    /** One CTA per (plane, tile of {@code tokens} tokens): a consumer warp per token and a producer warp. */
+    static LaunchShape sharedShape(AttentionProblem p, int block, int tokens, boolean skip) {
+        int d = p.headDim();
+        long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + tokens - 1) / tokens);
+        return new LaunchShape(sharedName(p.dtype(), d, block, tokens, skip), tiles, (tokens + 1) * 32,
+                SHARED_SLOTS * 2 * SHARED_KEYS * d * 2);
+    }
+
     static String blockName(DType t, int d, int block) {
         return "nsa_fwd_block_" + t.label() + "_d" + d + "_b" + block;
     }
@@ -377,6 +437,10 @@ public final class NsaGpu implements NsaKernels {
             for (int d : KernelCatalog.HEAD_DIMS) {
                 for (int b : BLOCKS) {
                     names.add(warpName(t, d, b));
+                    for (int tokens : SHARED_TILES) {
+                        names.add(sharedName(t, d, b, tokens, false));
+                        names.add(sharedName(t, d, b, tokens, true));
+                    }
                     names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
@@ -447,11 +511,18 @@ public final class NsaGpu implements NsaKernels {
                         + "tokens x heads x S = " + partialRows(p, sel) + " is past " + Integer.MAX_VALUE
                         + "; use the warp order (" + Forward.ENV + "=warp) or auto");
             }
+            boolean shared = this.order == Forward.SHARED;
+            if (shared && (major != 9 || p.heads() / p.kvHeads() > 16)) {
+                throw new IllegalArgumentException(Forward.PROPERTY + " / " + Forward.ENV + " is shared, which runs on "
+                        + "compute capability 9.0 with at most 16 heads per kv head; this is compute capability " + major
+                        + ".x with " + p.heads() / p.kvHeads() + " (use warp, block or auto)");
+            }
+            int walkTokens = shared ? sharedTokens() : 0;
             this.tables = NsaTables.of(sel, perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
-                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p));
+                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p), walkTokens);
             // resolved only where a kernel of the family runs: a warp-order forward alone needs neither
             Family kernels = backward || perBlock ? family.resolve(major, sel.blockSize()) : Family.MMA;
-            this.warp = warpShape(p, sel.blockSize());
+            this.warp = shared ? sharedShape(p, sel.blockSize(), walkTokens, sharedSkip()) : warpShape(p, sel.blockSize());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3, kernels);
             this.merge = mergeShape(p);
             this.nativeDq = backward && dq == DqAccumulator.NATIVE && kernels == Family.WGMMA;
@@ -469,6 +540,8 @@ public final class NsaGpu implements NsaKernels {
         final DeviceBuffer partialO;
         final DeviceBuffer partialMaxSum;
         final DeviceBuffer bwdItems;
+        final DeviceBuffer walkPtr;
+        final DeviceBuffer walk;
         final DeviceBuffer dKacc;
         final DeviceBuffer dVacc;
 
@@ -486,6 +559,8 @@ public final class NsaGpu implements NsaKernels {
                 partialO = add(cuda.buffer("NSA partial O", Math.max(16, 2 * partials * plan.p.headDim())));
                 partialMaxSum = add(cuda.buffer("NSA partial max and sum", Math.max(16, 8 * partials)));
                 bwdItems = add(cuda.upload("NSA backward items", t.bwdItems));
+                walkPtr = add(cuda.upload("NSA walk tiles", t.walkPtr));
+                walk = add(cuda.upload("NSA walk", t.walk));
                 dKacc = add(cuda.buffer("dK accumulator", kvAcc));
                 dVacc = add(cuda.buffer("dV accumulator", kvAcc));
             } catch (RuntimeException e) {
@@ -535,6 +610,9 @@ public final class NsaGpu implements NsaKernels {
             }
             cuda.launch(plan.merge, t.partialO, t.partialMaxSum, t.indices, t.counts, o, lse, p.batch(), p.heads(),
                     p.kvHeads(), p.seqQ(), plan.sel.maxSelected());
+        } else if (plan.order == Forward.SHARED) {
+            cuda.launch(plan.warp, q, k, v, o, lse, t.walkPtr, t.walk, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
+                    (float) p.scale(), (float) p.softcap());
         } else {
             cuda.launch(plan.warp, q, k, v, o, lse, t.indices, t.counts, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
                     plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());

@@ -18,13 +18,18 @@ final class NsaTables {
     final int[] items;
     /** The backward's work items, the same form over its own token chunks. */
     final int[] bwdItems;
+    /** The shared walk's tiles: tile i's entries are walk[walkPtr[i]] up to walk[walkPtr[i + 1]] (see {@link #walk}). */
+    final int[] walkPtr;
+    final int[] walk;
 
-    private NsaTables(int[] colPtr, int[] colTok, int[] colSlot, int[] items, int[] bwdItems) {
+    private NsaTables(int[] colPtr, int[] colTok, int[] colSlot, int[] items, int[] bwdItems, int[][] walk) {
         this.colPtr = colPtr;
         this.colTok = colTok;
         this.colSlot = colSlot;
         this.items = items;
         this.bwdItems = bwdItems;
+        this.walkPtr = walk[0];
+        this.walk = walk[1];
     }
 
     /**
@@ -33,6 +38,13 @@ final class NsaTables {
      * @param maxTokens the most tokens of one work item (long lists split so no CTA walks far longer than the rest)
      */
     static NsaTables of(NsaSelection sel, int chunkTokens, int bwdChunkTokens, int maxTokens) {
+        return of(sel, chunkTokens, bwdChunkTokens, maxTokens, 0);
+    }
+
+    /**
+     * @param walkTokens when positive, the shared walk's table over tiles of this many consecutive tokens (at most 12)
+     */
+    static NsaTables of(NsaSelection sel, int chunkTokens, int bwdChunkTokens, int maxTokens, int walkTokens) {
         int[] colPtr = new int[0];
         int[] colTok = new int[0];
         int[] colSlot = new int[0];
@@ -50,7 +62,67 @@ final class NsaTables {
         if (bwdChunkTokens > 0) {
             bwdItems = blockItems(sel, colPtr, colTok, bwdChunkTokens, maxTokens, true);
         }
-        return new NsaTables(colPtr, colTok, colSlot, items, bwdItems);
+        int[][] walk = walkTokens > 0 ? walk(sel, walkTokens) : new int[][] {new int[0], new int[0]};
+        return new NsaTables(colPtr, colTok, colSlot, items, bwdItems, walk);
+    }
+
+    /**
+     * The shared walk's table: per tile of {@code tileTokens} consecutive tokens of one (batch, kv head) plane, plane-major,
+     * the blocks its tokens chose in ascending order, each as {@code block << 12 | mask}, bit w of the mask set when
+     * token tile start + w chose the block and may see some of its keys (block start at or before the token). Returns
+     * {ptr (tiles + 1), entries}.
+     */
+    static int[][] walk(NsaSelection sel, int tileTokens) {
+        if (tileTokens < 1 || tileTokens > 12) {
+            throw new IllegalArgumentException("a walk tile holds 1 to 12 tokens, not " + tileTokens);
+        }
+        int nb = sel.numKvBlocks();
+        if (nb >= 1 << 19) {
+            throw new IllegalArgumentException("the shared walk packs a block index in 19 bits: " + nb + " kv blocks");
+        }
+        int t = sel.seqLen();
+        int tilesPerPlane = (t + tileTokens - 1) / tileTokens;
+        int tiles = sel.batch() * sel.kvHeads() * tilesPerPlane;
+        int[] ptr = new int[tiles + 1];
+        int[] out = new int[1024];
+        int n = 0;
+        int[] mask = new int[nb];
+        int[] touched = new int[tileTokens * Math.max(1, sel.maxSelected())];
+        for (int b = 0; b < sel.batch(); b++) {
+            for (int h = 0; h < sel.kvHeads(); h++) {
+                for (int tile = 0; tile < tilesPerPlane; tile++) {
+                    int used = 0;
+                    for (int w = 0; w < tileTokens; w++) {
+                        int token = tile * tileTokens + w;
+                        if (token >= t) {
+                            break;
+                        }
+                        int c = sel.count(b, token, h);
+                        for (int s = 0; s < c; s++) {
+                            int kb = sel.block(b, token, h, s);
+                            if (kb < 0 || (long) kb * sel.blockSize() > token) {
+                                continue;
+                            }
+                            if (mask[kb] == 0) {
+                                touched[used++] = kb;
+                            }
+                            mask[kb] |= 1 << w;
+                        }
+                    }
+                    Arrays.sort(touched, 0, used);
+                    if (n + used > out.length) {
+                        out = Arrays.copyOf(out, Math.max(out.length * 2, n + used));
+                    }
+                    for (int i = 0; i < used; i++) {
+                        int kb = touched[i];
+                        out[n++] = kb << 12 | mask[kb];
+                        mask[kb] = 0;
+                    }
+                    ptr[(b * sel.kvHeads() + h) * tilesPerPlane + tile + 1] = n;
+                }
+            }
+        }
+        return new int[][] {ptr, Arrays.copyOf(out, n)};
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import saw.engine.attention.AttentionInputs;
@@ -245,13 +246,121 @@ class NsaGpuTest {
         for (NsaGpu.Forward f : NsaGpu.Forward.values()) {
             FakeDriver driver = new FakeDriver(1L << 34);
             driver.kernels.addAll(NsaGpu.allNames());
-            try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
+            try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", 9)) {
                 gpu.forwardOrder(f);
                 gpu.forward(AttentionInputs.random(p, 1, false), sel);
                 List<String> kernels = f == NsaGpu.Forward.WARP ? List.of("nsa_fwd_warp_fp16_d64_b64")
-                        : List.of("nsa_fwd_block_fp16_d64_b64", "nsa_merge_fp16_d64");  // AUTO at G = 4: block
+                        : f == NsaGpu.Forward.SHARED ? List.of("nsa_fwd_shared_w8_fp16_d64_b64")
+                        : List.of("nsa_fwd_block_wgmma_fp16_d64_b64", "nsa_merge_fp16_d64");  // AUTO at G = 4: block
                 assertEquals(kernels, kernelsOf(driver.launched), f.name());
                 assertTrue(driver.live.isEmpty(), "every buffer freed, " + f);
+            }
+        }
+    }
+
+    @Test
+    void theSharedWalkListsEachTilesUnionInOrderWithItsTokensMasks() throws BadSelection {
+        SplittableRandom rnd = new SplittableRandom(17);
+        for (int round = 0; round < 12; round++) {
+            int batch = 1 + rnd.nextInt(2);
+            int seq = 1 + rnd.nextInt(700);
+            int kvHeads = 1 + rnd.nextInt(3);
+            int s = 1 + rnd.nextInt(8);
+            int block = new int[] {32, 64, 128}[rnd.nextInt(3)];
+            int tileTokens = 1 + rnd.nextInt(12);
+            long seed = rnd.nextLong();
+            NsaSelection sel = rnd.nextBoolean() ? NsaSelections.random(batch, seq, kvHeads, s, block, seed)
+                    : NsaSelections.scored(batch, seq, kvHeads, s, block, 16, seed);
+            int[][] walk = NsaTables.walk(sel, tileTokens);
+            int tilesPerPlane = (seq + tileTokens - 1) / tileTokens;
+            assertEquals(batch * kvHeads * tilesPerPlane + 1, walk[0].length);
+            for (int b = 0; b < batch; b++) {
+                for (int h = 0; h < kvHeads; h++) {
+                    for (int tile = 0; tile < tilesPerPlane; tile++) {
+                        // brute force: every (block, token) pair the tile's tokens may see
+                        TreeMap<Integer, Integer> expected = new TreeMap<>();
+                        for (int w = 0; w < tileTokens && tile * tileTokens + w < seq; w++) {
+                            int token = tile * tileTokens + w;
+                            for (int j = 0; j < sel.count(b, token, h); j++) {
+                                int kb = sel.block(b, token, h, j);
+                                if (kb >= 0 && kb * block <= token) {
+                                    expected.merge(kb, 1 << w, (x, y) -> x | y);
+                                }
+                            }
+                        }
+                        int i = (b * kvHeads + h) * tilesPerPlane + tile;
+                        List<Integer> got = new ArrayList<>();
+                        for (int e = walk[0][i]; e < walk[0][i + 1]; e++) {
+                            got.add(walk[1][e]);
+                        }
+                        List<Integer> want = new ArrayList<>();
+                        expected.forEach((kb, mask) -> want.add(kb << 12 | mask));
+                        assertEquals(want, got, "round " + round + ", tile " + i);
+                    }
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> NsaTables.walk(NsaSelections.random(1, 10, 1, 1, 32, 1), 13));
+    }
+
+    @Test
+    void theSharedWalkRunsOnHopperWithUpTo16HeadsAKvHeadAndIsRefusedElsewhereByName() throws BadSelection {
+        NsaSelection sel = NsaSelections.random(2, 300, 2, 5, 64, 5);
+        AttentionProblem p = new AttentionProblem(2, 32, 2, 300, 300, 128, DType.BF16, 0.1, 0);
+        LaunchShape s = NsaGpu.sharedShape(p, 64, 8, false);
+        assertEquals("nsa_fwd_shared_w8_bf16_d128_b64", s.kernel());
+        assertEquals(2L * 2 * ((300 + 7) / 8), s.grid(), "a CTA per (plane, 8 tokens)");
+        assertEquals(9 * 32, s.block(), "8 consumer warps and a producer");
+        LaunchShape eleven = NsaGpu.sharedShape(p, 64, 11, false);
+        assertEquals("nsa_fwd_shared_w11_bf16_d128_b64", eleven.kernel());
+        assertEquals(2L * 2 * ((300 + 10) / 11), eleven.grid(), "a CTA per (plane, 11 tokens)");
+        assertEquals(12 * 32, eleven.block(), "11 consumer warps and a producer");
+        assertEquals(s.sharedBytes(), eleven.sharedBytes(), "the same ring");
+        assertEquals(12 * 2 * 32 * 128 * 2, s.sharedBytes(), "12 slots of 32 keys of K and V");
+        for (int major : new int[] {8, 9}) {
+            FakeDriver driver = new FakeDriver(1L << 34);
+            driver.kernels.addAll(NsaGpu.allNames());
+            try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", major)) {
+                gpu.forwardOrder(NsaGpu.Forward.SHARED);
+                if (major == 9) {
+                    gpu.forward(AttentionInputs.random(p, 1, false), sel);
+                    assertEquals(List.of("nsa_fwd_shared_w8_bf16_d128_b64"), kernelsOf(driver.launched));
+                    withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, " 11 ", () -> {
+                        driver.launched.clear();
+                        gpu.forward(AttentionInputs.random(p, 1, false), sel);
+                        assertEquals(List.of("nsa_fwd_shared_w11_bf16_d128_b64"), kernelsOf(driver.launched));
+                    });
+                    withProperty(NsaGpu.SHARED_SKIP_PROPERTY, "1",
+                            () -> withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, "11", () -> {
+                        driver.launched.clear();
+                        gpu.forward(AttentionInputs.random(p, 1, false), sel);
+                        assertEquals(List.of("nsa_fwd_shared_w11s_bf16_d128_b64"), kernelsOf(driver.launched));
+                    }));
+                    withProperty(NsaGpu.SHARED_SKIP_PROPERTY, "yes", () -> {
+                        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                                () -> gpu.forward(AttentionInputs.random(p, 1, false), sel));
+                        assertEquals("saw.nsa.sharedSkip / SAW_NSA_SHARED_SKIP is 'yes'; it must be 0 or 1",
+                                bad.getMessage());
+                    });
+                    withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, "9", () -> {
+                        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                                () -> gpu.forward(AttentionInputs.random(p, 1, false), sel));
+                        assertEquals("saw.nsa.sharedTokens / SAW_NSA_SHARED_TOKENS is '9'; it must be 8 or 11",
+                                bad.getMessage());
+                    });
+                    AttentionProblem wide = new AttentionProblem(2, 34, 2, 300, 300, 128, DType.BF16, 0.1, 0);
+                    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                            () -> gpu.forward(AttentionInputs.random(wide, 1, false), sel));
+                    assertTrue(e.getMessage().contains("at most 16 heads per kv head") && e.getMessage().contains("17"),
+                            e.getMessage());
+                } else {
+                    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                            () -> gpu.forward(AttentionInputs.random(p, 1, false), sel));
+                    assertTrue(e.getMessage().startsWith("saw.nsa.fwd / SAW_NSA_FWD is shared, which runs on compute "
+                            + "capability 9.0"), e.getMessage());
+                    assertTrue(driver.launched.isEmpty(), "refused before anything ran");
+                }
+                assertTrue(driver.live.isEmpty(), "every buffer freed");
             }
         }
     }
@@ -365,7 +474,7 @@ class NsaGpuTest {
     void anUnknownForwardOrderIsRefusedWithTheValidOnes() {
         withProperty(NsaGpu.Forward.PROPERTY, "tile", () -> {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, NsaGpu.Forward::configured);
-            assertEquals("saw.nsa.fwd / SAW_NSA_FWD is 'tile'; it must be warp, block or auto", e.getMessage());
+            assertEquals("saw.nsa.fwd / SAW_NSA_FWD is 'tile'; it must be warp, block, shared or auto", e.getMessage());
             System.setProperty(NsaGpu.Forward.PROPERTY, " Warp ");
             assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.configured());
             System.setProperty(NsaGpu.Forward.PROPERTY, "block");
