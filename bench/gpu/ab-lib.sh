@@ -226,7 +226,7 @@ ab_nsa_fla() { # PACK NAME [ENV=VALUE...]   (fla-core installed into ${AB_SITE:-
   local pack=$1 name=$2 site=${AB_SITE:-/tmp/site} rc; shift 2
   [[ -d $site/fla ]] || python3 -m pip install --no-deps --target "$site" -q "$ab_root"/.whl/*.whl \
     > "$ab_res/pip.log" 2>&1
-  env OUT="$ab_res/$name" PYTHONPATH="$site" NSA_PARTS=compare NSA_SHAPES=all NSA_COMPARE_ORDERS="warp block" \
+  env OUT="$ab_res/$name" PYTHONPATH="$site" NSA_PARTS=compare NSA_SHAPES=all NSA_COMPARE_ORDERS="warp block shared" \
     NSA_FAMILIES=wgmma NSA_COMPARE_SECONDS=190 NSA_COMPARE_TIMEOUT=240 "$@" timeout -k 5 "${AB_CHECK_TIMEOUT:-250}" \
     "$pack/nsa-run.sh" > "$ab_res/$name.out" 2>&1; rc=$?
   echo "$name rc=$rc"; sed -n '/== summary/,$p' "$ab_res/$name.out" | tail -16

@@ -3,18 +3,18 @@
 # ~100-150 s (estimated from the earlier runs' parts, not yet timed as a whole):
 #   1. verify     saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap,
 #                 random, scored and mask selections), forward and backward against the fp64 reference: the default
-#                 order (auto: per-block for G <= 8, warp above) and each order explicitly on groups auto does not
-#                 give it; the per-block forward's and the backward's kernels as auto picks them (SAW_NSA_FAMILY: the
-#                 warpgroup kernels at blocks 64 and 128 on Hopper, mma.sync elsewhere), and mma.sync explicitly on
-#                 five such cases.
-#                 NSA_VERIFY=quick: 11 of the cases, both orders
+#                 order (auto: per-block for G <= 8; above, the shared walk at D = 128 where tokens share blocks,
+#                 else warp) and each order explicitly where auto does not give it; the per-block forward's and the
+#                 backward's kernels as auto picks them (SAW_NSA_FAMILY: the warpgroup kernels at blocks 64 and 128 on
+#                 Hopper, mma.sync elsewhere), and mma.sync explicitly on five such cases.
+#                 NSA_VERIFY=quick: 16 of the cases, every order
 #   2. sanitizer  compute-sanitizer on small cases: block forward + chunked backward (G = 4, block 32), warp forward
 #                 + chunked backward (G = 24: two warps per token, one padded) and the warpgroup backward (block 64,
-#                 G = 24 and G = 4; block 128, G = 24; softcap); NSA_SAN_TOOLS picks the tools (memcheck racecheck
+#                 G = 24 and G = 4; block 128, G = 24; softcap), the shared walk (G = 8, D = 128); NSA_SAN_TOOLS picks the tools (memcheck racecheck
 #                 synccheck)
 #   3. compare    side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site):
 #                 the same block_indices .npy for both; outputs and gradients cross-checked on one shape from
-#                 `saw dump` in each order of NSA_COMPARE_ORDERS (default "warp block"); medians of saw's CUDA-event
+#                 `saw dump` in each order of NSA_COMPARE_ORDERS (default "warp block shared"); medians of saw's CUDA-event
 #                 timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x); the per-block
 #                 forward and the backward timed in each family of NSA_FAMILIES (default "wgmma mma",
 #                 SAW_NSA_FAMILY). NSA_SHAPES:
@@ -24,7 +24,7 @@
 #                 scores from a drifting query, saw's `scored` construction drawn in torch: neighbours choose alike).
 #                 Rows while NSA_COMPARE_SECONDS lasts; the
 #                 whole part is cut at NSA_COMPARE_TIMEOUT (170 s), keeping the rows done (compare-summary.txt).
-#   4. scored     the T=32K G=16 shape on a top-S-of-block-scores selection, both orders
+#   4. scored     the T=32K G=16 shape on a top-S-of-block-scores selection, in the block order and auto (the shared walk)
 # The final check: NSA_PARTS="verify sanitizer compare" NSA_VERIFY=quick NSA_SAN_TOOLS=memcheck NSA_SHAPES=final \
 #                  NSA_COMPARE_TIMEOUT=120 ./nsa-run.sh
 # Runs from a folder made by bench/gpu-pack.sh. Logs: $OUT/nsa/ (verify.log, sanitizer.log, compare.log,
@@ -61,7 +61,8 @@ v() {
     "$(echo "$o" | awk '$1=="O"||$1=="LSE"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
   [[ $rc == 0 ]] || echo "$o" | tail -6
 }
-# auto: G = heads / kv-heads; block for G <= 8, warp above
+# auto: G = heads / kv-heads; block for G <= 8; above, at D = 128, the shared walk where 11-token tiles share blocks
+# (NsaGpu.Forward.SHARED_MIN_SHARING; most of these short random selections do), else warp
 #       order  selection    block            S            G: heads/kv-heads           D               dtype        extra
 full && v - --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
         v - --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 2048 --softcap 30
@@ -85,9 +86,14 @@ full && v block --nsa random --nsa-block 64  --nsa-s 32 --heads 16 --kv-heads 1 
 full && v warp  --nsa random --nsa-block 32  --nsa-s 32 --heads 4  --kv-heads 1 --head-dim 128 --dtype bf16 --seq 1000
         v warp  --nsa random --nsa-block 64  --nsa-s 4  --heads 2  --kv-heads 2 --head-dim 64  --dtype fp16 --seq 777 --batch 2
 full && v warp  --nsa random --nsa-block 32  --nsa-s 8  --heads 8  --kv-heads 1 --head-dim 64  --dtype fp16 --seq 1500 --softcap 20
-# selections that are not random: top-S of block scores (G = 16: warp), and a mask's blocks (G = 4: block)
+        v warp  --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
+full && v shared --nsa random --nsa-block 32 --nsa-s 32 --heads 8  --kv-heads 2 --head-dim 64  --dtype bf16 --seq 1000
+        v shared --nsa random --nsa-block 64 --nsa-s 4  --heads 2  --kv-heads 2 --head-dim 64  --dtype fp16 --seq 77 --batch 2
+# selections that are not random: top-S of block scores (G = 16: the shared walk), and a mask's blocks (G = 4: block)
         v -     --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
 full && v block --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
+full && v warp  --nsa scored --nsa-block 64  --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 128 --dtype bf16 --seq 4096
+        v shared 'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
         v -     'and(causal,docs(700,900,400))' --nsa mask --seq 2000 --block 64x64 --heads 8 --kv-heads 2 --head-dim 64 --dtype fp16
 # block 64 for the warpgroup backward: G = 24 (a token's heads over two steps), one token, S past the blocks there are
         v -     --nsa random --nsa-block 64  --nsa-s 16 --heads 24 --kv-heads 1 --head-dim 128 --dtype fp16 --seq 1300 --softcap 30
@@ -134,6 +140,7 @@ elif command -v compute-sanitizer >/dev/null; then
     san $tool warp 64 --heads 24 --kv-heads 1 --head-dim 128
     san $tool block 64 --heads 8 --kv-heads 2 --head-dim 64
     san $tool warp 128 --heads 24 --kv-heads 1 --head-dim 128
+    san $tool shared 64 --heads 16 --kv-heads 2 --head-dim 128
   done
 else
   echo "compute-sanitizer not found" | tee -a "$summary"
@@ -302,7 +309,7 @@ def cross_check(B, T, HQ, H, D, BS, S, dtype, orders, fams):
             res[order][name] = ((mine - theirs).norm() / theirs.norm().clamp_min(1e-30)).item()
     return res
 
-orders = os.environ.get("NSA_COMPARE_ORDERS", "warp block").split()
+orders = os.environ.get("NSA_COMPARE_ORDERS", "warp block shared").split()
 fams = os.environ.get("NSA_FAMILIES", "wgmma mma").split()
 # forward columns: the warp order is mma.sync only; the per-block order in each family
 fwdcols = [(o + "/" + fm if o == "block" else o, o, fm) for o in orders for fm in (fams if o == "block" else fams[:1])]
@@ -330,7 +337,23 @@ if os.environ.get("NSA_SHAPES", "all") == "final":  # the headline shape against
 if os.environ.get("NSA_SHAPES", "all") == "list":  # NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;..."
     shapes = [tuple(int(x) for x in sh.split(",")) for sh in os.environ["NSA_SHAPE_LIST"].split(";") if sh.strip()]
 bwd_order = orders[0]  # the backward does not depend on the forward order; timed in the first order's run
-rule = lambda G: label("block" if G <= 8 else "warp")  # NsaGpu.Forward.forGroup: what SAW_NSA_FWD=auto runs
+def walk_sharing(idx, cnt, BS, tile=11):
+    """NsaTables.Walk.sharing: choices whose block starts at or before the token, per distinct (tile of 11 tokens,
+    block), the number NsaGpu.Forward.auto compares with 2.5."""
+    B, T, H, S = idx.shape
+    t = torch.arange(T, device=idx.device)[None, :, None, None]
+    ok = (idx >= 0) & (torch.arange(S, device=idx.device) < cnt[..., None]) & (idx.long() * BS <= t)
+    plane = (torch.arange(B, device=idx.device)[:, None, None, None] * H
+             + torch.arange(H, device=idx.device)[None, None, :, None])
+    key = (plane * ((T + tile - 1) // tile) + t // tile) * ((T + BS - 1) // BS) + idx.long()
+    distinct = key.expand(B, T, H, S)[ok].unique().numel()
+    return int(ok.sum()) / distinct if distinct else 0.0
+
+def rule(G, D, sharing):
+    """NsaGpu.Forward.auto on a Hopper GPU: what SAW_NSA_FWD=auto runs."""
+    if G <= 8:
+        return label("block")
+    return "shared" if D == 128 and G <= 16 and sharing >= 2.5 else "warp"
 
 def f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
@@ -342,7 +365,7 @@ def table_row(r):
     times = {c: r["saw_fwd_" + c] for c, _, _ in fwdcols if r["saw_fwd_" + c] is not None}
     auto = times.get(r["rule"])
     mark = "!" if auto is not None and min(times.values()) < auto else " "
-    return (f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} | " +
+    return (f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} {r['sharing']:>5.2f} | " +
             " ".join(f"{f(r['saw_fwd_' + c]):>11}" for c, _, _ in fwdcols) + f" {r['rule'] + mark:>12} "
             f"{f(r['fla_fwd']):>8} {f(sp(auto, r['fla_fwd'])):>5} {f(tfs(auto, 1), '{:.0f}'):>6} | " +
             " ".join(f"{f(r['saw_bwd_' + b]):>9}" for b in fams) + f" {f(r['fla_bwd']):>8} "
@@ -351,9 +374,10 @@ def table_row(r):
 say(f"NSA selected attention, bf16, {selection} selections, {torch.cuda.get_device_name()}: saw vs fla-core 0.5.2 "
     "ParallelNSAFunction "
     "(median ms; forward order/family = "
-    "SAW_NSA_FWD / SAW_NSA_FAMILY; auto = what the rule picks, ! when another measured faster; x = fla / auto; "
+    "SAW_NSA_FWD / SAW_NSA_FAMILY; share = choices per block the shared walk loads over 11-token tiles; "
+    "auto = what the rule picks, ! when another measured faster; x = fla / auto; "
     "backward per family, x and TF/s for " + fams[0] + "; TFLOP/s useful)", keep=True)
-say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} | " + " ".join(f"{c:>11}" for c, _, _ in fwdcols) +
+say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} {'share':>5} | " + " ".join(f"{c:>11}" for c, _, _ in fwdcols) +
     f" {'auto':>12} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | " + " ".join(f"{'bwd ' + b:>9}" for b in fams) +
     f" {'fla bwd':>8} {'x':>5} {'TF/s':>6} | fla note", keep=True)
 budget = time.time() + float(os.environ.get("NSA_COMPARE_SECONDS", "110"))
@@ -377,9 +401,10 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     v = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
     tf, tb, err = fla_times(q, k, v, idx, cnt, BS, D ** -0.5)
     del q, k, v; torch.cuda.empty_cache()
-    r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S,
+    sharing = walk_sharing(idx, cnt, BS)
+    r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S, sharing=sharing,
              pairs=anyrun["fwd"]["selected_pairs"] if anyrun else None,
-             saw_bwd=s["bwd"]["median_ms"] if s else None, rule=rule(HQ // H),
+             saw_bwd=s["bwd"]["median_ms"] if s else None, rule=rule(HQ // H, D, sharing),
              kernels={c: x["fwd"].get("kernel") for c, x in runs.items() if x},
              bwd_kernels={b: x["bwd"].get("kernel") for b, x in back.items() if x},
              fla_fwd=tf, fla_bwd=tb, fla_error=err)
@@ -402,11 +427,11 @@ cat "$logs/compare-summary.txt" >>"$summary"
 fi
 if part scored; then
 # the same shape with a selection whose neighbouring tokens agree (top-S of block scores), in both orders (saw only:
-# fla's time does not depend on sharing); auto at G = 16 is the warp order
+# fla's time does not depend on sharing); auto at G = 16 picks the shared walk here (sharing 3.56 over 11-token tiles)
 o=$(SAW_NSA_FWD=block timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 \
     --nsa-s 16 --nsa-block 64 --backend gpu --pass fwd --warmup 3 --reps 10 --out "$logs/saw-scored-block.jsonl" 2>&1)
 echo "$o" | tee -a "$summary"
-o=$(SAW_NSA_FWD=warp timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 --nsa-s 16 --nsa-block 64 \
+o=$(SAW_NSA_FWD=auto timeout 60 "$here/saw" bench --nsa scored --seq 32768 --heads 64 --kv-heads 4 --head-dim 128 --nsa-s 16 --nsa-block 64 \
     --backend gpu --pass fwd,bwd --warmup 3 --reps 10 --out "$logs/saw-scored.jsonl" 2>&1)
 echo "$o" | tee -a "$summary"
 fi

@@ -409,6 +409,6 @@ def test_nsa_fla_runs_the_compare_part_with_its_defaults_and_the_overrides(tmp_p
         out = run.stdout.splitlines()
         assert out[0] == "fla rc=0"
         assert out[1] == f"== summary ({res}/fla)"
-        assert out[2] == f"parts=compare shapes={shapes} orders=warp block families=wgmma path={site}"
+        assert out[2] == f"parts=compare shapes={shapes} orders=warp block shared families=wgmma path={site}"
         assert "noise before" not in run.stdout
     assert not (res / "pip.log").exists(), "fla was there: nothing installed"

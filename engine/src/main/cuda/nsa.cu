@@ -1035,31 +1035,30 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 }
 
 
-// ---- Shared walk (experiment, branch nsa-fwd-shared2): a tile of WARPS (8 or 11) consecutive tokens of one kv head,
-// a consumer warp per token (its 16 heads as the m16n8k16 rows, as in nsa_fwd_warp) and one producer warp that streams
-// the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS keys at a time, through a ring of NSA_SHARED_SLOTS chunks with
-// full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own token's blocks (a
-// per-block mask from the host's walk table), arriving on the rest, so a block chosen by several tokens of the tile
-// is loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers with cp.async
-// arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
+// ---- Shared walk, the forward for selections whose neighbouring tokens share blocks (NsaGpu.Forward.auto): a tile
+// of NSA_SHARED_TOKENS consecutive tokens of one kv head, a consumer warp per token (its 16 heads as the m16n8k16 rows, as
+// in nsa_fwd_warp) and one producer warp that streams the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS keys
+// at a time, through a ring of NSA_SHARED_SLOTS chunks with full / empty mbarriers. Every consumer waits for every chunk
+// and computes the chunks of its own token's blocks (a per-block mask from the host's walk table), arriving on the rest,
+// so a block chosen by several tokens of the tile is loaded once for all of them and the warps drift up to a ring
+// apart. Hopper only (mbarriers with cp.async arrivals are sm_80+, but the kernel is built and measured in the sm_90a
+// pass only).
 //   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 12 | mask, kb
 //   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
 // 11 consumers and the producer are 12 warps, which ptxas gives the same 168 registers a thread as 8 + 1 (it
-// allocates for whole warpgroups): three more consumers for free
+// allocates for whole warpgroups): 11-token tiles ran 1.2-1.25x faster than 8-token ones (docs/kernel-notes.md).
 constexpr int NSA_WALK_MASK_BITS = 12;
-// SKIP: a consumer waits only for the chunks it computes and the producer arrives on each chunk's empty barrier for
-// the consumers that skip it; a skipping consumer may reach a slot whose previous fill is still pending, where a
-// parity wait cannot tell fill k from k - 2, so it first waits until the slot's fill number (`filling`, written by
-// the producer when a fill starts) is its chunk (walk_skip_model.py in docs/results/gpu-2026-12-06f/next-not-run/).
+constexpr int NSA_SHARED_TOKENS = 11;
 constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's 16, for four score chains a warp
 constexpr int NSA_SHARED_SLOTS = 12;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-template <typename T, int D, int BKV, int WARPS, bool SKIP>
+template <typename T, int D, int BKV>
 __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
                                                T* __restrict__ O, float* __restrict__ LSE,
                                                const int* __restrict__ walkPtr, const int* __restrict__ walk, int Bn,
                                                int H, int Hkv, int Tn, float scale, float softcap) {
+    constexpr int WARPS = NSA_SHARED_TOKENS;
     constexpr int DB = D / 8;
     constexpr int KC = D / 16;
     constexpr int CHUNKS = D / 8;                        // 16-byte pieces per row
@@ -1072,7 +1071,6 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
 
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ uint64_t full[R], empty[R];
-    __shared__ int filling[R];
     T* ring = reinterpret_cast<T*>(smem);
     const int warp = threadIdx.x >> 5;
     const int lane = threadIdx.x & 31;
@@ -1091,7 +1089,6 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
         for (int s = 0; s < R; ++s) {
             mbar_init(&full[s], 32);                // the producer's lanes, each once its copies have landed
             mbar_init(&empty[s], WARPS);  // every consumer warp, whether it used the chunk or not
-            filling[s] = -1;
         }
         mbar_init_fence();
     }
@@ -1110,9 +1107,6 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
             for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
                 const int slot = pos % R;
                 if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
-                if constexpr (SKIP) {
-                    if (lane == 0) *reinterpret_cast<volatile int*>(&filling[slot]) = pos;
-                }
                 T* sK = ring + slot * STAGE;
                 T* sV = sK + KEYS * D;
 #pragma unroll
@@ -1126,10 +1120,6 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
                     cp_async16(smem_u32(sV + Swizzled<D>::chunk(r, c)), Vh + at, valid);
                 }
                 mbar_arrive_cp_async(&full[slot]);
-                if constexpr (SKIP) {  // users: the tile's tokens that chose kb and are at or past kv0
-                    const int skipped = WARPS - __popc((entry & TOKENS_MASK) >> max(0, kv0 - tile0));
-                    if (lane == 0 && skipped > 0) mbar_arrive_count(&empty[slot], skipped);
-                }
             }
         }
         cp_async_wait<0>();
@@ -1181,20 +1171,11 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
         const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);
         const int end = min(kb * BKV + BKV, tmax + 1);
         const int chunks = (end - kb * BKV + KEYS - 1) / KEYS;  // as many as the producer loads of kb
-        if (SKIP && !mine) {
-            pos += chunks;
-            continue;
-        }
         for (int c = 0; c < chunks; ++c) {
             const int kv0 = kb * BKV + c * KEYS;
             const int at = pos + c;
             const bool use = mine && kv0 <= token;
-            if (SKIP && !use) continue;
             const int slot = at % R;
-            if constexpr (SKIP) {
-                while (*reinterpret_cast<volatile int*>(&filling[slot]) != at) {
-                }
-            }
             mbar_wait(&full[slot], (at / R) & 1);
             if (use) {
                 const T* sK = ring + slot * STAGE;
@@ -1308,21 +1289,18 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
 SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP) \
-    saw::nsa_fwd_shared<T, D, BKV, W, SKIP>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
+#define SAW_NSA_SHARED_BODY(T, D, BKV) \
+    saw::nsa_fwd_shared<T, D, BKV>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
 #else
-#define SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP) __trap();
+#define SAW_NSA_SHARED_BODY(T, D, BKV) __trap();
 #endif
-#define SAW_NSA_SHARED_W(TN, T, D, BKV, W, NAME, SKIP)                                                             \
-    extern "C" __global__ void __launch_bounds__((W + 1) * 32, 1)                                                  \
-        nsa_fwd_shared_##NAME##_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE,         \
-                                                     const int* walkPtr, const int* walk, int B, int H, int Hkv,   \
-                                                     int Tn, float scale, float softcap) {                         \
-        SAW_NSA_SHARED_BODY(T, D, BKV, W, SKIP)                                                                    \
-    }
 #define SAW_NSA_SHARED(TN, T, D, BKV)                                                                              \
-    SAW_NSA_SHARED_W(TN, T, D, BKV, 8, w8, false) SAW_NSA_SHARED_W(TN, T, D, BKV, 11, w11, false)                  \
-    SAW_NSA_SHARED_W(TN, T, D, BKV, 8, w8s, true) SAW_NSA_SHARED_W(TN, T, D, BKV, 11, w11s, true)
+    extern "C" __global__ void __launch_bounds__((saw::NSA_SHARED_TOKENS + 1) * 32, 1)                             \
+        nsa_fwd_shared_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE, const int* walkPtr, \
+                                            const int* walk, int B, int H, int Hkv, int Tn, float scale,              \
+                                            float softcap) {                                                          \
+        SAW_NSA_SHARED_BODY(T, D, BKV)                                                                             \
+    }
 #define SAW_NSA_SHARED_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_SHARED, TN, T, D)
 SAW_NSA_HEADS(SAW_NSA_SHARED_BLOCKS)
 

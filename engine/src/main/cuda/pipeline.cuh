@@ -21,11 +21,6 @@ __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
 
-// Release-arrive for `count` of the barrier's expected arrivals at once (sm_90).
-__device__ __forceinline__ void mbar_arrive_count(uint64_t* bar, uint32_t count) {
-    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
-}
-
 // A warp's arrival on a barrier that counts warps: once every lane has got here (its reads are done), lane 0 arrives.
 __device__ __forceinline__ void warp_arrive(uint64_t* bar, bool lane0) {
     __syncwarp();

@@ -3,6 +3,7 @@ package saw.engine.gpu;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.DoubleSupplier;
 import saw.engine.attention.AttentionBackend;
 import saw.engine.attention.AttentionInputs;
 import saw.engine.attention.AttentionOutputs;
@@ -14,8 +15,9 @@ import saw.engine.nsa.NsaReference;
 import saw.engine.nsa.NsaSelection;
 
 /**
- * NSA selected attention on GPU 0 through nsa.cu: forward in one of two loop orders ({@link Forward}; by default per
- * kv-block with a partial O per choice and a merge for G <= 8, a warp per token streaming its own blocks above),
+ * NSA selected attention on GPU 0 through nsa.cu: forward in one of three loop orders ({@link Forward}; by default per
+ * kv-block with a partial O per choice and a merge for G <= 8; above, on Hopper at D = 128, a walk shared by 11
+ * consecutive tokens where they share blocks, else a warp per token streaming its own blocks),
  * backward per kv-block over the tokens that chose it, in token chunks (tables from {@link NsaTables}, built on the
  * host and not part of the timed work). Not thread-safe.
  */
@@ -34,9 +36,9 @@ public final class NsaGpu implements NsaKernels {
          */
         BLOCK,
         /**
-         * Experiment (not measured yet): a CTA per tile of 8 consecutive tokens walks the sorted union of their blocks,
-         * loading each 16-key chunk once for every token of the tile that chose it (nsa_fwd_shared_* in nsa.cu;
-         * Hopper, G up to 16). Only when asked for.
+         * A CTA per tile of {@link #SHARED_TOKENS} consecutive tokens walks the sorted union of their blocks, loading
+         * each 32-key chunk once for every token of the tile that chose it (nsa_fwd_shared_* in nsa.cu; compute
+         * capability 9.0, G up to 16).
          */
         SHARED,
         /** {@link #auto}: the order measured fastest for the problem's group size that can run it. */
@@ -64,17 +66,34 @@ public final class NsaGpu implements NsaKernels {
         }
 
         /**
-         * {@link #forGroup}, except that a problem past the block order's 32-bit partial index ({@code partialRows},
-         * batch x tokens x heads x S) runs in the warp order, which has no such limit.
+         * The least {@link NsaTables.Walk#sharing} (choices per block the walk loads, over tiles of 11 tokens) at which
+         * auto takes the shared walk over the warp order. H100, G = 16, D = 128, bf16, S = 16
+         * (docs/results/gpu-2026-12-06g/): the walk lost at sharing 1.57 (random selections, T = 32K: 0.74x the warp
+         * order's speed) and 2.01 (random, 16K: 0.87x), and won from 2.93 on (random 8K 1.09x; top-S of block scores
+         * 3.09-5.19: 1.10-1.48x, blocks 32, 64 and 128), rising with the sharing; 2.5 lies between.
          */
-        static Forward auto(int group, long partialRows) {
-            Forward f = forGroup(group);
-            return f == BLOCK && partialRows > Integer.MAX_VALUE ? WARP : f;
+        static final double SHARED_MIN_SHARING = 2.5;
+
+        /** Whether the shared walk is built for this GPU and problem: compute capability 9.0, at most 16 heads a kv head. */
+        static boolean sharedRuns(int major, int group) {
+            return major == 9 && group <= 16;
         }
 
-        /** This order, or for AUTO the one {@link #auto} picks for this problem and selection. */
-        public Forward resolve(AttentionProblem p, NsaSelection sel) {
-            return this == AUTO ? auto(p.heads() / p.kvHeads(), partialRows(p, sel)) : this;
+        /**
+         * {@link #forGroup}, except that a problem past the block order's 32-bit partial index ({@code partialRows},
+         * batch x tokens x heads x S) runs in the warp order, which has no such limit, and that the warp order gives
+         * way to the shared walk at D = 128 where it runs and the selection's {@code walkSharing} (asked for only
+         * then) reaches {@link #SHARED_MIN_SHARING}. At D = 64 the walk measured 0.99x the warp order on the most
+         * shared selection timed (T = 32K, sharing 3.56), so it is never picked there.
+         */
+        static Forward auto(int group, long partialRows, int major, int headDim, DoubleSupplier walkSharing) {
+            Forward f = forGroup(group);
+            if (f == BLOCK) {
+                return partialRows > Integer.MAX_VALUE ? WARP : f;
+            }
+            boolean shares = headDim == 128 && sharedRuns(major, group)
+                    && walkSharing.getAsDouble() >= SHARED_MIN_SHARING;
+            return shares ? SHARED : WARP;
         }
     }
 
@@ -253,57 +272,22 @@ public final class NsaGpu implements NsaKernels {
                 WARP_WARPS * WARP_STAGES * 2 * WARP_KEYS * d * 2);
     }
 
-    /** Tile sizes the shared walk is built for: its consumer warps, one per token (nsa_fwd_shared_w8_* / _w11_*). */
-    static final int[] SHARED_TILES = {8, 11};
-    static final String SHARED_TOKENS_PROPERTY = "saw.nsa.sharedTokens";
-    static final String SHARED_TOKENS_ENV = "SAW_NSA_SHARED_TOKENS";
-    static final String SHARED_SKIP_PROPERTY = "saw.nsa.sharedSkip";
-    static final String SHARED_SKIP_ENV = "SAW_NSA_SHARED_SKIP";
+    /** Tokens of one shared-walk tile: its consumer warps, one per token (NSA_SHARED_TOKENS in nsa.cu). */
+    static final int SHARED_TOKENS = 11;
     /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
     static final int SHARED_KEYS = 32;
     /** Ring slots of the shared walk (NSA_SHARED_SLOTS in nsa.cu). */
     static final int SHARED_SLOTS = 12;
 
-    /** The shared walk's tile from -Dsaw.nsa.sharedTokens or SAW_NSA_SHARED_TOKENS (8 or 11), else 8. */
-    static int sharedTokens() {
-        String v = System.getProperty(SHARED_TOKENS_PROPERTY, System.getenv(SHARED_TOKENS_ENV));
-        if (v == null || v.isBlank()) {
-            return SHARED_TILES[0];
-        }
-        for (int tile : SHARED_TILES) {
-            if (v.trim().equals(Integer.toString(tile))) {
-                return tile;
-            }
-        }
-        throw new IllegalArgumentException(SHARED_TOKENS_PROPERTY + " / " + SHARED_TOKENS_ENV + " is '" + v
-                + "'; it must be 8 or 11");
+    static String sharedName(DType t, int d, int block) {
+        return "nsa_fwd_shared_" + t.label() + "_d" + d + "_b" + block;
     }
 
-    /**
-     * Whether the shared walk's consumers skip the chunks they do not compute (nsa_fwd_shared_w*s_*), from
-     * -Dsaw.nsa.sharedSkip or SAW_NSA_SHARED_SKIP (0 or 1), else not.
-     */
-    static boolean sharedSkip() {
-        String v = System.getProperty(SHARED_SKIP_PROPERTY, System.getenv(SHARED_SKIP_ENV));
-        if (v == null || v.isBlank() || v.trim().equals("0")) {
-            return false;
-        }
-        if (v.trim().equals("1")) {
-            return true;
-        }
-        throw new IllegalArgumentException(SHARED_SKIP_PROPERTY + " / " + SHARED_SKIP_ENV + " is '" + v
-                + "'; it must be 0 or 1");
-    }
-
-    static String sharedName(DType t, int d, int block, int tokens, boolean skip) {
-        return "nsa_fwd_shared_w" + tokens + (skip ? "s" : "") + "_" + t.label() + "_d" + d + "_b" + block;
-    }
-
-    /** One CTA per (plane, tile of {@code tokens} tokens): a consumer warp per token and a producer warp. */
-    static LaunchShape sharedShape(AttentionProblem p, int block, int tokens, boolean skip) {
+    /** One CTA per (plane, tile of {@link #SHARED_TOKENS} tokens): a consumer warp per token and a producer warp. */
+    static LaunchShape sharedShape(AttentionProblem p, int block) {
         int d = p.headDim();
-        long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + tokens - 1) / tokens);
-        return new LaunchShape(sharedName(p.dtype(), d, block, tokens, skip), tiles, (tokens + 1) * 32,
+        long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + SHARED_TOKENS - 1) / SHARED_TOKENS);
+        return new LaunchShape(sharedName(p.dtype(), d, block), tiles, (SHARED_TOKENS + 1) * 32,
                 SHARED_SLOTS * 2 * SHARED_KEYS * d * 2);
     }
 
@@ -437,10 +421,7 @@ public final class NsaGpu implements NsaKernels {
             for (int d : KernelCatalog.HEAD_DIMS) {
                 for (int b : BLOCKS) {
                     names.add(warpName(t, d, b));
-                    for (int tokens : SHARED_TILES) {
-                        names.add(sharedName(t, d, b, tokens, false));
-                        names.add(sharedName(t, d, b, tokens, true));
-                    }
+                    names.add(sharedName(t, d, b));
                     names.add(blockName(t, d, b));
                     names.add(backwardName(t, d, b, false));
                     names.add(backwardName(t, d, b, true));
@@ -504,7 +485,10 @@ public final class NsaGpu implements NsaKernels {
             this.p = p;
             this.sel = sel;
             this.backward = backward;
-            this.order = order.resolve(p, sel);
+            int group = p.heads() / p.kvHeads();
+            NsaTables.Walk[] walk = {NsaTables.Walk.NONE};
+            this.order = order != Forward.AUTO ? order : Forward.auto(group, partialRows(p, sel), major, p.headDim(),
+                    () -> (walk[0] = NsaTables.walk(sel, SHARED_TOKENS)).sharing());
             boolean perBlock = this.order == Forward.BLOCK;
             if (perBlock && partialRows(p, sel) > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("the per-block NSA forward indexes its partials with 32 bits: batch x "
@@ -512,17 +496,19 @@ public final class NsaGpu implements NsaKernels {
                         + "; use the warp order (" + Forward.ENV + "=warp) or auto");
             }
             boolean shared = this.order == Forward.SHARED;
-            if (shared && (major != 9 || p.heads() / p.kvHeads() > 16)) {
+            if (shared && !Forward.sharedRuns(major, group)) {
                 throw new IllegalArgumentException(Forward.PROPERTY + " / " + Forward.ENV + " is shared, which runs on "
                         + "compute capability 9.0 with at most 16 heads per kv head; this is compute capability " + major
-                        + ".x with " + p.heads() / p.kvHeads() + " (use warp, block or auto)");
+                        + ".x with " + group + " (use warp, block or auto)");
             }
-            int walkTokens = shared ? sharedTokens() : 0;
+            if (shared && walk[0] == NsaTables.Walk.NONE) {
+                walk[0] = NsaTables.walk(sel, SHARED_TOKENS);
+            }
             this.tables = NsaTables.of(sel, perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
-                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p), walkTokens);
+                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p), shared ? walk[0] : NsaTables.Walk.NONE);
             // resolved only where a kernel of the family runs: a warp-order forward alone needs neither
             Family kernels = backward || perBlock ? family.resolve(major, sel.blockSize()) : Family.MMA;
-            this.warp = shared ? sharedShape(p, sel.blockSize(), walkTokens, sharedSkip()) : warpShape(p, sel.blockSize());
+            this.warp = shared ? sharedShape(p, sel.blockSize()) : warpShape(p, sel.blockSize());
             this.block = blockShape(p, sel.blockSize(), tables.items.length / 3, kernels);
             this.merge = mergeShape(p);
             this.nativeDq = backward && dq == DqAccumulator.NATIVE && kernels == Family.WGMMA;
@@ -559,8 +545,8 @@ public final class NsaGpu implements NsaKernels {
                 partialO = add(cuda.buffer("NSA partial O", Math.max(16, 2 * partials * plan.p.headDim())));
                 partialMaxSum = add(cuda.buffer("NSA partial max and sum", Math.max(16, 8 * partials)));
                 bwdItems = add(cuda.upload("NSA backward items", t.bwdItems));
-                walkPtr = add(cuda.upload("NSA walk tiles", t.walkPtr));
-                walk = add(cuda.upload("NSA walk", t.walk));
+                walkPtr = add(cuda.upload("NSA walk tiles", t.walk.ptr()));
+                walk = add(cuda.upload("NSA walk", t.walk.entries()));
                 dKacc = add(cuda.buffer("dK accumulator", kvAcc));
                 dVacc = add(cuda.buffer("dV accumulator", kvAcc));
             } catch (RuntimeException e) {

@@ -18,18 +18,16 @@ final class NsaTables {
     final int[] items;
     /** The backward's work items, the same form over its own token chunks. */
     final int[] bwdItems;
-    /** The shared walk's tiles: tile i's entries are walk[walkPtr[i]] up to walk[walkPtr[i + 1]] (see {@link #walk}). */
-    final int[] walkPtr;
-    final int[] walk;
+    /** The shared walk's table, empty unless asked for. */
+    final Walk walk;
 
-    private NsaTables(int[] colPtr, int[] colTok, int[] colSlot, int[] items, int[] bwdItems, int[][] walk) {
+    private NsaTables(int[] colPtr, int[] colTok, int[] colSlot, int[] items, int[] bwdItems, Walk walk) {
         this.colPtr = colPtr;
         this.colTok = colTok;
         this.colSlot = colSlot;
         this.items = items;
         this.bwdItems = bwdItems;
-        this.walkPtr = walk[0];
-        this.walk = walk[1];
+        this.walk = walk;
     }
 
     /**
@@ -38,13 +36,11 @@ final class NsaTables {
      * @param maxTokens the most tokens of one work item (long lists split so no CTA walks far longer than the rest)
      */
     static NsaTables of(NsaSelection sel, int chunkTokens, int bwdChunkTokens, int maxTokens) {
-        return of(sel, chunkTokens, bwdChunkTokens, maxTokens, 0);
+        return of(sel, chunkTokens, bwdChunkTokens, maxTokens, Walk.NONE);
     }
 
-    /**
-     * @param walkTokens when positive, the shared walk's table over tiles of this many consecutive tokens (at most 12)
-     */
-    static NsaTables of(NsaSelection sel, int chunkTokens, int bwdChunkTokens, int maxTokens, int walkTokens) {
+    /** @param walk the shared walk's table ({@link #walk(NsaSelection, int)}), or {@link Walk#NONE} */
+    static NsaTables of(NsaSelection sel, int chunkTokens, int bwdChunkTokens, int maxTokens, Walk walk) {
         int[] colPtr = new int[0];
         int[] colTok = new int[0];
         int[] colSlot = new int[0];
@@ -62,17 +58,30 @@ final class NsaTables {
         if (bwdChunkTokens > 0) {
             bwdItems = blockItems(sel, colPtr, colTok, bwdChunkTokens, maxTokens, true);
         }
-        int[][] walk = walkTokens > 0 ? walk(sel, walkTokens) : new int[][] {new int[0], new int[0]};
         return new NsaTables(colPtr, colTok, colSlot, items, bwdItems, walk);
     }
 
     /**
-     * The shared walk's table: per tile of {@code tileTokens} consecutive tokens of one (batch, kv head) plane, plane-major,
-     * the blocks its tokens chose in ascending order, each as {@code block << 12 | mask}, bit w of the mask set when
-     * token tile start + w chose the block and may see some of its keys (block start at or before the token). Returns
-     * {ptr (tiles + 1), entries}.
+     * The shared walk's table: tile i's entries are {@code entries[ptr[i]]} up to {@code entries[ptr[i + 1]]}, tiles of
+     * consecutive tokens of one (batch, kv head) plane, plane-major.
+     *
+     * @param pairs the (token, block) choices the table covers: those whose block starts at or before the token
      */
-    static int[][] walk(NsaSelection sel, int tileTokens) {
+    record Walk(int[] ptr, int[] entries, long pairs) {
+        static final Walk NONE = new Walk(new int[0], new int[0], 0);
+
+        /** Choices per entry: how many tokens of a tile choose a block it loads, on average (0 for an empty walk). */
+        double sharing() {
+            return entries.length == 0 ? 0 : (double) pairs / entries.length;
+        }
+    }
+
+    /**
+     * The shared walk's table: per tile of {@code tileTokens} consecutive tokens of one (batch, kv head) plane, the
+     * blocks its tokens chose in ascending order, each as {@code block << 12 | mask}, bit w of the mask set when token
+     * tile start + w chose the block and may see some of its keys (block start at or before the token).
+     */
+    static Walk walk(NsaSelection sel, int tileTokens) {
         if (tileTokens < 1 || tileTokens > 12) {
             throw new IllegalArgumentException("a walk tile holds 1 to 12 tokens, not " + tileTokens);
         }
@@ -86,6 +95,7 @@ final class NsaTables {
         int[] ptr = new int[tiles + 1];
         int[] out = new int[1024];
         int n = 0;
+        long pairs = 0;
         int[] mask = new int[nb];
         int[] touched = new int[tileTokens * Math.max(1, sel.maxSelected())];
         for (int b = 0; b < sel.batch(); b++) {
@@ -106,6 +116,7 @@ final class NsaTables {
                             if (mask[kb] == 0) {
                                 touched[used++] = kb;
                             }
+                            pairs++;
                             mask[kb] |= 1 << w;
                         }
                     }
@@ -122,7 +133,7 @@ final class NsaTables {
                 }
             }
         }
-        return new int[][] {ptr, Arrays.copyOf(out, n)};
+        return new Walk(ptr, Arrays.copyOf(out, n), pairs);
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.function.DoubleSupplier;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import saw.engine.attention.AttentionInputs;
@@ -250,7 +251,7 @@ class NsaGpuTest {
                 gpu.forwardOrder(f);
                 gpu.forward(AttentionInputs.random(p, 1, false), sel);
                 List<String> kernels = f == NsaGpu.Forward.WARP ? List.of("nsa_fwd_warp_fp16_d64_b64")
-                        : f == NsaGpu.Forward.SHARED ? List.of("nsa_fwd_shared_w8_fp16_d64_b64")
+                        : f == NsaGpu.Forward.SHARED ? List.of("nsa_fwd_shared_fp16_d64_b64")
                         : List.of("nsa_fwd_block_wgmma_fp16_d64_b64", "nsa_merge_fp16_d64");  // AUTO at G = 4: block
                 assertEquals(kernels, kernelsOf(driver.launched), f.name());
                 assertTrue(driver.live.isEmpty(), "every buffer freed, " + f);
@@ -271,9 +272,10 @@ class NsaGpuTest {
             long seed = rnd.nextLong();
             NsaSelection sel = rnd.nextBoolean() ? NsaSelections.random(batch, seq, kvHeads, s, block, seed)
                     : NsaSelections.scored(batch, seq, kvHeads, s, block, 16, seed);
-            int[][] walk = NsaTables.walk(sel, tileTokens);
+            NsaTables.Walk walk = NsaTables.walk(sel, tileTokens);
             int tilesPerPlane = (seq + tileTokens - 1) / tileTokens;
-            assertEquals(batch * kvHeads * tilesPerPlane + 1, walk[0].length);
+            assertEquals(batch * kvHeads * tilesPerPlane + 1, walk.ptr().length);
+            long pairs = 0;
             for (int b = 0; b < batch; b++) {
                 for (int h = 0; h < kvHeads; h++) {
                     for (int tile = 0; tile < tilesPerPlane; tile++) {
@@ -285,13 +287,14 @@ class NsaGpuTest {
                                 int kb = sel.block(b, token, h, j);
                                 if (kb >= 0 && kb * block <= token) {
                                     expected.merge(kb, 1 << w, (x, y) -> x | y);
+                                    pairs++;
                                 }
                             }
                         }
                         int i = (b * kvHeads + h) * tilesPerPlane + tile;
                         List<Integer> got = new ArrayList<>();
-                        for (int e = walk[0][i]; e < walk[0][i + 1]; e++) {
-                            got.add(walk[1][e]);
+                        for (int e = walk.ptr()[i]; e < walk.ptr()[i + 1]; e++) {
+                            got.add(walk.entries()[e]);
                         }
                         List<Integer> want = new ArrayList<>();
                         expected.forEach((kb, mask) -> want.add(kb << 12 | mask));
@@ -299,6 +302,8 @@ class NsaGpuTest {
                     }
                 }
             }
+            assertEquals(pairs, walk.pairs(), "round " + round);
+            assertEquals(walk.entries().length == 0 ? 0 : (double) pairs / walk.entries().length, walk.sharing(), 1e-12);
         }
         assertThrows(IllegalArgumentException.class, () -> NsaTables.walk(NsaSelections.random(1, 10, 1, 1, 32, 1), 13));
     }
@@ -307,15 +312,10 @@ class NsaGpuTest {
     void theSharedWalkRunsOnHopperWithUpTo16HeadsAKvHeadAndIsRefusedElsewhereByName() throws BadSelection {
         NsaSelection sel = NsaSelections.random(2, 300, 2, 5, 64, 5);
         AttentionProblem p = new AttentionProblem(2, 32, 2, 300, 300, 128, DType.BF16, 0.1, 0);
-        LaunchShape s = NsaGpu.sharedShape(p, 64, 8, false);
-        assertEquals("nsa_fwd_shared_w8_bf16_d128_b64", s.kernel());
-        assertEquals(2L * 2 * ((300 + 7) / 8), s.grid(), "a CTA per (plane, 8 tokens)");
-        assertEquals(9 * 32, s.block(), "8 consumer warps and a producer");
-        LaunchShape eleven = NsaGpu.sharedShape(p, 64, 11, false);
-        assertEquals("nsa_fwd_shared_w11_bf16_d128_b64", eleven.kernel());
-        assertEquals(2L * 2 * ((300 + 10) / 11), eleven.grid(), "a CTA per (plane, 11 tokens)");
-        assertEquals(12 * 32, eleven.block(), "11 consumer warps and a producer");
-        assertEquals(s.sharedBytes(), eleven.sharedBytes(), "the same ring");
+        LaunchShape s = NsaGpu.sharedShape(p, 64);
+        assertEquals("nsa_fwd_shared_bf16_d128_b64", s.kernel());
+        assertEquals(2L * 2 * ((300 + 10) / 11), s.grid(), "a CTA per (plane, 11 tokens)");
+        assertEquals(12 * 32, s.block(), "11 consumer warps and a producer");
         assertEquals(12 * 2 * 32 * 128 * 2, s.sharedBytes(), "12 slots of 32 keys of K and V");
         for (int major : new int[] {8, 9}) {
             FakeDriver driver = new FakeDriver(1L << 34);
@@ -324,30 +324,7 @@ class NsaGpuTest {
                 gpu.forwardOrder(NsaGpu.Forward.SHARED);
                 if (major == 9) {
                     gpu.forward(AttentionInputs.random(p, 1, false), sel);
-                    assertEquals(List.of("nsa_fwd_shared_w8_bf16_d128_b64"), kernelsOf(driver.launched));
-                    withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, " 11 ", () -> {
-                        driver.launched.clear();
-                        gpu.forward(AttentionInputs.random(p, 1, false), sel);
-                        assertEquals(List.of("nsa_fwd_shared_w11_bf16_d128_b64"), kernelsOf(driver.launched));
-                    });
-                    withProperty(NsaGpu.SHARED_SKIP_PROPERTY, "1",
-                            () -> withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, "11", () -> {
-                        driver.launched.clear();
-                        gpu.forward(AttentionInputs.random(p, 1, false), sel);
-                        assertEquals(List.of("nsa_fwd_shared_w11s_bf16_d128_b64"), kernelsOf(driver.launched));
-                    }));
-                    withProperty(NsaGpu.SHARED_SKIP_PROPERTY, "yes", () -> {
-                        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-                                () -> gpu.forward(AttentionInputs.random(p, 1, false), sel));
-                        assertEquals("saw.nsa.sharedSkip / SAW_NSA_SHARED_SKIP is 'yes'; it must be 0 or 1",
-                                bad.getMessage());
-                    });
-                    withProperty(NsaGpu.SHARED_TOKENS_PROPERTY, "9", () -> {
-                        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-                                () -> gpu.forward(AttentionInputs.random(p, 1, false), sel));
-                        assertEquals("saw.nsa.sharedTokens / SAW_NSA_SHARED_TOKENS is '9'; it must be 8 or 11",
-                                bad.getMessage());
-                    });
+                    assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64"), kernelsOf(driver.launched));
                     AttentionProblem wide = new AttentionProblem(2, 34, 2, 300, 300, 128, DType.BF16, 0.1, 0);
                     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                             () -> gpu.forward(AttentionInputs.random(wide, 1, false), sel));
@@ -536,14 +513,50 @@ class NsaGpuTest {
     }
 
     @Test
-    void theBlockForwardIsPickedUpToEightHeadsPerKvHeadAndTheWarpAbove() {
+    void theBlockForwardIsPickedUpToEightHeadsPerKvHeadAndTheWarpOrTheSharedWalkAbove() {
+        DoubleSupplier notAsked = () -> {
+            throw new AssertionError("the walk's sharing is counted only where the shared walk could be picked");
+        };
         for (int g = 1; g <= 64; g++) {
             NsaGpu.Forward want = g <= 8 ? NsaGpu.Forward.BLOCK : NsaGpu.Forward.WARP;
             assertEquals(want, NsaGpu.Forward.forGroup(g), "G " + g);
-            assertEquals(want, NsaGpu.Forward.auto(g, Integer.MAX_VALUE), "G " + g + " at the partial index's limit");
-            assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.auto(g, Integer.MAX_VALUE + 1L),
-                    "G " + g + " past the per-block forward's 32-bit partial index: the warp order");
+            for (int d : new int[] {64, 128, 256}) {
+                for (int major : new int[] {8, 9}) {
+                    boolean walkRuns = g > 8 && g <= 16 && d == 128 && major == 9;
+                    DoubleSupplier low = walkRuns ? () -> 2.49 : notAsked;
+                    DoubleSupplier high = walkRuns ? () -> 2.5 : notAsked;
+                    String at = "G " + g + ", D " + d + ", compute capability " + major;
+                    assertEquals(want, NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, low), at);
+                    assertEquals(walkRuns ? NsaGpu.Forward.SHARED : want,
+                            NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, high), at + ", sharing 2.5");
+                    assertEquals(walkRuns ? NsaGpu.Forward.SHARED : NsaGpu.Forward.WARP,
+                            NsaGpu.Forward.auto(g, Integer.MAX_VALUE + 1L, major, d, high),
+                            at + " past the per-block forward's 32-bit partial index: the warp order or the walk");
+                }
+            }
         }
+    }
+
+    @Test
+    void autoTakesTheSharedWalkWhereNeighbouringTokensShareBlocks() throws BadSelection {
+        // top-S of block scores at T = 4096 share far above the rule's 2.5, random choices of 4 of up to 128 blocks
+        // below it; both at G = 16, D = 128 on compute capability 9.0
+        NsaSelection scored = NsaSelections.scored(1, 4096, 1, 16, 64, 16, 3);
+        NsaSelection random = NsaSelections.random(1, 4096, 1, 4, 32, 3);
+        assertTrue(NsaTables.walk(scored, NsaGpu.SHARED_TOKENS).sharing() > 4, "scored selections share");
+        assertTrue(NsaTables.walk(random, NsaGpu.SHARED_TOKENS).sharing() < 2, "random ones do not");
+        AttentionProblem p = new AttentionProblem(1, 16, 1, 4096, 4096, 128, DType.BF16, 0.1, 0);
+        FakeDriver driver = new FakeDriver(1L << 34);
+        driver.kernels.addAll(NsaGpu.allNames());
+        try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", 9)) {
+            gpu.forward(AttentionInputs.random(p, 1, false), scored);
+            gpu.forward(AttentionInputs.random(p, 1, false), random);
+            gpu.forwardOrder(NsaGpu.Forward.WARP);
+            gpu.forward(AttentionInputs.random(p, 1, false), scored);
+            assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64", "nsa_fwd_warp_bf16_d128_b32", "nsa_fwd_warp_bf16_d128_b64"),
+                    kernelsOf(driver.launched), "auto, auto, then the warp order as asked");
+        }
+        assertTrue(driver.live.isEmpty(), "every buffer freed");
     }
 
     @Test
@@ -552,12 +565,11 @@ class NsaGpuTest {
         NsaSelection sel = NsaSelections.random(1, 16384, 1, 32, 64, 11);
         AttentionProblem big = new AttentionProblem(1, 4096, 1, 16384, 16384, 64, DType.BF16, 0.1, 0);
         AttentionProblem small = new AttentionProblem(1, 4, 1, 16384, 16384, 64, DType.BF16, 0.1, 0);
-        for (NsaGpu.Forward f : new NsaGpu.Forward[] {NsaGpu.Forward.WARP, NsaGpu.Forward.BLOCK}) {
-            assertEquals(f, f.resolve(big, sel), f.name());
-            assertEquals(f, f.resolve(small, sel), f.name());
-        }
-        assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.AUTO.resolve(big, sel));
-        assertEquals(NsaGpu.Forward.BLOCK, NsaGpu.Forward.AUTO.resolve(small, sel));
+        DoubleSupplier notAsked = () -> {
+            throw new AssertionError("no walk at D = 64");
+        };
+        assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.auto(4096, NsaGpu.partialRows(big, sel), 9, 64, notAsked));
+        assertEquals(NsaGpu.Forward.BLOCK, NsaGpu.Forward.auto(4, NsaGpu.partialRows(small, sel), 9, 64, notAsked));
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
         try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {
