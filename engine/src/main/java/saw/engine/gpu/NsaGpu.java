@@ -486,6 +486,7 @@ public final class NsaGpu implements NsaKernels {
             this.sel = sel;
             this.backward = backward;
             int group = p.heads() / p.kvHeads();
+            // the walk's table: built where auto weighs the walk (its sharing decides) and kept if the walk runs
             NsaTables.Walk[] walk = {NsaTables.Walk.NONE};
             this.order = order != Forward.AUTO ? order : Forward.auto(group, partialRows(p, sel), major, p.headDim(),
                     () -> (walk[0] = NsaTables.walk(sel, SHARED_TOKENS)).sharing());
