@@ -337,23 +337,11 @@ if os.environ.get("NSA_SHAPES", "all") == "final":  # the headline shape against
 if os.environ.get("NSA_SHAPES", "all") == "list":  # NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;..."
     shapes = [tuple(int(x) for x in sh.split(",")) for sh in os.environ["NSA_SHAPE_LIST"].split(";") if sh.strip()]
 bwd_order = orders[0]  # the backward does not depend on the forward order; timed in the first order's run
-def walk_sharing(idx, cnt, BS, tile=11):
-    """NsaTables.Walk.sharing: choices whose block starts at or before the token, per distinct (tile of 11 tokens,
-    block), the number NsaGpu.Forward.auto compares with 2.5."""
-    B, T, H, S = idx.shape
-    t = torch.arange(T, device=idx.device)[None, :, None, None]
-    ok = (idx >= 0) & (torch.arange(S, device=idx.device) < cnt[..., None]) & (idx.long() * BS <= t)
-    plane = (torch.arange(B, device=idx.device)[:, None, None, None] * H
-             + torch.arange(H, device=idx.device)[None, None, :, None])
-    key = (plane * ((T + tile - 1) // tile) + t // tile) * ((T + BS - 1) // BS) + idx.long()
-    distinct = key.expand(B, T, H, S)[ok].unique().numel()
-    return int(ok.sum()) / distinct if distinct else 0.0
-
 def rule(G, D, sharing):
-    """NsaGpu.Forward.auto on a Hopper GPU: what SAW_NSA_FWD=auto runs."""
+    """NsaGpu.Forward.auto on a Hopper GPU: what SAW_NSA_FWD=auto runs (sharing: saw bench's walk_sharing)."""
     if G <= 8:
         return label("block")
-    return "shared" if D == 128 and G <= 16 and sharing >= 2.5 else "warp"
+    return "shared" if D == 128 and G <= 16 and sharing is not None and sharing >= 2.5 else "warp"
 
 def f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
@@ -365,7 +353,7 @@ def table_row(r):
     times = {c: r["saw_fwd_" + c] for c, _, _ in fwdcols if r["saw_fwd_" + c] is not None}
     auto = times.get(r["rule"])
     mark = "!" if auto is not None and min(times.values()) < auto else " "
-    return (f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} {r['sharing']:>5.2f} | " +
+    return (f"{r['B']:>2} {r['T']:>6} {r['HQ']:>3} {r['G']:>2} {r['D']:>3} {f(r['sharing']):>5} | " +
             " ".join(f"{f(r['saw_fwd_' + c]):>11}" for c, _, _ in fwdcols) + f" {r['rule'] + mark:>12} "
             f"{f(r['fla_fwd']):>8} {f(sp(auto, r['fla_fwd'])):>5} {f(tfs(auto, 1), '{:.0f}'):>6} | " +
             " ".join(f"{f(r['saw_bwd_' + b]):>9}" for b in fams) + f" {f(r['fla_bwd']):>8} "
@@ -401,7 +389,7 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     v = torch.randn(B, T, H, D, device=dev, dtype=torch.bfloat16)
     tf, tb, err = fla_times(q, k, v, idx, cnt, BS, D ** -0.5)
     del q, k, v; torch.cuda.empty_cache()
-    sharing = walk_sharing(idx, cnt, BS)
+    sharing = anyrun["fwd"].get("walk_sharing") if anyrun else None
     r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S, sharing=sharing,
              pairs=anyrun["fwd"]["selected_pairs"] if anyrun else None,
              saw_bwd=s["bwd"]["median_ms"] if s else None, rule=rule(HQ // H, D, sharing),

@@ -188,6 +188,7 @@ final class NsaRuns {
             for (Setup s : setups) {
             AttentionProblem p = s.problem;
             NsaStats stats = NsaStats.of(s.sel, Math.max(1, 64 / s.group()));
+            double walkSharing = kernels instanceof NsaGpu ? NsaGpu.walkSharing(s.sel) : Double.NaN;
             long pairs = stats.selectedPairs() * s.group();
             for (Pass pass : passes) {
                 double[] ms = new double[reps];
@@ -238,6 +239,9 @@ final class NsaRuns {
                         .put("tile_tokens", stats.tileTokens()).put("sharing", stats.meanSharing()).put("seed", seed);
                 if (kernels instanceof NsaGpu gpu) {
                     row.put("settings", gpu.settings());
+                    if (!Double.isNaN(walkSharing)) {
+                        row.put("walk_sharing", walkSharing);
+                    }
                 }
                 lines.append(json.writeValueAsString(row)).append('\n');
                 out.printf(Locale.ROOT, "nsa %-3s %-30s %s  pairs %d  median %.3f ms  %.1f TFLOP/s useful%n", pass.label(),

@@ -279,6 +279,15 @@ public final class NsaGpu implements NsaKernels {
     /** Ring slots of the shared walk (NSA_SHARED_SLOTS in nsa.cu). */
     static final int SHARED_SLOTS = 12;
 
+    /**
+     * The selection's sharing as {@link Forward#auto} counts it: choices per distinct block over the shared walk's
+     * tiles of {@link #SHARED_TOKENS} tokens (auto takes the walk from {@link Forward#SHARED_MIN_SHARING} on), or NaN
+     * past the blocks the walk can name.
+     */
+    public static double walkSharing(NsaSelection sel) {
+        return sel.numKvBlocks() > NsaTables.WALK_MAX_BLOCKS ? Double.NaN : NsaTables.walk(sel, SHARED_TOKENS).sharing();
+    }
+
     static String sharedName(DType t, int d, int block) {
         return "nsa_fwd_shared_" + t.label() + "_d" + d + "_b" + block;
     }
@@ -486,10 +495,12 @@ public final class NsaGpu implements NsaKernels {
             this.sel = sel;
             this.backward = backward;
             int group = p.heads() / p.kvHeads();
-            // the walk's table: built where auto weighs the walk (its sharing decides) and kept if the walk runs
+            // the walk's table: built where auto weighs the walk (its sharing decides) and kept if the walk runs; past
+            // the blocks a walk entry can name, auto counts no sharing and keeps the warp order
             NsaTables.Walk[] walk = {NsaTables.Walk.NONE};
             this.order = order != Forward.AUTO ? order : Forward.auto(group, partialRows(p, sel), major, p.headDim(),
-                    () -> (walk[0] = NsaTables.walk(sel, SHARED_TOKENS)).sharing());
+                    () -> sel.numKvBlocks() > NsaTables.WALK_MAX_BLOCKS ? 0
+                            : (walk[0] = NsaTables.walk(sel, SHARED_TOKENS)).sharing());
             boolean perBlock = this.order == Forward.BLOCK;
             if (perBlock && partialRows(p, sel) > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("the per-block NSA forward indexes its partials with 32 bits: batch x "

@@ -67,6 +67,9 @@ final class NsaTables {
      *
      * @param pairs the (token, block) choices the table covers: those whose block starts at or before the token
      */
+    /** The most kv blocks a walk entry can name (19 bits of block beside 12 of token mask, nsa.cu). */
+    static final int WALK_MAX_BLOCKS = (1 << 19) - 1;
+
     record Walk(int[] ptr, int[] entries, long pairs) {
         static final Walk NONE = new Walk(new int[0], new int[0], 0);
 
@@ -86,8 +89,9 @@ final class NsaTables {
             throw new IllegalArgumentException("a walk tile holds 1 to 12 tokens, not " + tileTokens);
         }
         int nb = sel.numKvBlocks();
-        if (nb >= 1 << 19) {
-            throw new IllegalArgumentException("the shared walk packs a block index in 19 bits: " + nb + " kv blocks");
+        if (nb > WALK_MAX_BLOCKS) {
+            throw new IllegalArgumentException("the shared walk packs a block index in 19 bits: " + nb + " kv blocks, "
+                    + "more than " + WALK_MAX_BLOCKS);
         }
         int t = sel.seqLen();
         int tilesPerPlane = (t + tileTokens - 1) / tileTokens;

@@ -543,8 +543,9 @@ class NsaGpuTest {
         // below it; both at G = 16, D = 128 on compute capability 9.0
         NsaSelection scored = NsaSelections.scored(1, 4096, 1, 16, 64, 16, 3);
         NsaSelection random = NsaSelections.random(1, 4096, 1, 4, 32, 3);
-        assertTrue(NsaTables.walk(scored, NsaGpu.SHARED_TOKENS).sharing() > 4, "scored selections share");
-        assertTrue(NsaTables.walk(random, NsaGpu.SHARED_TOKENS).sharing() < 2, "random ones do not");
+        assertTrue(NsaGpu.walkSharing(scored) > 4, "scored selections share");
+        assertTrue(NsaGpu.walkSharing(random) < 2, "random ones do not");
+        assertEquals(NsaTables.walk(random, NsaGpu.SHARED_TOKENS).sharing(), NsaGpu.walkSharing(random));
         AttentionProblem p = new AttentionProblem(1, 16, 1, 4096, 4096, 128, DType.BF16, 0.1, 0);
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
