@@ -10,13 +10,13 @@
 #                 NSA_VERIFY=quick: 16 of the cases, every order
 #   2. sanitizer  compute-sanitizer on small cases: block forward + chunked backward (G = 4, block 32), warp forward
 #                 + chunked backward (G = 24: two warps per token, one padded) and the warpgroup backward (block 64,
-#                 G = 24 and G = 4; block 128, G = 24; softcap), the shared walk (G = 8, D = 128); NSA_SAN_TOOLS picks the tools (memcheck racecheck
-#                 synccheck)
+#                 G = 24 and G = 4; block 128, G = 24; softcap), the shared walk (G = 8, D = 128); NSA_SAN_TOOLS
+#                 picks the tools (memcheck racecheck synccheck)
 #   3. compare    side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site):
 #                 the same block_indices .npy for both; outputs and gradients cross-checked on one shape from
-#                 `saw dump` in each order of NSA_COMPARE_ORDERS (default "warp block shared"); medians of saw's CUDA-event
-#                 timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x); the per-block
-#                 forward and the backward timed in each family of NSA_FAMILIES (default "wgmma mma",
+#                 `saw dump` in each order of NSA_COMPARE_ORDERS (default "warp block shared"); medians of saw's
+#                 CUDA-event timings and fla's triton do_bench; useful TFLOP/s = 4*D*pairs*HQ/t (backward 2.5x);
+#                 the per-block forward and the backward timed in each family of NSA_FAMILIES (default "wgmma mma",
 #                 SAW_NSA_FAMILY). NSA_SHAPES:
 #                 all (default), quick (T=64K G=16, G=4, G=8, D=64), groups (G = 1, 2, 4, 8, 16 at T=32K, for the
 #                 order crossover), final (T=64K G=16 and T=32K G=8), list (NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;...").

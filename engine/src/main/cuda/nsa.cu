@@ -1035,14 +1035,14 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 }
 
 
-// ---- Shared walk, the forward for selections whose neighbouring tokens share blocks (NsaGpu.Forward.auto): a tile
-// of NSA_SHARED_TOKENS consecutive tokens of one kv head, a consumer warp per token (its 16 heads as the m16n8k16 rows, as
-// in nsa_fwd_warp) and one producer warp that streams the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS keys
-// at a time, through a ring of NSA_SHARED_SLOTS chunks with full / empty mbarriers. Every consumer waits for every chunk
-// and computes the chunks of its own token's blocks (a per-block mask from the host's walk table), arriving on the rest,
-// so a block chosen by several tokens of the tile is loaded once for all of them and the warps drift up to a ring
-// apart. Hopper only (mbarriers with cp.async arrivals are sm_80+, but the kernel is built and measured in the sm_90a
-// pass only).
+// ---- Shared walk, the forward for selections whose neighbouring tokens share blocks (NsaGpu.Forward.auto): a tile of
+// NSA_SHARED_TOKENS consecutive tokens of one kv head, a consumer warp per token (its 16 heads as the m16n8k16 rows, as
+// in nsa_fwd_warp) and one producer warp that streams the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS
+// keys at a time, through a ring of NSA_SHARED_SLOTS chunks with full / empty mbarriers. Every consumer waits for every
+// chunk and computes the chunks of its own token's blocks (a per-block mask from the host's walk table), arriving on
+// the rest, so a block chosen by several tokens of the tile is loaded once for all of them and the warps drift up to a
+// ring apart. Hopper only (mbarriers with cp.async arrivals are sm_80+, but the kernel is built and measured in the
+// sm_90a pass only).
 //   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 12 | mask, kb
 //   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
 // 11 consumers and the producer are 12 warps, which ptxas gives the same 168 registers a thread as 8 + 1 (it
@@ -1054,8 +1054,8 @@ constexpr int NSA_SHARED_SLOTS = 12;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 template <typename T, int D, int BKV>
-__device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
-                                               T* __restrict__ O, float* __restrict__ LSE,
+__device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T* __restrict__ K,
+                                               const T* __restrict__ V, T* __restrict__ O, float* __restrict__ LSE,
                                                const int* __restrict__ walkPtr, const int* __restrict__ walk, int Bn,
                                                int H, int Hkv, int Tn, float scale, float softcap) {
     constexpr int WARPS = NSA_SHARED_TOKENS;

@@ -74,7 +74,7 @@ public final class NsaGpu implements NsaKernels {
          */
         static final double SHARED_MIN_SHARING = 2.5;
 
-        /** Whether the shared walk is built for this GPU and problem: compute capability 9.0, at most 16 heads a kv head. */
+        /** Whether the shared walk is built for this GPU and problem: compute capability 9.0, G up to 16. */
         static boolean sharedRuns(int major, int group) {
             return major == 9 && group <= 16;
         }
@@ -285,7 +285,8 @@ public final class NsaGpu implements NsaKernels {
      * past the blocks the walk can name.
      */
     public static double walkSharing(NsaSelection sel) {
-        return sel.numKvBlocks() > NsaTables.WALK_MAX_BLOCKS ? Double.NaN : NsaTables.walk(sel, SHARED_TOKENS).sharing();
+        return sel.numKvBlocks() > NsaTables.WALK_MAX_BLOCKS ? Double.NaN
+                : NsaTables.walk(sel, SHARED_TOKENS).sharing();
     }
 
     static String sharedName(DType t, int d, int block) {
@@ -510,14 +511,15 @@ public final class NsaGpu implements NsaKernels {
             boolean shared = this.order == Forward.SHARED;
             if (shared && !Forward.sharedRuns(major, group)) {
                 throw new IllegalArgumentException(Forward.PROPERTY + " / " + Forward.ENV + " is shared, which runs on "
-                        + "compute capability 9.0 with at most 16 heads per kv head; this is compute capability " + major
-                        + ".x with " + group + " (use warp, block or auto)");
+                        + "compute capability 9.0 with at most 16 heads per kv head; this is compute capability "
+                        + major + ".x with " + group + " (use warp, block or auto)");
             }
             if (shared && walk[0] == NsaTables.Walk.NONE) {
                 walk[0] = NsaTables.walk(sel, SHARED_TOKENS);
             }
             this.tables = NsaTables.of(sel, perBlock ? blockChunkTokens(p, sel.blockSize()) : 0,
-                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p), shared ? walk[0] : NsaTables.Walk.NONE);
+                    backward ? backwardChunkTokens(p, sel) : 0, blockItemTokens(p),
+                    shared ? walk[0] : NsaTables.Walk.NONE);
             // resolved only where a kernel of the family runs: a warp-order forward alone needs neither
             Family kernels = backward || perBlock ? family.resolve(major, sel.blockSize()) : Family.MMA;
             this.warp = shared ? sharedShape(p, sel.blockSize()) : warpShape(p, sel.blockSize());

@@ -303,9 +303,11 @@ class NsaGpuTest {
                 }
             }
             assertEquals(pairs, walk.pairs(), "round " + round);
-            assertEquals(walk.entries().length == 0 ? 0 : (double) pairs / walk.entries().length, walk.sharing(), 1e-12);
+            double sharing = walk.entries().length == 0 ? 0 : (double) pairs / walk.entries().length;
+            assertEquals(sharing, walk.sharing(), 1e-12);
         }
-        assertThrows(IllegalArgumentException.class, () -> NsaTables.walk(NsaSelections.random(1, 10, 1, 1, 32, 1), 13));
+        NsaSelection tiny = NsaSelections.random(1, 10, 1, 1, 32, 1);
+        assertThrows(IllegalArgumentException.class, () -> NsaTables.walk(tiny, 13));
     }
 
     @Test
@@ -554,8 +556,9 @@ class NsaGpuTest {
             gpu.forward(AttentionInputs.random(p, 1, false), random);
             gpu.forwardOrder(NsaGpu.Forward.WARP);
             gpu.forward(AttentionInputs.random(p, 1, false), scored);
-            assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64", "nsa_fwd_warp_bf16_d128_b32", "nsa_fwd_warp_bf16_d128_b64"),
-                    kernelsOf(driver.launched), "auto, auto, then the warp order as asked");
+            assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64", "nsa_fwd_warp_bf16_d128_b32",
+                    "nsa_fwd_warp_bf16_d128_b64"), kernelsOf(driver.launched),
+                    "auto, auto, then the warp order as asked");
         }
         assertTrue(driver.live.isEmpty(), "every buffer freed");
     }
