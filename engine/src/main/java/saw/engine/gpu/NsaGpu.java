@@ -72,7 +72,7 @@ public final class NsaGpu implements NsaKernels {
          * order's speed) and 2.01 (random, 16K: 0.87x), and won from 2.93 on (random 8K 1.09x; top-S of block scores
          * 3.09-5.19: 1.10-1.48x, blocks 32, 64 and 128), rising with the sharing; 2.5 lies between.
          */
-        static final double SHARED_MIN_SHARING = 2.5;
+        public static final double SHARED_MIN_SHARING = 2.5;
 
         /** Whether the shared walk is built for this GPU and problem: compute capability 9.0, G up to 16. */
         static boolean sharedRuns(int major, int group) {
@@ -273,7 +273,7 @@ public final class NsaGpu implements NsaKernels {
     }
 
     /** Tokens of one shared-walk tile: its consumer warps, one per token (NSA_SHARED_TOKENS in nsa.cu). */
-    static final int SHARED_TOKENS = 11;
+    public static final int SHARED_TOKENS = 11;
     /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
     static final int SHARED_KEYS = 32;
     /** Ring slots of the shared walk (NSA_SHARED_SLOTS in nsa.cu). */

@@ -15,6 +15,7 @@ import saw.engine.mask.TileLayout;
 import saw.engine.nsa.BadSelection;
 import saw.engine.nsa.NsaSelection;
 import saw.engine.nsa.NsaSelections;
+import saw.engine.gpu.NsaGpu;
 import saw.engine.nsa.NsaStats;
 import saw.ui.model.LayoutModel;
 
@@ -43,7 +44,11 @@ public final class NsaModel {
     }
 
     /** A made selection with its stats, or why there is none. */
-    public record Result(NsaSelection selection, NsaStats stats, int head, String failure) {}
+    /**
+     * @param walkSharing tokens per block over the GPU's shared-walk tiles ({@link saw.engine.gpu.NsaGpu#walkSharing}),
+     *                    NaN where there is no selection or the walk cannot name its blocks
+     */
+    public record Result(NsaSelection selection, NsaStats stats, int head, String failure, double walkSharing) {}
 
     private final LayoutModel layout;
     private final Executor executor;
@@ -138,7 +143,7 @@ public final class NsaModel {
         int width = src == Source.MASK ? lay.numKvBlocks() : s;
         if ((long) batch * heads * seq * width > MAX_ENTRIES) {
             return new Result(null, null, head, "too large to show here (" + batch + " x " + seq + " tokens x " + heads
-                    + " heads x up to " + width + " blocks); use saw bench --nsa");
+                    + " heads x up to " + width + " blocks); use saw bench --nsa", Double.NaN);
         }
         try {
             NsaSelection sel;
@@ -153,9 +158,9 @@ public final class NsaModel {
                     sel = NsaSelections.fromMask(lay, heads, 1);
                     break;
             }
-            return new Result(sel, NsaStats.of(sel, lay.blockQ()), head, null);
+            return new Result(sel, NsaStats.of(sel, lay.blockQ()), head, null, NsaGpu.walkSharing(sel));
         } catch (BadSelection | IllegalArgumentException e) {
-            return new Result(null, null, head, e.getMessage());
+            return new Result(null, null, head, e.getMessage(), Double.NaN);
         }
     }
 }

@@ -7,6 +7,7 @@ import javafx.scene.layout.GridPane;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
+import saw.engine.gpu.NsaGpu;
 import saw.engine.nsa.NsaStats;
 
 /** The inspector's NSA section: the selection's pairs and how much the tokens of a q-tile share their blocks. */
@@ -15,6 +16,7 @@ public final class NsaStatsPane extends VBox {
     private final Label pairs = value("nsa-pairs");
     private final Label distinct = value("nsa-distinct");
     private final Label sharing = value("nsa-sharing");
+    private final Label walk = value("nsa-walk-sharing");
 
     public NsaStatsPane(NsaModel model) {
         super(4);
@@ -31,6 +33,7 @@ public final class NsaStatsPane extends VBox {
         rows.addRow(0, name("selected pairs"), pairs);
         rows.addRow(1, name("blocks per q-tile"), distinct);
         rows.addRow(2, name("tokens per block"), sharing);
+        rows.addRow(3, name("shared walk"), walk);
         getChildren().addAll(title, rows);
         model.resultProperty().addListener((o, was, r) -> {
             if (r == null || r.stats() == null) {
@@ -38,6 +41,7 @@ public final class NsaStatsPane extends VBox {
                 pairs.setText(why);
                 distinct.setText("-");
                 sharing.setText("-");
+                walk.setText("-");
                 return;
             }
             NsaStats s = r.stats();
@@ -45,8 +49,21 @@ public final class NsaStatsPane extends VBox {
             distinct.setText(String.format(Locale.ROOT, "%.1f mean, %d max (of %d tokens)", s.meanDistinctBlocks(),
                     s.maxDistinctBlocks(), s.tileTokens()));
             sharing.setText(String.format(Locale.ROOT, "%.2f", s.meanSharing()));
+            walk.setText(walkText(r.walkSharing()));
         });
         pairs.setText("open the NSA tab");
+    }
+
+    /** The sharing the GPU forward's rule weighs, and what it decides (Hopper, D = 128, 9-16 heads a kv head). */
+    static String walkText(double sharing) {
+        if (Double.isNaN(sharing)) {
+            return "-";
+        }
+        boolean takes = sharing >= NsaGpu.Forward.SHARED_MIN_SHARING;
+        return String.format(Locale.ROOT, "%.2f tokens per block over %d-token tiles: %s %.1f, so on Hopper at head dim "
+                + "128 with 9-16 heads per kv head the forward runs %s", sharing, NsaGpu.SHARED_TOKENS,
+                takes ? "at or above" : "below", NsaGpu.Forward.SHARED_MIN_SHARING,
+                takes ? "the shared walk" : "the warp order");
     }
 
     private static Label name(String text) {
