@@ -285,8 +285,7 @@ public final class NsaGpu implements NsaKernels {
      * past the blocks the walk can name.
      */
     public static double walkSharing(NsaSelection sel) {
-        return sel.numKvBlocks() > NsaTables.WALK_MAX_BLOCKS ? Double.NaN
-                : NsaTables.walk(sel, SHARED_TOKENS).sharing();
+        return NsaTables.walkable(sel) ? NsaTables.walk(sel, SHARED_TOKENS).sharing() : Double.NaN;
     }
 
     static String sharedName(DType t, int d, int block) {
@@ -500,8 +499,8 @@ public final class NsaGpu implements NsaKernels {
             // the blocks a walk entry can name, auto counts no sharing and keeps the warp order
             NsaTables.Walk[] walk = {NsaTables.Walk.NONE};
             this.order = order != Forward.AUTO ? order : Forward.auto(group, partialRows(p, sel), major, p.headDim(),
-                    () -> sel.numKvBlocks() > NsaTables.WALK_MAX_BLOCKS ? 0
-                            : (walk[0] = NsaTables.walk(sel, SHARED_TOKENS)).sharing());
+                    () -> NsaTables.walkable(sel)
+                            ? (walk[0] = NsaTables.walk(sel, SHARED_TOKENS)).sharing() : 0);
             boolean perBlock = this.order == Forward.BLOCK;
             if (perBlock && partialRows(p, sel) > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("the per-block NSA forward indexes its partials with 32 bits: batch x "

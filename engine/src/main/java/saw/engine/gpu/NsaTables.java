@@ -70,6 +70,11 @@ final class NsaTables {
     /** The most kv blocks a walk entry can name (19 bits of block beside 12 of token mask, nsa.cu). */
     static final int WALK_MAX_BLOCKS = (1 << 19) - 1;
 
+    /** Whether a walk entry can name every kv block of the selection. */
+    static boolean walkable(NsaSelection sel) {
+        return sel.numKvBlocks() <= WALK_MAX_BLOCKS;
+    }
+
     record Walk(int[] ptr, int[] entries, long pairs) {
         static final Walk NONE = new Walk(new int[0], new int[0], 0);
 
@@ -89,7 +94,7 @@ final class NsaTables {
             throw new IllegalArgumentException("a walk tile holds 1 to 12 tokens, not " + tileTokens);
         }
         int nb = sel.numKvBlocks();
-        if (nb > WALK_MAX_BLOCKS) {
+        if (!walkable(sel)) {
             throw new IllegalArgumentException("the shared walk packs a block index in 19 bits: " + nb + " kv blocks, "
                     + "more than " + WALK_MAX_BLOCKS);
         }
