@@ -835,6 +835,113 @@ struct NsaChunkCursor {
     }
 };
 
+// ---- A token's 16 heads as the m16n8k16 rows of one warp: what the warp order and the shared walk share ----------
+
+// Q of rows g and g + 8 (q0: row g's place, lane's columns; row g + 8 lies 8 rows on) as A fragments; idle rows zero.
+template <typename T, int D>
+__device__ __forceinline__ void nsa_rows_q(uint32_t (&qa)[D / 16][4], const T* q0, size_t rowStride, bool has0,
+                                           bool has1) {
+    const T* q1 = q0 + 8 * rowStride;
+#pragma unroll
+    for (int kc = 0; kc < D / 16; ++kc) {
+        qa[kc][0] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16)) : 0u;
+        qa[kc][1] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16)) : 0u;
+        qa[kc][2] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16 + 8)) : 0u;
+        qa[kc][3] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16 + 8)) : 0u;
+    }
+}
+
+// The online softmax over one chunk of NT * 8 keys from kv0 on: keys past the token masked, softcap, each row's max
+// (kept at D = 128 until a chunk passes it by KEPT_MAX_SLACK_LOG2: the rescale of O is skipped when no row of the warp
+// moved), s turned into P, the rows' sums into l, then P x V from the chunk's V into o. The chunk's first key is never
+// past the token, so the max is finite.
+template <typename T, int D, int NT, bool KEEP_MAX>
+__device__ __forceinline__ void nsa_rows_chunk(float (&s)[NT][4], float (&o)[D / 8][4], float (&m)[2], float (&l)[2],
+                                               const T* sV, int kv0, int token, int lane, bool capped, float softcap,
+                                               float capIn, float sl2, float keptSlack) {
+    constexpr int DB = D / 8;
+    const int t = lane & 3;
+    const bool partial = kv0 + NT * 8 > token + 1;  // only the chunk holding the token has later keys
+#pragma unroll
+    for (int n = 0; n < NT; ++n) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            float z = s[n][e];
+            if (capped) z = softcap * tanhf(z * capIn);
+            if (partial && kv0 + n * 8 + 2 * t + (e & 1) > token) z = -INFINITY;
+            s[n][e] = z;
+        }
+    }
+    float alpha[2];
+    auto rescaleRow = [&](int r) {
+#pragma unroll
+        for (int d = 0; d < DB; ++d) {
+            o[d][2 * r] *= alpha[r];
+            o[d][2 * r + 1] *= alpha[r];
+        }
+    };
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        float rowMax = fmaxf(s[0][2 * r], s[0][2 * r + 1]);
+#pragma unroll
+        for (int n = 1; n < NT; ++n) rowMax = fmaxf(rowMax, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
+        const float chunkMax = quad_max(rowMax);
+        float base;
+        if constexpr (KEEP_MAX) {
+            const bool grow = chunkMax > m[r] + keptSlack;  // always on the first chunk (m is -inf)
+            base = (grow ? chunkMax : m[r]) * sl2;
+            alpha[r] = grow ? exp2_approx(fmaf(m[r], sl2, -base)) : 1.f;
+            m[r] = grow ? chunkMax : m[r];
+        } else {
+            const float mx = fmaxf(m[r], chunkMax);
+            base = mx * sl2;
+            alpha[r] = exp2_approx(fmaf(m[r], sl2, -base));
+            m[r] = mx;
+        }
+        float sum = 0.f;
+#pragma unroll
+        for (int n = 0; n < NT; ++n) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const float p = exp2_approx(fmaf(s[n][2 * r + e], sl2, -base));
+                s[n][2 * r + e] = p;
+                sum += p;
+            }
+        }
+        l[r] = l[r] * alpha[r] + sum;
+        if constexpr (!KEEP_MAX) rescaleRow(r);  // the exact path keeps its per-row multiply, as measured
+    }
+    if constexpr (KEEP_MAX) {
+        if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {  // some row of the warp moved its max
+            rescaleRow(0);
+            rescaleRow(1);
+        }
+    }
+    warp_sb_add<T, D, NT * 8, NT>(o, s, sV, lane);
+}
+
+// Each real row of the warp straight from registers to its (head, token) place; head0 = b * H + the warp's first head.
+template <typename T, int D>
+__device__ __forceinline__ void nsa_rows_store(const float (&o)[D / 8][4], const float (&m)[2], const float (&l)[2],
+                                               T* O, float* LSE, size_t head0, int Tn, int token, int heads, int lane,
+                                               float sl2) {
+    const int g = lane >> 2;
+    const int t = lane & 3;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const float sum = quad_sum(l[r]);  // every lane shuffles, then only real heads store
+        if (g + 8 * r >= heads) continue;
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        const size_t row = (head0 + g + 8 * r) * Tn + token;
+        T* out = O + row * D + 2 * t;
+#pragma unroll
+        for (int d = 0; d < D / 8; ++d) {
+            *reinterpret_cast<uint32_t*>(out + d * 8) = Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
+        }
+        if (t == 0) LSE[row] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
+    }
+}
+
 template <typename T, int D, int BKV>
 __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* __restrict__ K, const T* __restrict__ V,
                                              T* __restrict__ O, float* __restrict__ LSE, const int* __restrict__ indices,
@@ -879,20 +986,10 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
     constexpr bool KEEP_MAX = D >= 128;
     const float keptSlack = KEEP_MAX ? KEPT_MAX_SLACK_LOG2 / sl2 : 0.f;  // in raw score units
 
-    // Q of rows g and g + 8 (heads h0 + g, h0 + g + 8) as m16n8k16 A fragments; idle rows are zero
-    const size_t rowStride = (size_t)Tn * D;
-    const T* q0 = Q + (((size_t)b * H + hkv * G + h0 + g) * Tn + token) * D + 2 * t;
-    const T* q1 = q0 + 8 * rowStride;
-    const bool has0 = g < heads;
-    const bool has1 = g + 8 < heads;
+    // Q of rows g and g + 8 (heads h0 + g, h0 + g + 8)
     uint32_t qa[KC][4];
-#pragma unroll
-    for (int kc = 0; kc < KC; ++kc) {
-        qa[kc][0] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16)) : 0u;
-        qa[kc][1] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16)) : 0u;
-        qa[kc][2] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16 + 8)) : 0u;
-        qa[kc][3] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16 + 8)) : 0u;
-    }
+    nsa_rows_q<T, D>(qa, Q + (((size_t)b * H + hkv * G + h0 + g) * Tn + token) * D + 2 * t, (size_t)Tn * D, g < heads,
+                     g + 8 < heads);
 
     // one chunk: 16 keys of K and V from key kv0 on into ring slice `stage` (keys past Tn zero-filled)
     auto load = [&](int kv0, int stage) {
@@ -958,80 +1055,12 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
             Elem<T>::mma(s[0], qa[kc], bk[0], bk[1]);
             Elem<T>::mma(s[1], qa[kc], bk[2], bk[3]);
         }
-        const int kv0 = cur.kv0;
-        const bool partial = kv0 + NSA_WARP_KEYS > token + 1;  // only the chunk holding the token has later keys
-#pragma unroll
-        for (int n = 0; n < 2; ++n) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                float z = s[n][e];
-                if (capped) z = softcap * tanhf(z * capIn);
-                if (partial && kv0 + n * 8 + 2 * t + (e & 1) > token) z = -INFINITY;
-                s[n][e] = z;
-            }
-        }
-        float alpha[2];
-        auto rescaleRow = [&](int r) {
-#pragma unroll
-            for (int d = 0; d < DB; ++d) {
-                o[d][2 * r] *= alpha[r];
-                o[d][2 * r + 1] *= alpha[r];
-            }
-        };
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            // the chunk's first key is never past the token, so the max is finite
-            const float chunkMax = quad_max(fmaxf(fmaxf(s[0][2 * r], s[0][2 * r + 1]), fmaxf(s[1][2 * r], s[1][2 * r + 1])));
-            float base;
-            if constexpr (KEEP_MAX) {
-                const bool grow = chunkMax > m[r] + keptSlack;  // always on the first chunk (m is -inf)
-                base = (grow ? chunkMax : m[r]) * sl2;
-                alpha[r] = grow ? exp2_approx(fmaf(m[r], sl2, -base)) : 1.f;
-                m[r] = grow ? chunkMax : m[r];
-            } else {
-                const float mx = fmaxf(m[r], chunkMax);
-                base = mx * sl2;
-                alpha[r] = exp2_approx(fmaf(m[r], sl2, -base));
-                m[r] = mx;
-            }
-            float sum = 0.f;
-#pragma unroll
-            for (int n = 0; n < 2; ++n) {
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const float p = exp2_approx(fmaf(s[n][2 * r + e], sl2, -base));
-                    s[n][2 * r + e] = p;
-                    sum += p;
-                }
-            }
-            l[r] = l[r] * alpha[r] + sum;
-            if constexpr (!KEEP_MAX) rescaleRow(r);  // the exact path keeps its per-row multiply, as measured
-        }
-        if constexpr (KEEP_MAX) {
-            if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {  // some row of the warp moved its max
-                rescaleRow(0);
-                rescaleRow(1);
-            }
-        }
-        warp_sb_add<T, D, NSA_WARP_KEYS, 2>(o, s, sV, lane);
+        nsa_rows_chunk<T, D, 2, KEEP_MAX>(s, o, m, l, sV, cur.kv0, token, lane, capped, softcap, capIn, sl2, keptSlack);
         cur.advance();
     }
     cp_async_wait<0>();
 
-    // epilogue: each row straight from registers to its (head, token) place
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const float sum = quad_sum(l[r]);  // every lane shuffles, then only real heads store
-        if (g + 8 * r >= heads) continue;
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
-        const size_t row = ((size_t)b * H + hkv * G + h0 + g + 8 * r) * Tn + token;
-        T* out = O + row * D + 2 * t;
-#pragma unroll
-        for (int d = 0; d < DB; ++d) {
-            *reinterpret_cast<uint32_t*>(out + d * 8) = Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
-        }
-        if (t == 0) LSE[row] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
-    }
+    nsa_rows_store<T, D>(o, m, l, O, LSE, (size_t)b * H + hkv * G + h0, Tn, token, heads, lane, sl2);
 }
 
 
@@ -1139,20 +1168,10 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
     constexpr bool KEEP_MAX = D >= 128;
     const float keptSlack = KEEP_MAX ? KEPT_MAX_SLACK_LOG2 / sl2 : 0.f;
 
-    const size_t rowStride = (size_t)Tn * D;
     const int tokenAt = real ? token : 0;
-    const T* q0 = Q + (((size_t)b * H + hkv * G + g) * Tn + tokenAt) * D + 2 * t;
-    const T* q1 = q0 + 8 * rowStride;
-    const bool has0 = real && g < heads;
-    const bool has1 = real && g + 8 < heads;
     uint32_t qa[KC][4];
-#pragma unroll
-    for (int kc = 0; kc < KC; ++kc) {
-        qa[kc][0] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16)) : 0u;
-        qa[kc][1] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16)) : 0u;
-        qa[kc][2] = has0 ? __ldg(reinterpret_cast<const unsigned int*>(q0 + kc * 16 + 8)) : 0u;
-        qa[kc][3] = has1 ? __ldg(reinterpret_cast<const unsigned int*>(q1 + kc * 16 + 8)) : 0u;
-    }
+    nsa_rows_q<T, D>(qa, Q + (((size_t)b * H + hkv * G + g) * Tn + tokenAt) * D + 2 * t, (size_t)Tn * D,
+                     real && g < heads, real && g + 8 < heads);
 
     float o[DB][4];
     float m[2] = {-INFINITY, -INFINITY};
@@ -1196,82 +1215,15 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
                         Elem<T>::mma(s[2 * n2 + 1], qa[kc], bk[2], bk[3]);
                     }
                 }
-                const bool partial = kv0 + KEYS > token + 1;
-#pragma unroll
-                for (int n = 0; n < NT; ++n) {
-#pragma unroll
-                    for (int q = 0; q < 4; ++q) {
-                        float z = s[n][q];
-                        if (capped) z = softcap * tanhf(z * capIn);
-                        if (partial && kv0 + n * 8 + 2 * t + (q & 1) > token) z = -INFINITY;
-                        s[n][q] = z;
-                    }
-                }
-                float alpha[2];
-                auto rescaleRow = [&](int r) {
-#pragma unroll
-                    for (int d = 0; d < DB; ++d) {
-                        o[d][2 * r] *= alpha[r];
-                        o[d][2 * r + 1] *= alpha[r];
-                    }
-                };
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    float rowMax = fmaxf(s[0][2 * r], s[0][2 * r + 1]);
-#pragma unroll
-                    for (int n = 1; n < NT; ++n) rowMax = fmaxf(rowMax, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
-                    const float chunkMax = quad_max(rowMax);
-                    float base;
-                    if constexpr (KEEP_MAX) {
-                        const bool grow = chunkMax > m[r] + keptSlack;
-                        base = (grow ? chunkMax : m[r]) * sl2;
-                        alpha[r] = grow ? exp2_approx(fmaf(m[r], sl2, -base)) : 1.f;
-                        m[r] = grow ? chunkMax : m[r];
-                    } else {
-                        const float mx = fmaxf(m[r], chunkMax);
-                        base = mx * sl2;
-                        alpha[r] = exp2_approx(fmaf(m[r], sl2, -base));
-                        m[r] = mx;
-                    }
-                    float sum = 0.f;
-#pragma unroll
-                    for (int n = 0; n < NT; ++n) {
-#pragma unroll
-                        for (int q = 0; q < 2; ++q) {
-                            const float p = exp2_approx(fmaf(s[n][2 * r + q], sl2, -base));
-                            s[n][2 * r + q] = p;
-                            sum += p;
-                        }
-                    }
-                    l[r] = l[r] * alpha[r] + sum;
-                    if constexpr (!KEEP_MAX) rescaleRow(r);
-                }
-                if constexpr (KEEP_MAX) {
-                    if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
-                        rescaleRow(0);
-                        rescaleRow(1);
-                    }
-                }
-                warp_sb_add<T, D, KEYS, NT>(o, s, sV, lane);
+                nsa_rows_chunk<T, D, NT, KEEP_MAX>(s, o, m, l, sV, kv0, token, lane, capped, softcap, capIn, sl2,
+                                                   keptSlack);
             }
             warp_arrive(&empty[slot], lane == 0);
         }
         pos += chunks;
     }
     if (!real) return;
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        const float sum = quad_sum(l[r]);
-        if (g + 8 * r >= heads) continue;
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
-        const size_t row = ((size_t)b * H + hkv * G + g + 8 * r) * Tn + token;
-        T* out = O + row * D + 2 * t;
-#pragma unroll
-        for (int d = 0; d < DB; ++d) {
-            *reinterpret_cast<uint32_t*>(out + d * 8) = Elem<T>::pack(o[d][2 * r] * inv, o[d][2 * r + 1] * inv);
-        }
-        if (t == 0) LSE[row] = sum > 0.f ? (m[r] * sl2 + __log2f(sum)) * LN2 : -INFINITY;
-    }
+    nsa_rows_store<T, D>(o, m, l, O, LSE, (size_t)b * H + hkv * G, Tn, token, heads, lane, sl2);
 }
 #endif
 
