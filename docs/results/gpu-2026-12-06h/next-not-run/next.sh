@@ -1,25 +1,40 @@
 #!/usr/bin/env bash
-# Prepared in the thirty-fourth session, not run (no device time left). One call, in order of what matters:
-#   1. producer-copies.patch (the shared walk's producer: one instruction a copy) against the fp64 reference (nsa-run.sh's
-#      quick verify matrix, whose B = 2 T = 77 case takes the tail chunk's predicated copies) and memcheck / racecheck;
-#   2. two A/B rounds, main against the patch, on rows where auto runs the walk, and with the walk forced on rows where
-#      auto does not take it today (D = 64, random selections): these decide whether the rule moves;
-#   3. issue 14's side by side with fla on scored then random selections with the patch (orders warp, block, shared).
-# Carry: .gpupack = slim pack of main (engine jar's fatbin emptied; the host code is main's from f92544c on) with
-# var/rows.fatbin.xz (main a522118's sm_90a kernels, sha256 0ff6a5b3...) and var/prod.fatbin.xz (the patch on main,
-# sm_90a, sha256 deea1f9f... in ../fatbins.sha256); .whl = fla-core 0.5.2 and einops 0.8.2.
+# Prepared in the thirty-fourth session, not run (no device time left). Call A of two (call B: next-fla.sh), in order
+# of what matters:
+#   1. the checks: build `tma` (branch nsa-walk-tma: the walk's producer by two bulk tensor copies a chunk at D = 64,
+#      one cp.async a copy at D = 128) through nsa-run.sh's quick verify matrix (its D = 64 walk cases include B = 2
+#      T = 77, where the boxes run past the sequence's end) with memcheck / racecheck, the same two tools on two D = 64
+#      walk cases, and build `prod` (branch nsa-walk-producer: one cp.async a copy at every head dim) on its two D = 64
+#      walk cases;
+#   2. two A/B rounds, main / prod / tma, on rows where auto runs the walk and with the walk forced where it does not
+#      (D = 64, random selections), the warp order timed beside them for the rule.
+# Carry: .gpupack = slim pack of main (engine jar's fatbin emptied; host code of main f92544c = a522118) with
+# var/fatbins.tar.xz (rows.fatbin = main a522118's sm_90a kernels, prod.fatbin, tma.fatbin; hashes in
+# ../fatbins.sha256) and var/tma-engine.jar (branch nsa-walk-tma's engine jar: the walk's tensor maps, fatbin emptied).
 #   CALL_BUDGET=575 bash docs/results/gpu-2026-12-06h/next-not-run/next.sh > /dev/null 2>&1
 #   tail -c 11000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
-ab_init p1
+ab_init pa
 left() { echo $(( ${CALL_BUDGET:-575} - ($(date +%s) - ab_t0) )); }
-xz -dc .gpupack/var/rows.fatbin.xz > /tmp/main.fatbin
-xz -dc .gpupack/var/prod.fatbin.xz > /tmp/prod.fatbin
-ab_pack /tmp/pm /tmp/main.fatbin main
-ab_pack /tmp/pp /tmp/prod.fatbin producer
-ab_el "producer: quick verify matrix, memcheck and racecheck"
-AB_CHECK_TIMEOUT=200 ab_nsa_check /tmp/pp prod NSA_PARTS="verify sanitizer" NSA_VERIFY=quick \
+mkdir -p /tmp/fb && xz -dc .gpupack/var/fatbins.tar.xz | tar xf - -C /tmp/fb && sha256sum /tmp/fb/*.fatbin
+ab_pack /tmp/pm /tmp/fb/rows.fatbin main
+ab_pack /tmp/pp /tmp/fb/prod.fatbin producer
+ab_pack /tmp/pt /tmp/fb/tma.fatbin tma "$ab_root/.gpupack/var/tma-engine.jar"
+d64tail=(--nsa random --nsa-block 64 --nsa-s 4 --heads 2 --kv-heads 2 --head-dim 64 --dtype fp16 --seq 77 --batch 2)
+d64scored=(--nsa scored --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 64 --dtype bf16 --seq 1024)
+ab_el "tma: the D = 64 walk first (a wrong byte count would hang, so short cases under a timeout)"
+SAW_NSA_FWD=shared ab_verify /tmp/pt d64-tail "${d64tail[@]}" --pass fwd,bwd
+SAW_NSA_FWD=shared ab_verify /tmp/pt d64-scored "${d64scored[@]}" --pass fwd,bwd
+SAW_NSA_FWD=shared ab_verify /tmp/pp d64-tail "${d64tail[@]}" --pass fwd,bwd
+SAW_NSA_FWD=shared ab_verify /tmp/pp d64-scored "${d64scored[@]}" --pass fwd,bwd
+for tool in memcheck racecheck; do
+  SAW_NSA_FWD=shared ab_san /tmp/pt d64-tail "$tool" "${d64tail[@]}" --pass fwd
+  SAW_NSA_FWD=shared ab_san /tmp/pt d64-scored "$tool" "${d64scored[@]}" --pass fwd
+done
+ab_save
+ab_el "tma: quick verify matrix, memcheck and racecheck (its D = 128 walk is prod's copies)"
+AB_CHECK_TIMEOUT=200 ab_nsa_check /tmp/pt tmacheck NSA_PARTS="verify sanitizer" NSA_VERIFY=quick \
   NSA_SAN_TOOLS="memcheck racecheck"
 ab_save
 auto_rows=("fwd scored 1 32768 64 128 10" "fwd scored 1 65536 64 128 10" "fwd scored 4 16384 64 128 10"
@@ -28,24 +43,12 @@ walk_rows=("fwd scored 1 32768 64 64 10" "fwd random 1 32768 64 64 10" "fwd rand
   "fwd random 1 16384 64 128 10" "fwd random 1 65536 64 128 10")
 warp_rows=("fwd scored 1 32768 64 64 10" "fwd random 1 32768 64 64 10" "fwd random 1 65536 64 128 10")
 for rd in 1 2; do
-  builds="/tmp/pm:main /tmp/pp:prod"; [[ $rd == 2 ]] && builds="/tmp/pp:prod /tmp/pm:main"
+  builds="/tmp/pm:main /tmp/pp:prod /tmp/pt:tma"; [[ $rd == 2 ]] && builds="/tmp/pt:tma /tmp/pp:prod /tmp/pm:main"
+  (( $(left) > 60 )) || break
   ab_el "A/B round $rd: auto rows, the walk forced, and the warp order on the same rows for the rule"
   ab_nsa_rounds 1 "$builds" "${auto_rows[@]}"
   SAW_NSA_FWD=shared ab_nsa_rounds 1 "$builds" "${walk_rows[@]}"
   SAW_NSA_FWD=warp ab_nsa_rounds 1 "/tmp/pm:main" "${warp_rows[@]}"
   mv "$ab_res/ab" "$ab_res/ab-$rd"; mkdir -p "$ab_res/ab"; ab_save
 done
-if (( $(left) > 120 )); then
-  ab_el "side by side, scored selections (the patch)"
-  AB_CHECK_TIMEOUT=$(( $(left) > 130 ? 120 : $(left) - 10 )) ab_nsa_fla /tmp/pp fla-scored NSA_COMPARE_SELECTION=scored \
-    NSA_COMPARE_SECONDS=90 NSA_COMPARE_TIMEOUT=110 NSA_SHAPES=list \
-    NSA_SHAPE_LIST="1,32768,64,4,128,64,16;1,65536,64,4,128,64,16;4,16384,64,4,128,64,16;1,8192,64,4,128,64,16;1,32768,64,4,64,64,16"
-  ab_save
-fi
-if (( $(left) > 200 )); then
-  ab_el "issue 14's side by side, random selections (the patch)"
-  AB_CHECK_TIMEOUT=$(( $(left) - 10 )) ab_nsa_fla /tmp/pp fla NSA_COMPARE_SECONDS=$(( $(left) - 50 )) \
-    NSA_COMPARE_TIMEOUT=$(( $(left) - 15 ))
-  ab_save
-fi
 ab_el done
