@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Prepared in the thirty-fourth session, not run (no device time left). Call A of two (call B: next-fla.sh), in order
 # of what matters:
-#   1. the checks: build `tma` (branch nsa-walk-tma: the walk's producer by two bulk tensor copies a chunk at D = 64,
-#      one cp.async a copy at D = 128) through nsa-run.sh's quick verify matrix (its D = 64 walk cases include B = 2
-#      T = 77, where the boxes run past the sequence's end) with memcheck / racecheck, the same two tools on two D = 64
-#      walk cases, and build `prod` (branch nsa-walk-producer: one cp.async a copy at every head dim) on its two D = 64
-#      walk cases;
+#   1. the checks: build `tma` (branch nsa-walk-tma: the walk's producer by bulk tensor copies, its consumers reading
+#      64-column panels) on two D = 64 walk cases first (B = 2 T = 77: boxes past the sequence's end), then through
+#      nsa-run.sh's quick verify matrix with memcheck / racecheck (its walk cases: D = 128 on auto, D = 64 forced),
+#      the same two tools on the D = 64 cases; build `prod` (branch nsa-walk-producer: one cp.async a copy) on two
+#      D = 64 and two D = 128 walk cases;
 #   2. two A/B rounds, main / prod / tma, on rows where auto runs the walk and with the walk forced where it does not
 #      (D = 64, random selections), the warp order timed beside them for the rule.
 # Carry: .gpupack = slim pack of main (engine jar's fatbin emptied; host code of main f92544c = a522118) with
@@ -28,12 +28,16 @@ SAW_NSA_FWD=shared ab_verify /tmp/pt d64-tail "${d64tail[@]}" --pass fwd,bwd
 SAW_NSA_FWD=shared ab_verify /tmp/pt d64-scored "${d64scored[@]}" --pass fwd,bwd
 SAW_NSA_FWD=shared ab_verify /tmp/pp d64-tail "${d64tail[@]}" --pass fwd,bwd
 SAW_NSA_FWD=shared ab_verify /tmp/pp d64-scored "${d64scored[@]}" --pass fwd,bwd
+SAW_NSA_FWD=shared ab_verify /tmp/pp d128-scored --nsa scored --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 \
+  --head-dim 128 --dtype bf16 --seq 4096 --pass fwd,bwd
+SAW_NSA_FWD=shared ab_verify /tmp/pp d128-tail-softcap --nsa random --nsa-block 64 --nsa-s 8 --heads 16 --kv-heads 2 \
+  --head-dim 128 --dtype fp16 --seq 77 --softcap 30 --pass fwd,bwd
 for tool in memcheck racecheck; do
   SAW_NSA_FWD=shared ab_san /tmp/pt d64-tail "$tool" "${d64tail[@]}" --pass fwd
   SAW_NSA_FWD=shared ab_san /tmp/pt d64-scored "$tool" "${d64scored[@]}" --pass fwd
 done
 ab_save
-ab_el "tma: quick verify matrix, memcheck and racecheck (its D = 128 walk is prod's copies)"
+ab_el "tma: quick verify matrix, memcheck and racecheck"
 AB_CHECK_TIMEOUT=200 ab_nsa_check /tmp/pt tmacheck NSA_PARTS="verify sanitizer" NSA_VERIFY=quick \
   NSA_SAN_TOOLS="memcheck racecheck"
 ab_save
