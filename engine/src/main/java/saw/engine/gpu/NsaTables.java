@@ -61,12 +61,6 @@ final class NsaTables {
         return new NsaTables(colPtr, colTok, colSlot, items, bwdItems, walk);
     }
 
-    /**
-     * The shared walk's table: tile i's entries are {@code entries[ptr[i]]} up to {@code entries[ptr[i + 1]]}, tiles of
-     * consecutive tokens of one (batch, kv head) plane, plane-major.
-     *
-     * @param pairs the (token, block) choices the table covers: those whose block starts at or before the token
-     */
     /** The most kv blocks a walk entry can name (19 bits of block beside 12 of token mask, nsa.cu). */
     static final int WALK_MAX_BLOCKS = (1 << 19) - 1;
 
@@ -75,6 +69,12 @@ final class NsaTables {
         return sel.numKvBlocks() <= WALK_MAX_BLOCKS;
     }
 
+    /**
+     * The shared walk's table: tile i's entries are {@code entries[ptr[i]]} up to {@code entries[ptr[i + 1]]}, tiles of
+     * consecutive tokens of one (batch, kv head) plane, plane-major.
+     *
+     * @param pairs the (token, block) choices the table covers: those whose block starts at or before the token
+     */
     record Walk(int[] ptr, int[] entries, long pairs) {
         static final Walk NONE = new Walk(new int[0], new int[0], 0);
 

@@ -11,11 +11,11 @@ import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.SimpleBooleanProperty;
 import javafx.beans.property.SimpleIntegerProperty;
 import javafx.beans.property.SimpleObjectProperty;
+import saw.engine.gpu.NsaGpu;
 import saw.engine.mask.TileLayout;
 import saw.engine.nsa.BadSelection;
 import saw.engine.nsa.NsaSelection;
 import saw.engine.nsa.NsaSelections;
-import saw.engine.gpu.NsaGpu;
 import saw.engine.nsa.NsaStats;
 import saw.ui.model.LayoutModel;
 
