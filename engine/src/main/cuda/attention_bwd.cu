@@ -322,8 +322,10 @@ __device__ __forceinline__ void warp_store_dst(T* sdS, const float (&s)[NQ][4], 
 // acc += S B for this warp's 16 rows: S its fp32 fragments (NK n8 blocks over K columns, in registers) packed to T as
 // the A operand, B a [K, D] tile in shared memory read transposed, of which the first DO columns (all by default;
 // pass sB + 64 * j to read columns from 64 * j on: the swizzle permutes chunks only within groups of 8).
+// PANEL_ROWS > 0: B lies as D / 64 panels of PANEL_ROWS x 64 elements, each in Swizzled<64>'s layout (what the bulk
+// tensor copies write), instead of row-major rows of D.
 // dV += P^T dO, dK += dS^T Q, and NSA's O += P V.
-template <typename T, int D, int K, int NK, int DO = D>
+template <typename T, int D, int K, int NK, int DO = D, int PANEL_ROWS = 0>
 __device__ __forceinline__ void warp_sb_add(float (&acc)[DO / 8][4], const float (&s)[NK][4], const T* sB, int lane) {
     constexpr int DB = DO / 8;
 #pragma unroll
@@ -336,7 +338,11 @@ __device__ __forceinline__ void warp_sb_add(float (&acc)[DO / 8][4], const float
 #pragma unroll
         for (int d2 = 0; d2 < DB / 2; ++d2) {
             uint32_t b[4];
-            ldmatrix_x4_trans(b, addr_a_order<D>(sB, kc * 16, d2 * 2, lane));
+            if constexpr (PANEL_ROWS == 0) {
+                ldmatrix_x4_trans(b, addr_a_order<D>(sB, kc * 16, d2 * 2, lane));
+            } else {
+                ldmatrix_x4_trans(b, addr_a_order<64>(sB + (d2 / 4) * PANEL_ROWS * 64, kc * 16, (d2 % 4) * 2, lane));
+            }
             Elem<T>::mma(acc[2 * d2], a, b[0], b[1]);
             Elem<T>::mma(acc[2 * d2 + 1], a, b[2], b[3]);
         }

@@ -855,7 +855,7 @@ __device__ __forceinline__ void nsa_rows_q(uint32_t (&qa)[D / 16][4], const T* q
 // (kept at D = 128 until a chunk passes it by KEPT_MAX_SLACK_LOG2: the rescale of O is skipped when no row of the warp
 // moved), s turned into P, the rows' sums into l, then P x V from the chunk's V into o. The chunk's first key is never
 // past the token, so the max is finite.
-template <typename T, int D, int NT, bool KEEP_MAX>
+template <typename T, int D, int NT, bool KEEP_MAX, int V_PANEL_ROWS = 0>
 __device__ __forceinline__ void nsa_rows_chunk(float (&s)[NT][4], float (&o)[D / 8][4], float (&m)[2], float (&l)[2],
                                                const T* sV, int kv0, int token, int lane, bool capped, float softcap,
                                                float capIn, float sl2, float keptSlack) {
@@ -917,7 +917,7 @@ __device__ __forceinline__ void nsa_rows_chunk(float (&s)[NT][4], float (&o)[D /
             rescaleRow(1);
         }
     }
-    warp_sb_add<T, D, NT * 8, NT>(o, s, sV, lane);
+    warp_sb_add<T, D, NT * 8, NT, D, V_PANEL_ROWS>(o, s, sV, lane);
 }
 
 // Each real row of the warp straight from registers to its (head, token) place; head0 = b * H + the warp's first head.
@@ -1082,25 +1082,27 @@ constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's
 constexpr int NSA_SHARED_SLOTS = 12;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// One lane of the producer moves a chunk's K and V with bulk tensor copies of kMap / vMap (boxes of 64 columns x KEYS
+// rows of a plane; rows past the sequence's end read zeros), so a slot holds K, then V, each as D / 64 panels of
+// KEYS x 64 elements in the 128-byte swizzle (Swizzled<64> per panel), which the consumers read panel by panel.
 template <typename T, int D, int BKV>
-__device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T* __restrict__ K,
-                                               const T* __restrict__ V, T* __restrict__ O, float* __restrict__ LSE,
+__device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const TensorMap* kMap, const TensorMap* vMap,
+                                               T* __restrict__ O, float* __restrict__ LSE,
                                                const int* __restrict__ walkPtr, const int* __restrict__ walk, int Bn,
                                                int H, int Hkv, int Tn, float scale, float softcap) {
     constexpr int WARPS = NSA_SHARED_TOKENS;
     constexpr int DB = D / 8;
     constexpr int KC = D / 16;
-    constexpr int CHUNKS = D / 8;                        // 16-byte pieces per row
     constexpr int KEYS = NSA_SHARED_KEYS;
     constexpr int NT = KEYS / 8;                 // n8 score tiles of a chunk
     constexpr int STAGE = 2 * KEYS * D;          // elements of one ring slot: K then V
-    constexpr int COPIES = KEYS * CHUNKS / 32;  // 16-byte copies per producer lane per operand
     constexpr int R = NSA_SHARED_SLOTS;
     constexpr int TOKENS_MASK = (1 << NSA_WALK_MASK_BITS) - 1;
 
-    extern __shared__ __align__(128) unsigned char smem[];
+    extern __shared__ unsigned char smemRaw[];
     __shared__ uint64_t full[R], empty[R];
-    T* ring = reinterpret_cast<T*>(smem);
+    const uint32_t rawAddr = smem_u32(smemRaw);  // the bulk copies' swizzle needs 1024-byte aligned slots
+    T* ring = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
     const int warp = threadIdx.x >> 5;
     const int lane = threadIdx.x & 31;
 
@@ -1116,45 +1118,35 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < R; ++s) {
-            mbar_init(&full[s], 32);                // the producer's lanes, each once its copies have landed
+            mbar_init(&full[s], 1);       // the producer's lane, which expects the bulk copies' bytes
             mbar_init(&empty[s], WARPS);  // every consumer warp, whether it used the chunk or not
         }
         mbar_init_fence();
     }
     __syncthreads();
 
-    const T* Kh = K + (size_t)plane * Tn * D;
-    const T* Vh = V + (size_t)plane * Tn * D;
-
     if (warp == WARPS) {  // the producer
-        int pos = 0;
-        for (int e = first; e < last; ++e) {
-            const int entry = __ldg(walk + e);
-            const int kb = entry >> NSA_WALK_MASK_BITS;
-            const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);  // the last token of the tile that chose kb
-            const int end = min(kb * BKV + BKV, tmax + 1);
-            for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
-                const int slot = pos % R;
-                if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
-                T* sK = ring + slot * STAGE;
-                T* sV = sK + KEYS * D;
-#pragma unroll
-                for (int i = 0; i < COPIES; ++i) {
-                    const int p = i * 32 + lane;
-                    const int r = p / CHUNKS;
-                    const int c = p % CHUNKS;
-                    const bool valid = kv0 + r < Tn;
-                    const size_t at = valid ? (size_t)(kv0 + r) * D + c * 8 : 0;
-                    cp_async16(smem_u32(sK + Swizzled<D>::chunk(r, c)), Kh + at, valid);
-                    cp_async16(smem_u32(sV + Swizzled<D>::chunk(r, c)), Vh + at, valid);
+        if (lane == 0) {
+            tma_prefetch(kMap);
+            tma_prefetch(vMap);
+            int pos = 0;
+            for (int e = first; e < last; ++e) {
+                const int entry = __ldg(walk + e);
+                const int kb = entry >> NSA_WALK_MASK_BITS;
+                const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);
+                const int end = min(kb * BKV + BKV, tmax + 1);
+                for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
+                    const int slot = pos % R;
+                    if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
+                    T* sK = ring + slot * STAGE;
+                    mbar_arrive_expect_tx(&full[slot], STAGE * sizeof(T));
+                    tma_load_tile<KEYS, D>(sK, kMap, kv0, plane, &full[slot]);
+                    tma_load_tile<KEYS, D>(sK + KEYS * D, vMap, kv0, plane, &full[slot]);
                 }
-                mbar_arrive_cp_async(&full[slot]);
             }
         }
-        cp_async_wait<0>();
         return;
     }
-
     // a consumer: token tile0 + warp, heads hkv * G .. + min(G, 16) (G <= 16: the host refuses larger groups)
     const int g = lane >> 2;
     const int t = lane & 3;
@@ -1210,12 +1202,13 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const T*
 #pragma unroll
                     for (int n2 = 0; n2 < NT / 2; ++n2) {
                         uint32_t bk[4];
-                        ldmatrix_x4(bk, addr_b_order<D>(sK, n2 * 16, kc * 2, lane));
+                        // K's panel kc / 4 holds this k16 step's columns
+                        ldmatrix_x4(bk, addr_b_order<64>(sK + (kc / 4) * KEYS * 64, n2 * 16, (kc % 4) * 2, lane));
                         Elem<T>::mma(s[2 * n2], qa[kc], bk[0], bk[1]);
                         Elem<T>::mma(s[2 * n2 + 1], qa[kc], bk[2], bk[3]);
                     }
                 }
-                nsa_rows_chunk<T, D, NT, KEEP_MAX>(s, o, m, l, sV, kv0, token, lane, capped, softcap, capIn, sl2,
+                nsa_rows_chunk<T, D, NT, KEEP_MAX, KEYS>(s, o, m, l, sV, kv0, token, lane, capped, softcap, capIn, sl2,
                                                    keptSlack);
             }
             warp_arrive(&empty[slot], lane == 0);
@@ -1242,7 +1235,7 @@ SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define SAW_NSA_SHARED_BODY(T, D, BKV) \
-    saw::nsa_fwd_shared<T, D, BKV>(Q, K, V, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
+    saw::nsa_fwd_shared<T, D, BKV>(Q, &kMap, &vMap, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
 #else
 #define SAW_NSA_SHARED_BODY(T, D, BKV) __trap();
 #endif
@@ -1250,7 +1243,8 @@ SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
     extern "C" __global__ void __launch_bounds__((saw::NSA_SHARED_TOKENS + 1) * 32, 1)                             \
         nsa_fwd_shared_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE, const int* walkPtr, \
                                             const int* walk, int B, int H, int Hkv, int Tn, float scale,              \
-                                            float softcap) {                                                          \
+                                            float softcap, const __grid_constant__ saw::TensorMap kMap,               \
+                                            const __grid_constant__ saw::TensorMap vMap) {                            \
         SAW_NSA_SHARED_BODY(T, D, BKV)                                                                             \
     }
 #define SAW_NSA_SHARED_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_SHARED, TN, T, D)

@@ -51,9 +51,10 @@ class NsaViewTest extends WorkbenchFixture {
 
         double walk = walkSharing(sel, 11);
         String shown = text(robot, "#nsa-walk-sharing");
-        String expected = String.format(Locale.ROOT, "%.2f tokens per block over 11-token tiles: %s 2.5, so on Hopper "
-                + "at head dim 128 with 9-16 heads per kv head the forward runs %s", walk,
-                walk >= 2.5 ? "at or above" : "below", walk >= 2.5 ? "the shared walk" : "the warp order");
+        String expected = String.format(Locale.ROOT, "%.2f tokens per block over 11-token tiles, so on Hopper with "
+                + "9-16 heads per kv head the forward runs %s at head dim 128 and %s at head dim 64 (the walk from 1.5 "
+                + "and 3.3 on)", walk, walk >= 1.5 ? "the shared walk" : "the warp order",
+                walk >= 3.3 ? "the shared walk" : "the warp order");
         assertEquals(expected, shown);
         assertTrue(walk > 1, "neighbouring tokens of a scored selection share blocks: " + walk);
     }

@@ -67,12 +67,19 @@ public final class NsaGpu implements NsaKernels {
 
         /**
          * The least {@link NsaTables.Walk#sharing} (choices per block the walk loads, over tiles of 11 tokens) at which
-         * auto takes the shared walk over the warp order. H100, G = 16, D = 128, bf16, S = 16
-         * (docs/results/gpu-2026-12-06g/): the walk lost at sharing 1.57 (random selections, T = 32K: 0.74x the warp
-         * order's speed) and 2.01 (random, 16K: 0.87x), and won from 2.93 on (random 8K 1.09x; top-S of block scores
-         * 3.09-5.19: 1.10-1.48x, blocks 32, 64 and 128), rising with the sharing; 2.5 lies between.
+         * auto takes the shared walk over the warp order at this head dim, or infinity where no walk is built. H100,
+         * G = 16, bf16, S = 16, the walk's producer by bulk tensor copies (docs/results/gpu-2026-12-06i/): at D = 128
+         * the walk ran 0.94x the warp order's speed at sharing 1.34 (random selections, T = 64K), 1.02x at 1.57
+         * (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing; at D = 64, where the warp
+         * order's MMA rows cost half as much, 0.66x at 1.57 and 1.05x at 3.55 (top-S of block scores, 32K).
          */
-        public static final double SHARED_MIN_SHARING = 2.5;
+        public static double sharedMinSharing(int headDim) {
+            return switch (headDim) {
+                case 128 -> 1.5;
+                case 64 -> 3.3;
+                default -> Double.POSITIVE_INFINITY;
+            };
+        }
 
         /** Whether the shared walk is built for this GPU and problem: compute capability 9.0, G up to 16. */
         static boolean sharedRuns(int major, int group) {
@@ -82,17 +89,17 @@ public final class NsaGpu implements NsaKernels {
         /**
          * {@link #forGroup}, except that a problem past the block order's 32-bit partial index ({@code partialRows},
          * batch x tokens x heads x S) runs in the warp order, which has no such limit, and that the warp order gives
-         * way to the shared walk at D = 128 where it runs and the selection's {@code walkSharing} (asked for only
-         * then) reaches {@link #SHARED_MIN_SHARING}. At D = 64 the walk measured 0.99x the warp order on the most
-         * shared selection timed (T = 32K, sharing 3.56), so it is never picked there.
+         * way to the shared walk where it runs and the selection's {@code walkSharing} (asked for only then) reaches
+         * {@link #sharedMinSharing} at the head dim.
          */
         static Forward auto(int group, long partialRows, int major, int headDim, DoubleSupplier walkSharing) {
             Forward f = forGroup(group);
             if (f == BLOCK) {
                 return partialRows > Integer.MAX_VALUE ? WARP : f;
             }
-            boolean shares = headDim == 128 && sharedRuns(major, group)
-                    && walkSharing.getAsDouble() >= SHARED_MIN_SHARING;
+            double least = sharedMinSharing(headDim);
+            boolean shares = least < Double.POSITIVE_INFINITY && sharedRuns(major, group)
+                    && walkSharing.getAsDouble() >= least;
             return shares ? SHARED : WARP;
         }
     }
@@ -281,7 +288,7 @@ public final class NsaGpu implements NsaKernels {
 
     /**
      * The selection's sharing as {@link Forward#auto} counts it: choices per distinct block over the shared walk's
-     * tiles of {@link #SHARED_TOKENS} tokens (auto takes the walk from {@link Forward#SHARED_MIN_SHARING} on), or NaN
+     * tiles of {@link #SHARED_TOKENS} tokens (auto takes the walk from {@link Forward#sharedMinSharing} on), or NaN
      * past the blocks the walk can name.
      */
     public static double walkSharing(NsaSelection sel) {
@@ -297,7 +304,13 @@ public final class NsaGpu implements NsaKernels {
         int d = p.headDim();
         long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + SHARED_TOKENS - 1) / SHARED_TOKENS);
         return new LaunchShape(sharedName(p.dtype(), d, block), tiles, (SHARED_TOKENS + 1) * 32,
-                SHARED_SLOTS * 2 * SHARED_KEYS * d * 2);
+                SHARED_SLOTS * 2 * SHARED_KEYS * d * 2 + 1024); // + the slack that aligns the ring to 1024 bytes
+    }
+
+    /** The tensor map the walk's producer reads a chunk of K or V through: boxes of 64 columns x 32 rows of a plane. */
+    static TileMap walkKvMap(AttentionProblem p) {
+        return TileMap.ofHeads(p.dtype() == DType.BF16, (long) p.batch() * p.kvHeads(), p.seqKv(), p.headDim(),
+                SHARED_KEYS);
     }
 
     static String blockName(DType t, int d, int block) {
@@ -610,8 +623,9 @@ public final class NsaGpu implements NsaKernels {
             cuda.launch(plan.merge, t.partialO, t.partialMaxSum, t.indices, t.counts, o, lse, p.batch(), p.heads(),
                     p.kvHeads(), p.seqQ(), plan.sel.maxSelected());
         } else if (plan.order == Forward.SHARED) {
-            cuda.launch(plan.warp, q, k, v, o, lse, t.walkPtr, t.walk, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
-                    (float) p.scale(), (float) p.softcap());
+            Object[] args = {q, k, v, o, lse, t.walkPtr, t.walk, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
+                (float) p.scale(), (float) p.softcap()};
+            cuda.launch(plan.warp, cuda.withTileMaps(args, walkKvMap(p), "K and V", k, v));
         } else {
             cuda.launch(plan.warp, q, k, v, o, lse, t.indices, t.counts, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
                     plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());

@@ -318,7 +318,7 @@ class NsaGpuTest {
         assertEquals("nsa_fwd_shared_bf16_d128_b64", s.kernel());
         assertEquals(2L * 2 * ((300 + 10) / 11), s.grid(), "a CTA per (plane, 11 tokens)");
         assertEquals(12 * 32, s.block(), "11 consumer warps and a producer");
-        assertEquals(12 * 2 * 32 * 128 * 2, s.sharedBytes(), "12 slots of 32 keys of K and V");
+        assertEquals(12 * 2 * 32 * 128 * 2 + 1024, s.sharedBytes(), "12 slots of 32 keys of K and V, 1024-aligned");
         for (int major : new int[] {8, 9}) {
             FakeDriver driver = new FakeDriver(1L << 34);
             driver.kernels.addAll(NsaGpu.allNames());
@@ -327,6 +327,13 @@ class NsaGpuTest {
                 if (major == 9) {
                     gpu.forward(AttentionInputs.random(p, 1, false), sel);
                     assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64"), kernelsOf(driver.launched));
+                    assertEquals(2, driver.tileMaps.size(), "one map of K and one of V: " + driver.tileMaps);
+                    TileMap expected = new TileMap(true, new long[] {128, 300, 2 * 2}, new long[] {256, 256L * 300},
+                            new int[] {64, 32, 1});
+                    for (FakeDriver.MapRequest r : driver.tileMaps) {
+                        assertEquals(expected, r.map(), "[batch x kv heads][tokens][head dim], 64 columns x 32 keys");
+                    }
+                    assertTrue(driver.tileMaps.get(0).base() != driver.tileMaps.get(1).base(), "K and V differ");
                     AttentionProblem wide = new AttentionProblem(2, 34, 2, 300, 300, 128, DType.BF16, 0.1, 0);
                     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                             () -> gpu.forward(AttentionInputs.random(wide, 1, false), sel));
@@ -524,13 +531,14 @@ class NsaGpuTest {
             assertEquals(want, NsaGpu.Forward.forGroup(g), "G " + g);
             for (int d : new int[] {64, 128, 256}) {
                 for (int major : new int[] {8, 9}) {
-                    boolean walkRuns = g > 8 && g <= 16 && d == 128 && major == 9;
-                    DoubleSupplier low = walkRuns ? () -> 2.49 : notAsked;
-                    DoubleSupplier high = walkRuns ? () -> 2.5 : notAsked;
+                    boolean walkRuns = g > 8 && g <= 16 && d != 256 && major == 9;
+                    double least = d == 128 ? 1.5 : 3.3;
+                    DoubleSupplier low = walkRuns ? () -> Math.nextDown(least) : notAsked;
+                    DoubleSupplier high = walkRuns ? () -> least : notAsked;
                     String at = "G " + g + ", D " + d + ", compute capability " + major;
                     assertEquals(want, NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, low), at);
                     assertEquals(walkRuns ? NsaGpu.Forward.SHARED : want,
-                            NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, high), at + ", sharing 2.5");
+                            NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, high), at + ", sharing " + least);
                     assertEquals(walkRuns ? NsaGpu.Forward.SHARED : NsaGpu.Forward.WARP,
                             NsaGpu.Forward.auto(g, Integer.MAX_VALUE + 1L, major, d, high),
                             at + " past the per-block forward's 32-bit partial index: the warp order or the walk");
@@ -541,19 +549,25 @@ class NsaGpuTest {
 
     @Test
     void autoTakesTheSharedWalkWhereNeighbouringTokensShareBlocks() throws BadSelection {
-        // top-S of block scores at T = 4096 share far above the rule's 2.5, random choices of 4 of up to 128 blocks
-        // below it; both at G = 16, D = 128 on compute capability 9.0
+        // top-S of block scores at T = 4096 share far above the rule's 1.5; tokens that each choose another block than
+        // their neighbours (token t: block t mod its causal blocks) below it; both at G = 16, D = 128 on capability 9.0
         NsaSelection scored = NsaSelections.scored(1, 4096, 1, 16, 64, 16, 3);
-        NsaSelection random = NsaSelections.random(1, 4096, 1, 4, 32, 3);
+        int[] own = new int[4096];
+        for (int t = 0; t < own.length; t++) {
+            own[t] = t % (t / 32 + 1);
+        }
+        int[] ones = new int[4096];
+        Arrays.fill(ones, 1);
+        NsaSelection apart = NsaSelection.of(1, 4096, 1, 1, 32, own, ones, true);
         assertTrue(NsaGpu.walkSharing(scored) > 4, "scored selections share");
-        assertTrue(NsaGpu.walkSharing(random) < 2, "random ones do not");
-        assertEquals(NsaTables.walk(random, NsaGpu.SHARED_TOKENS).sharing(), NsaGpu.walkSharing(random));
+        assertTrue(NsaGpu.walkSharing(apart) < 1.5, "these do not: " + NsaGpu.walkSharing(apart));
+        assertEquals(NsaTables.walk(apart, NsaGpu.SHARED_TOKENS).sharing(), NsaGpu.walkSharing(apart));
         AttentionProblem p = new AttentionProblem(1, 16, 1, 4096, 4096, 128, DType.BF16, 0.1, 0);
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
         try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake", 9)) {
             gpu.forward(AttentionInputs.random(p, 1, false), scored);
-            gpu.forward(AttentionInputs.random(p, 1, false), random);
+            gpu.forward(AttentionInputs.random(p, 1, false), apart);
             gpu.forwardOrder(NsaGpu.Forward.WARP);
             gpu.forward(AttentionInputs.random(p, 1, false), scored);
             assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64", "nsa_fwd_warp_bf16_d128_b32",
@@ -570,7 +584,7 @@ class NsaGpuTest {
         AttentionProblem big = new AttentionProblem(1, 4096, 1, 16384, 16384, 64, DType.BF16, 0.1, 0);
         AttentionProblem small = new AttentionProblem(1, 4, 1, 16384, 16384, 64, DType.BF16, 0.1, 0);
         DoubleSupplier notAsked = () -> {
-            throw new AssertionError("no walk at D = 64");
+            throw new AssertionError("no walk past 16 heads a kv head");
         };
         assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.auto(4096, NsaGpu.partialRows(big, sel), 9, 64, notAsked));
         assertEquals(NsaGpu.Forward.BLOCK, NsaGpu.Forward.auto(4, NsaGpu.partialRows(small, sel), 9, 64, notAsked));

@@ -54,16 +54,21 @@ public final class NsaStatsPane extends VBox {
         pairs.setText("open the NSA tab");
     }
 
-    /** The sharing the GPU forward's rule weighs, and what it decides (Hopper, D = 128, 9-16 heads a kv head). */
+    /** The sharing the GPU forward's rule weighs, and what it decides (Hopper, 9-16 heads a kv head) per head dim. */
     static String walkText(double sharing) {
         if (Double.isNaN(sharing)) {
             return "-";
         }
-        boolean takes = sharing >= NsaGpu.Forward.SHARED_MIN_SHARING;
-        return String.format(Locale.ROOT, "%.2f tokens per block over %d-token tiles: %s %.1f, so on Hopper at head dim "
-                + "128 with 9-16 heads per kv head the forward runs %s", sharing, NsaGpu.SHARED_TOKENS,
-                takes ? "at or above" : "below", NsaGpu.Forward.SHARED_MIN_SHARING,
-                takes ? "the shared walk" : "the warp order");
+        double least128 = NsaGpu.Forward.sharedMinSharing(128);
+        double least64 = NsaGpu.Forward.sharedMinSharing(64);
+        return String.format(Locale.ROOT, "%.2f tokens per block over %d-token tiles, so on Hopper with 9-16 heads per "
+                + "kv head the forward runs %s at head dim 128 and %s at head dim 64 (the walk from %.1f and %.1f on)",
+                sharing, NsaGpu.SHARED_TOKENS, order(sharing >= least128), order(sharing >= least64), least128,
+                least64);
+    }
+
+    private static String order(boolean walk) {
+        return walk ? "the shared walk" : "the warp order";
     }
 
     private static Label name(String text) {
