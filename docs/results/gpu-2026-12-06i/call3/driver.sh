@@ -16,7 +16,7 @@ set -uo pipefail
 ab_init pc
 left() { echo $(( ${CALL_BUDGET:-540} - ($(date +%s) - ab_t0) )); }
 xz -dc .gpupack/var/landed.fatbin.xz > /tmp/landed.fatbin && sha256sum /tmp/landed.fatbin
-ab_pack /tmp/pl /tmp/landed.fatbin landed
+ab_pack /tmp/pl /tmp/landed.fatbin main-422f1a9
 ab_el "landed: quick verify matrix; the D = 64 walk under auto"
 AB_CHECK_TIMEOUT=150 ab_nsa_check /tmp/pl check NSA_PARTS=verify NSA_VERIFY=quick
 ab_verify /tmp/pl d64-scored-auto --nsa scored --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 64 \
