@@ -233,6 +233,21 @@ ab_nsa_fla() { # PACK NAME [ENV=VALUE...]   (fla-core installed into ${AB_SITE:-
   return $rc
 }
 
+ab_prof() { # PACK NAME KERNEL_REGEX "ENV=VALUE ..." -- saw bench ARGS   (Nsight Compute full set of one launch)
+  local pack=$1 name=$2 k=$3 envs=$4; shift 5
+  # shellcheck disable=SC2086
+  env $envs SAW_JAVA_OPTS=-Xmx24g timeout -k 5 90 ncu --clock-control none --target-processes all -k regex:"$k" \
+    --launch-skip 2 --launch-count 1 --set full --import-source no -f -o "$ab_res/prof-$name" "$pack/saw" bench "$@" \
+    > "$ab_res/prof-$name.log" 2>&1
+  echo "ncu $name rc=$?"
+  ncu -i "$ab_res/prof-$name.ncu-rep" --page details --print-details all > "$ab_res/prof-$name-details.txt" 2>&1
+  ncu -i "$ab_res/prof-$name.ncu-rep" --page source --csv --print-source sass > "$ab_res/prof-$name-source.csv" 2>&1
+  grep -E "Duration|Compute \(SM\) Throughput|L2 Cache Throughput|Registers Per|Achieved Occ|Issue Slots Busy" \
+    "$ab_res/prof-$name-details.txt" | head -8
+  gzip -f "$ab_res/prof-$name-source.csv" "$ab_res/prof-$name-details.txt"; rm -f "$ab_res/prof-$name.ncu-rep"
+  ab_el "profiled $name"
+}
+
 ab_nsa_rounds() { # N "PACK:TAG ..." ROW...   (ROW: "PASS SELECTION B T HQ D REPS")
   local n=$1 rd row i k; local -a builds; read -ra builds <<<"$2"; shift 2
   for ((rd = 1; rd <= n; rd++)); do

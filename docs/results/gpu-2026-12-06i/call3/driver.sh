@@ -41,21 +41,8 @@ AB_CHECK_TIMEOUT=170 ab_nsa_fla /tmp/pl fla-scored NSA_COMPARE_SELECTION=scored 
   NSA_COMPARE_TIMEOUT=160 NSA_SHAPES=list \
   NSA_SHAPE_LIST="1,32768,64,4,64,64,16;1,32768,64,4,128,64,16;1,65536,64,4,128,64,16;4,16384,64,4,128,64,16;1,8192,64,4,128,64,16"
 ab_save
-prof() { # NAME KERNEL_REGEX ENV -- saw bench args
-  local name=$1 k=$2 envs=$3; shift 4
-  env $envs SAW_JAVA_OPTS=-Xmx24g timeout -k 5 90 ncu --clock-control none --target-processes all -k regex:"$k" \
-    --launch-skip 2 --launch-count 1 --set full --import-source no -f -o "$ab_res/prof-$name" /tmp/pl/saw bench "$@" \
-    > "$ab_res/prof-$name.log" 2>&1
-  echo "ncu $name rc=$?"
-  ncu -i "$ab_res/prof-$name.ncu-rep" --page details --print-details all > "$ab_res/prof-$name-details.txt" 2>&1
-  ncu -i "$ab_res/prof-$name.ncu-rep" --page source --csv --print-source sass > "$ab_res/prof-$name-source.csv" 2>&1
-  grep -E "Duration|Compute \(SM\) Throughput|L2 Cache Throughput|Registers Per|Achieved Occ|Issue Slots Busy" \
-    "$ab_res/prof-$name-details.txt" | head -8
-  gzip -f "$ab_res/prof-$name-source.csv" "$ab_res/prof-$name-details.txt"; rm -f "$ab_res/prof-$name.ncu-rep"
-  ab_el "profiled $name"
-}
 if (( $(left) > 100 )); then
-  prof walk-d128 '^nsa_fwd_shared' SAW_NSA_FWD=shared -- --nsa scored --seq 32768 --heads 64 --kv-heads 4 \
+  ab_prof /tmp/pl walk-d128 '^nsa_fwd_shared' SAW_NSA_FWD=shared -- --nsa scored --seq 32768 --heads 64 --kv-heads 4 \
     --head-dim 128 --nsa-s 16 --nsa-block 64 --dtype bf16 --backend gpu --reps 1 --warmup 2 --pass fwd \
     --out /tmp/p-128.jsonl
   ab_save
