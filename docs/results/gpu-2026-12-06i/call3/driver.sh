@@ -11,6 +11,7 @@
 #   5. the random side by side again if time is left.
 # Carry .gpupack (slim pack of the landed main, engine jar's fatbin emptied, var/landed.fatbin.xz) and .whl.
 #   CALL_BUDGET=540 bash docs/results/gpu-2026-12-06i/call3/driver.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
+# With less device time: QUICK_MATRIX=0 (only the D = 64 auto case), ROUNDS=1 ROUND_RESERVE=200, FLA_SECONDS=70.
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init pc
@@ -18,7 +19,9 @@ left() { echo $(( ${CALL_BUDGET:-540} - ($(date +%s) - ab_t0) )); }
 xz -dc .gpupack/var/landed.fatbin.xz > /tmp/landed.fatbin && sha256sum /tmp/landed.fatbin
 ab_pack /tmp/pl /tmp/landed.fatbin main-422f1a9
 ab_el "landed: quick verify matrix; the D = 64 walk under auto"
-AB_CHECK_TIMEOUT=150 ab_nsa_check /tmp/pl check NSA_PARTS=verify NSA_VERIFY=quick
+if [[ ${QUICK_MATRIX:-1} == 1 ]]; then
+  AB_CHECK_TIMEOUT=150 ab_nsa_check /tmp/pl check NSA_PARTS=verify NSA_VERIFY=quick
+fi
 ab_verify /tmp/pl d64-scored-auto --nsa scored --nsa-block 64 --nsa-s 16 --heads 16 --kv-heads 1 --head-dim 64 \
   --dtype bf16 --seq 4096 --pass fwd,bwd
 ab_nsa_time /tmp/pl auto 1 fwd scored 1 8192 64 64 3   # which kernel auto runs at D = 64 (sharing 5.2: the walk)
@@ -26,8 +29,8 @@ ab_save
 sweep=("fwd random 1 8192 64 64 10" "fwd random 1 16384 64 64 10" "fwd scored 1 65536 64 64 10"
   "fwd scored 4 16384 64 64 10" "fwd scored 1 8192 64 64 10" "fwd random 1 4096 64 64 10"
   "fwd random 1 24576 64 128 10" "fwd random 1 49152 64 128 10")
-for rd in 1 2; do
-  (( $(left) > 300 )) || break
+for ((rd = 1; rd <= ${ROUNDS:-2}; rd++)); do
+  (( $(left) > ${ROUND_RESERVE:-300} )) || break
   ab_el "the rule, round $rd: the walk forced and the warp order on the same rows"
   SAW_NSA_FWD=shared ab_nsa_rounds 1 "/tmp/pl:walk" "${sweep[@]}"
   SAW_NSA_FWD=warp ab_nsa_rounds 1 "/tmp/pl:warp" "${sweep[@]}"
@@ -37,8 +40,9 @@ for f in "$ab_res"/ab-1/walk-*.jsonl; do
   echo "$(basename "$f") $(grep -o '"walk_sharing":[0-9.]*' "$f" | head -1)"
 done
 ab_el "side by side, scored selections (landed), D = 64 first"
-AB_CHECK_TIMEOUT=170 ab_nsa_fla /tmp/pl fla-scored NSA_COMPARE_SELECTION=scored NSA_COMPARE_SECONDS=140 \
-  NSA_COMPARE_TIMEOUT=160 NSA_SHAPES=list \
+fla_s=${FLA_SECONDS:-140}
+AB_CHECK_TIMEOUT=$((fla_s + 30)) ab_nsa_fla /tmp/pl fla-scored NSA_COMPARE_SELECTION=scored \
+  NSA_COMPARE_SECONDS="$fla_s" NSA_COMPARE_TIMEOUT=$((fla_s + 20)) NSA_SHAPES=list \
   NSA_SHAPE_LIST="1,32768,64,4,64,64,16;1,32768,64,4,128,64,16;1,65536,64,4,128,64,16;4,16384,64,4,128,64,16;1,8192,64,4,128,64,16"
 ab_save
 if (( $(left) > 100 )); then
