@@ -61,8 +61,8 @@ v() {
     "$(echo "$o" | awk '$1=="O"||$1=="LSE"||$1=="dQ"||$1=="dK"||$1=="dV"{printf "%s %s  ", $1, $2}')"
   [[ $rc == 0 ]] || echo "$o" | tail -6
 }
-# auto: G = heads / kv-heads; block for G <= 8; above, at D = 128, the shared walk where 11-token tiles share blocks
-# (NsaGpu.Forward.SHARED_MIN_SHARING; most of these short random selections do), else warp
+# auto: G = heads / kv-heads; block for G <= 8; above, the shared walk where 11-token tiles share blocks
+# (NsaGpu.Forward.sharedMinSharing: 1.5 at D = 128, 3.3 at D = 64; most of these short random selections do), else warp
 #       order  selection    block            S            G: heads/kv-heads           D               dtype        extra
 full && v - --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048
         v - --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype fp16 --seq 2048 --softcap 30
