@@ -6,8 +6,8 @@
 #   2. the rule at D = 64: the walk forced against the warp order on selections whose sharing lies between call 1's
 #      two D = 64 points (1.57: 0.66x, 3.55: 1.05x), two rounds; D = 128 beside them at random 48K and 24K (sharing
 #      about 1.45 and 1.75, either side of the crossing set at 1.5);
-#   3. issue 14's side by side with fla-core on scored selections, D = 64 first (call 2 ran out of time there);
-#   4. Nsight Compute of the walk at D = 128 (scored 32K), the next step's profile;
+#   3. Nsight Compute of the walk at D = 128 (scored 32K), the next step's profile;
+#   4. issue 14's side by side with fla-core on scored selections, D = 64 first (call 2 ran out of time there);
 #   5. the random side by side again if time is left.
 # Carry .gpupack (slim pack of the landed main, engine jar's fatbin emptied, var/landed.fatbin.xz) and .whl.
 #   CALL_BUDGET=540 bash docs/results/gpu-2026-12-06i/call3/driver.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
@@ -39,16 +39,18 @@ done
 for f in "$ab_res"/ab-1/walk-*.jsonl; do
   echo "$(basename "$f") $(grep -o '"walk_sharing":[0-9.]*' "$f" | head -1)"
 done
-ab_el "side by side, scored selections (landed), D = 64 first"
-fla_s=${FLA_SECONDS:-140}
-AB_CHECK_TIMEOUT=$((fla_s + 30)) ab_nsa_fla /tmp/pl fla-scored NSA_COMPARE_SELECTION=scored \
-  NSA_COMPARE_SECONDS="$fla_s" NSA_COMPARE_TIMEOUT=$((fla_s + 20)) NSA_SHAPES=list \
-  NSA_SHAPE_LIST="1,32768,64,4,64,64,16;1,32768,64,4,128,64,16;1,65536,64,4,128,64,16;4,16384,64,4,128,64,16;1,8192,64,4,128,64,16"
-ab_save
-if (( $(left) > 100 )); then
+if (( $(left) > 90 )); then
   ab_prof /tmp/pl walk-d128 '^nsa_fwd_shared' SAW_NSA_FWD=shared -- --nsa scored --seq 32768 --heads 64 --kv-heads 4 \
     --head-dim 128 --nsa-s 16 --nsa-block 64 --dtype bf16 --backend gpu --reps 1 --warmup 2 --pass fwd \
     --out /tmp/p-128.jsonl
+  ab_save
+fi
+if (( $(left) > 80 )); then
+  ab_el "side by side, scored selections (landed), D = 64 first"
+  fla_s=${FLA_SECONDS:-140}
+  AB_CHECK_TIMEOUT=$((fla_s + 30)) ab_nsa_fla /tmp/pl fla-scored NSA_COMPARE_SELECTION=scored \
+    NSA_COMPARE_SECONDS="$fla_s" NSA_COMPARE_TIMEOUT=$((fla_s + 20)) NSA_SHAPES=list \
+    NSA_SHAPE_LIST="1,32768,64,4,64,64,16;1,32768,64,4,128,64,16;1,65536,64,4,128,64,16;4,16384,64,4,128,64,16;1,8192,64,4,128,64,16"
   ab_save
 fi
 if (( $(left) > 150 )); then
