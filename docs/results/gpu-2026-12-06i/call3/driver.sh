@@ -32,8 +32,10 @@ sweep=("fwd random 1 8192 64 64 10" "fwd random 1 16384 64 64 10" "fwd scored 1 
 for ((rd = 1; rd <= ${ROUNDS:-2}; rd++)); do
   (( $(left) > ${ROUND_RESERVE:-300} )) || break
   ab_el "the rule, round $rd: the walk forced and the warp order on the same rows"
-  SAW_NSA_FWD=shared ab_nsa_rounds 1 "/tmp/pl:walk" "${sweep[@]}"
-  SAW_NSA_FWD=warp ab_nsa_rounds 1 "/tmp/pl:warp" "${sweep[@]}"
+  for row in "${sweep[@]}"; do  # each row's walk and warp order back to back, so that a cut call keeps pairs
+    SAW_NSA_FWD=shared ab_nsa_rounds 1 "/tmp/pl:walk" "$row"
+    SAW_NSA_FWD=warp ab_nsa_rounds 1 "/tmp/pl:warp" "$row"
+  done
   mv "$ab_res/ab" "$ab_res/ab-$rd"; mkdir -p "$ab_res/ab"; ab_save
 done
 for f in "$ab_res"/ab-1/walk-*.jsonl; do
