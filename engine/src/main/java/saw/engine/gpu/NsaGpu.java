@@ -71,7 +71,8 @@ public final class NsaGpu implements NsaKernels {
          * G = 16, bf16, S = 16, the walk's producer by bulk tensor copies (docs/results/gpu-2026-12-06i/): at D = 128
          * the walk ran 0.94x the warp order's speed at sharing 1.34 (random selections, T = 64K), 1.02x at 1.57
          * (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing; at D = 64, where the warp
-         * order's MMA rows cost half as much, 0.66x at 1.57 and 1.05x at 3.55 (top-S of block scores, 32K).
+         * order's MMA rows cost half as much, 0.66x at 1.57 and 1.05x at 3.55 (top-S of block scores, 32K); 3.3 is
+         * where the line between those two crosses 1, not yet measured in between.
          */
         public static double sharedMinSharing(int headDim) {
             return switch (headDim) {
