@@ -9,14 +9,15 @@
 #   3. Nsight Compute of the walk at D = 128 (scored 32K), the next step's profile;
 #   4. issue 14's side by side with fla-core on scored selections, D = 64 first (call 2 ran out of time there);
 #   5. the random side by side again if time is left.
-# Carry .gpupack (slim pack of the landed main, engine jar's fatbin emptied, var/landed.fatbin.xz) and .whl.
+# Carry .gpupack (slim pack of the landed main, engine jar's fatbin emptied, var/fatbins.tar.xz with landed.fatbin)
+# and .whl.
 #   CALL_BUDGET=540 bash docs/results/gpu-2026-12-06i/call3/driver.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
 # With less device time: QUICK_MATRIX=0 (only the D = 64 auto case), ROUNDS=1 ROUND_RESERVE=200, FLA_SECONDS=70.
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init pc
 left() { echo $(( ${CALL_BUDGET:-540} - ($(date +%s) - ab_t0) )); }
-xz -dc .gpupack/var/landed.fatbin.xz > /tmp/landed.fatbin && sha256sum /tmp/landed.fatbin
+xz -dc .gpupack/var/fatbins.tar.xz | tar xf - -C /tmp landed.fatbin && sha256sum /tmp/landed.fatbin
 ab_pack /tmp/pl /tmp/landed.fatbin main-422f1a9
 ab_el "landed: quick verify matrix; the D = 64 walk under auto"
 if [[ ${QUICK_MATRIX:-1} == 1 ]]; then

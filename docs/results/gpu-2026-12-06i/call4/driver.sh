@@ -5,13 +5,13 @@
 # spin) against the landed main 422f1a9, hints of 1 ms and 20 us. In order: each build's walk against the fp64
 # reference (D = 64 past the sequence's end, D = 128 past the end with softcap, a scored one), then A/B rounds on the
 # rows where auto runs the walk and on a forced one, then, if time is left, call 3's D = 64 sweep.
-# Carry .gpupack (slim pack of 422f1a9, var/landed.fatbin.xz, var/sleep1ms.fatbin.xz, var/sleep20us.fatbin.xz).
+# Carry .gpupack (slim pack of 422f1a9; var/fatbins.tar.xz: landed, sleep1ms and sleep20us fatbins, one xz stream).
 #   CALL_BUDGET=240 bash docs/results/gpu-2026-12-06i/call4/driver.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init pd
 left() { echo $(( ${CALL_BUDGET:-240} - ($(date +%s) - ab_t0) )); }
-for b in landed sleep1ms sleep20us; do xz -dc ".gpupack/var/$b.fatbin.xz" > "/tmp/$b.fatbin"; done
+xz -dc .gpupack/var/fatbins.tar.xz | tar xf - -C /tmp
 sha256sum /tmp/landed.fatbin /tmp/sleep1ms.fatbin /tmp/sleep20us.fatbin
 ab_pack /tmp/pl /tmp/landed.fatbin main-422f1a9
 ab_pack /tmp/ps1 /tmp/sleep1ms.fatbin sleep-1ms
