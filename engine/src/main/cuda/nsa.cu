@@ -1133,7 +1133,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
             for (int e = first; e < last; ++e) {
                 const int entry = __ldg(walk + e);
                 const int kb = entry >> NSA_WALK_MASK_BITS;
-                const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);
+                const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);  // the tile's last token that chose kb
                 const int end = min(kb * BKV + BKV, tmax + 1);
                 for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
                     const int slot = pos % R;
@@ -1147,6 +1147,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
         }
         return;
     }
+
     // a consumer: token tile0 + warp, heads hkv * G .. + min(G, 16) (G <= 16: the host refuses larger groups)
     const int g = lane >> 2;
     const int t = lane & 3;
@@ -1208,8 +1209,8 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
                         Elem<T>::mma(s[2 * n2 + 1], qa[kc], bk[2], bk[3]);
                     }
                 }
-                nsa_rows_chunk<T, D, NT, KEEP_MAX, KEYS>(s, o, m, l, sV, kv0, token, lane, capped, softcap, capIn, sl2,
-                                                   keptSlack);
+                nsa_rows_chunk<T, D, NT, KEEP_MAX, KEYS>(s, o, m, l, sV, kv0, token, lane, capped, softcap, capIn,
+                                                         sl2, keptSlack);
             }
             warp_arrive(&empty[slot], lane == 0);
         }
