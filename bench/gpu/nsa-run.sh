@@ -3,8 +3,8 @@
 # ~100-150 s (estimated from the earlier runs' parts, not yet timed as a whole):
 #   1. verify     saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap,
 #                 random, scored and mask selections), forward and backward against the fp64 reference: the default
-#                 order (auto: per-block for G <= 8; above, the shared walk at D = 128 where tokens share blocks,
-#                 else warp) and each order explicitly where auto does not give it; the per-block forward's and the
+#                 order (auto: per-block for G <= 8; above, the shared walk at D = 128 and 64 where tokens share
+#                 blocks, else warp) and each order explicitly where auto does not give it; the per-block forward's and the
 #                 backward's kernels as auto picks them (SAW_NSA_FAMILY: the warpgroup kernels at blocks 64 and 128 on
 #                 Hopper, mma.sync elsewhere), and mma.sync explicitly on five such cases.
 #                 NSA_VERIFY=quick: 16 of the cases, every order
@@ -337,12 +337,6 @@ if os.environ.get("NSA_SHAPES", "all") == "final":  # the headline shape against
 if os.environ.get("NSA_SHAPES", "all") == "list":  # NSA_SHAPE_LIST="B,T,HQ,Hkv,D,block,S;..."
     shapes = [tuple(int(x) for x in sh.split(",")) for sh in os.environ["NSA_SHAPE_LIST"].split(";") if sh.strip()]
 bwd_order = orders[0]  # the backward does not depend on the forward order; timed in the first order's run
-def rule(G, D, sharing):
-    """NsaGpu.Forward.auto on a Hopper GPU: what SAW_NSA_FWD=auto runs (sharing: saw bench's walk_sharing)."""
-    if G <= 8:
-        return label("block")
-    return "shared" if D == 128 and G <= 16 and sharing is not None and sharing >= 2.5 else "warp"
-
 def f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
 
@@ -363,7 +357,7 @@ say(f"NSA selected attention, bf16, {selection} selections, {torch.cuda.get_devi
     "ParallelNSAFunction "
     "(median ms; forward order/family = "
     "SAW_NSA_FWD / SAW_NSA_FAMILY; share = choices per block the shared walk loads over 11-token tiles; "
-    "auto = what the rule picks, ! when another measured faster; x = fla / auto; "
+    "auto = the order auto runs (saw bench's auto_forward), ! when another measured faster; x = fla / auto; "
     "backward per family, x and TF/s for " + fams[0] + "; TFLOP/s useful)", keep=True)
 say(f"{'B':>2} {'T':>6} {'HQ':>3} {'G':>2} {'D':>3} {'share':>5} | " + " ".join(f"{c:>11}" for c, _, _ in fwdcols) +
     f" {'auto':>12} {'fla fwd':>8} {'x':>5} {'TF/s':>6} | " + " ".join(f"{'bwd ' + b:>9}" for b in fams) +
@@ -392,7 +386,7 @@ for (B, T, HQ, H, D, BS, S) in shapes:
     sharing = anyrun["fwd"].get("walk_sharing") if anyrun else None
     r = dict(B=B, T=T, HQ=HQ, H=H, G=HQ // H, D=D, block=BS, S=S, sharing=sharing,
              pairs=anyrun["fwd"]["selected_pairs"] if anyrun else None,
-             saw_bwd=s["bwd"]["median_ms"] if s else None, rule=rule(HQ // H, D, sharing),
+             saw_bwd=s["bwd"]["median_ms"] if s else None, rule=label(anyrun["fwd"]["auto_forward"]) if anyrun else "-",
              kernels={c: x["fwd"].get("kernel") for c, x in runs.items() if x},
              bwd_kernels={b: x["bwd"].get("kernel") for b, x in back.items() if x},
              fla_fwd=tf, fla_bwd=tb, fla_error=err)

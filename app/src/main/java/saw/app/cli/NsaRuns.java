@@ -238,7 +238,8 @@ final class NsaRuns {
                         .put("useful_tflops", tflops).put("distinct_blocks_per_tile", stats.meanDistinctBlocks())
                         .put("tile_tokens", stats.tileTokens()).put("sharing", stats.meanSharing()).put("seed", seed);
                 if (kernels instanceof NsaGpu gpu) {
-                    row.put("settings", gpu.settings());
+                    row.put("settings", gpu.settings())
+                            .put("auto_forward", gpu.autoForward(p, s.sel).name().toLowerCase(Locale.ROOT));
                     if (!Double.isNaN(walkSharing)) {
                         row.put("walk_sharing", walkSharing);
                     }

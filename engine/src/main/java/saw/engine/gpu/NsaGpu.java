@@ -214,6 +214,17 @@ public final class NsaGpu implements NsaKernels {
         return forward;
     }
 
+    /**
+     * The forward order {@link Forward#AUTO} runs for this problem and selection on this GPU (warp, block or shared),
+     * whatever order is set: what a comparison's "auto" column has to name.
+     */
+    public Forward autoForward(AttentionProblem p, NsaSelection sel) {
+        return Forward.auto(p.heads() / p.kvHeads(), partialRows(p, sel), major, p.headDim(), () -> {
+            double sharing = walkSharing(sel);
+            return Double.isNaN(sharing) ? 0 : sharing;
+        });
+    }
+
     /** The settings the next run takes, as a run's log should name them: forward order, family, dQ adds. */
     public String settings() {
         return "forward " + forward.name().toLowerCase(Locale.ROOT) + ", family " + family.name().toLowerCase(Locale.ROOT)
