@@ -70,9 +70,11 @@ public final class NsaGpu implements NsaKernels {
          * auto takes the shared walk over the warp order at this head dim, or infinity where no walk is built. H100,
          * G = 16, bf16, S = 16, the walk's producer by bulk tensor copies (docs/results/gpu-2026-12-06i/): at D = 128
          * the walk ran 0.94x the warp order's speed at sharing 1.34 (random selections, T = 64K), 1.02x at 1.57
-         * (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing; at D = 64, where the warp
-         * order's MMA rows cost half as much, 0.66x at 1.57 and 1.05x at 3.55 (top-S of block scores, 32K); 3.3 is
-         * where the line between those two crosses 1, not yet measured in between.
+         * (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing (again in
+         * docs/results/gpu-2026-12-06j/: 0.94x at 1.42, 1.05x at 1.71); at D = 64, where the warp order's MMA rows
+         * cost half as much, 0.66x at 1.57, 0.78x at 2.01, 0.93x at 2.93, 1.0x at 3.10, 1.05x at 3.55 and 1.14x at 4.22
+         * (top-S of block scores above 3), so 3.3 is just past the crossing. Sharing alone misjudges short sequences:
+         * random at T = 4K shares 4.84 (its first tokens choose all of their few blocks) and the walk ran 0.85-0.95x.
          */
         public static double sharedMinSharing(int headDim) {
             return switch (headDim) {
