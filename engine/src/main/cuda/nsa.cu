@@ -1089,7 +1089,7 @@ template <typename T, int D, int BKV>
 __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const TensorMap* kMap, const TensorMap* vMap,
                                                T* __restrict__ O, float* __restrict__ LSE,
                                                const int* __restrict__ walkPtr, const int* __restrict__ walk, int Bn,
-                                               int H, int Hkv, int Tn, float scale, float softcap) {
+                                               int H, int Hkv, int Tn, float scale, float softcap, int tiles) {
     constexpr int WARPS = NSA_SHARED_TOKENS;
     constexpr int DB = D / 8;
     constexpr int KC = D / 16;
@@ -1107,14 +1107,9 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
     const int lane = threadIdx.x & 31;
 
     const int tilesPerPlane = (Tn + WARPS - 1) / WARPS;
-    const int plane = blockIdx.x / tilesPerPlane;
-    const int tileInPlane = tilesPerPlane - 1 - blockIdx.x % tilesPerPlane;  // the longest lists first
-    const int tile = plane * tilesPerPlane + tileInPlane;
-    const int tile0 = tileInPlane * WARPS;
-    const int b = plane / Hkv;
-    const int hkv = plane % Hkv;
-    const int first = __ldg(walkPtr + tile);
-    const int last = __ldg(walkPtr + tile + 1);
+    // work item w (blockIdx.x, then every gridDim.x-th: at most one CTA per SM, so the producer streams the next
+    // tile's first chunks while the consumers finish this one) is a tile of one plane, the longest lists first
+    auto tileOf = [&](int w) { return (w / tilesPerPlane) * tilesPerPlane + tilesPerPlane - 1 - w % tilesPerPlane; };
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < R; ++s) {
@@ -1130,94 +1125,114 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
             tma_prefetch(kMap);
             tma_prefetch(vMap);
             int pos = 0;
-            for (int e = first; e < last; ++e) {
-                const int entry = __ldg(walk + e);
-                const int kb = entry >> NSA_WALK_MASK_BITS;
-                const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);  // the tile's last token that chose kb
-                const int end = min(kb * BKV + BKV, tmax + 1);
-                for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
-                    const int slot = pos % R;
-                    if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
-                    T* sK = ring + slot * STAGE;
-                    mbar_arrive_expect_tx(&full[slot], STAGE * sizeof(T));
-                    tma_load_tile<KEYS, D>(sK, kMap, kv0, plane, &full[slot]);
-                    tma_load_tile<KEYS, D>(sK + KEYS * D, vMap, kv0, plane, &full[slot]);
+            for (int w = blockIdx.x; w < tiles; w += gridDim.x) {
+                const int tile = tileOf(w);
+                const int plane = tile / tilesPerPlane;
+                const int tile0 = (tile % tilesPerPlane) * WARPS;
+                const int last = __ldg(walkPtr + tile + 1);
+                int e = __ldg(walkPtr + tile);
+                int entry = e < last ? __ldg(walk + e) : 0;
+                for (; e < last; ++e) {
+                    const int cur = entry;
+                    if (e + 1 < last) entry = __ldg(walk + e + 1);  // the next entry's load under this one's copies
+                    const int kb = cur >> NSA_WALK_MASK_BITS;
+                    const int tmax = tile0 + 31 - __clz(cur & TOKENS_MASK);  // the tile's last token that chose kb
+                    const int end = min(kb * BKV + BKV, tmax + 1);
+                    for (int kv0 = kb * BKV; kv0 < end; kv0 += KEYS, ++pos) {
+                        const int slot = pos % R;
+                        if (pos >= R) mbar_wait(&empty[slot], ((pos / R) - 1) & 1);
+                        T* sK = ring + slot * STAGE;
+                        mbar_arrive_expect_tx(&full[slot], STAGE * sizeof(T));
+                        tma_load_tile<KEYS, D>(sK, kMap, kv0, plane, &full[slot]);
+                        tma_load_tile<KEYS, D>(sK + KEYS * D, vMap, kv0, plane, &full[slot]);
+                    }
                 }
             }
         }
         return;
     }
 
-    // a consumer: token tile0 + warp, heads hkv * G .. + min(G, 16) (G <= 16: the host refuses larger groups)
+    // a consumer: per tile, token tile0 + warp, heads hkv * G .. + min(G, 16) (G <= 16: the host refuses larger
+    // groups); it waits for and releases every chunk of every tile, so its ring position runs on with the producer's
     const int g = lane >> 2;
     const int t = lane & 3;
     const int G = H / Hkv;
     const int heads = min(16, G);
-    const int token = tile0 + warp;
-    const bool real = token < Tn;
     const bool capped = softcap > 0.f;
     const float sl2 = capped ? LOG2E : scale * LOG2E;
     const float capIn = capped ? scale / softcap : 0.f;
     constexpr bool KEEP_MAX = D >= 128;
     const float keptSlack = KEEP_MAX ? KEPT_MAX_SLACK_LOG2 / sl2 : 0.f;
 
-    const int tokenAt = real ? token : 0;
-    uint32_t qa[KC][4];
-    nsa_rows_q<T, D>(qa, Q + (((size_t)b * H + hkv * G + g) * Tn + tokenAt) * D + 2 * t, (size_t)Tn * D,
-                     real && g < heads, real && g + 8 < heads);
-
-    float o[DB][4];
-    float m[2] = {-INFINITY, -INFINITY};
-    float l[2] = {0.f, 0.f};
-#pragma unroll
-    for (int d = 0; d < DB; ++d) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) o[d][e] = 0.f;
-    }
-
     int pos = 0;
-    for (int e = first; e < last; ++e) {
-        const int entry = __ldg(walk + e);
-        const int kb = entry >> NSA_WALK_MASK_BITS;
-        const bool mine = (entry >> warp) & 1;
-        const int tmax = tile0 + 31 - __clz(entry & TOKENS_MASK);
-        const int end = min(kb * BKV + BKV, tmax + 1);
-        const int chunks = (end - kb * BKV + KEYS - 1) / KEYS;  // as many as the producer loads of kb
-        for (int c = 0; c < chunks; ++c) {
-            const int kv0 = kb * BKV + c * KEYS;
-            const int at = pos + c;
-            const bool use = mine && kv0 <= token;
-            const int slot = at % R;
-            mbar_wait(&full[slot], (at / R) & 1);
-            if (use) {
-                const T* sK = ring + slot * STAGE;
-                const T* sV = sK + KEYS * D;
-                float s[NT][4];
+    for (int w = blockIdx.x; w < tiles; w += gridDim.x) {
+        const int tile = tileOf(w);
+        const int plane = tile / tilesPerPlane;
+        const int tile0 = (tile % tilesPerPlane) * WARPS;
+        const int b = plane / Hkv;
+        const int hkv = plane % Hkv;
+        const int token = tile0 + warp;
+        const bool real = token < Tn;
+        const int last = __ldg(walkPtr + tile + 1);
+        int e = __ldg(walkPtr + tile);
+        int entry = e < last ? __ldg(walk + e) : 0;
+
+        uint32_t qa[KC][4];
+        nsa_rows_q<T, D>(qa, Q + (((size_t)b * H + hkv * G + g) * Tn + (real ? token : 0)) * D + 2 * t,
+                         (size_t)Tn * D, real && g < heads, real && g + 8 < heads);
+        float o[DB][4];
+        float m[2] = {-INFINITY, -INFINITY};
+        float l[2] = {0.f, 0.f};
 #pragma unroll
-                for (int n = 0; n < NT; ++n) {
+        for (int d = 0; d < DB; ++d) {
 #pragma unroll
-                    for (int q = 0; q < 4; ++q) s[n][q] = 0.f;
-                }
-#pragma unroll
-                for (int kc = 0; kc < KC; ++kc) {
-#pragma unroll
-                    for (int n2 = 0; n2 < NT / 2; ++n2) {
-                        uint32_t bk[4];
-                        // K's panel kc / 4 holds this k16 step's columns
-                        ldmatrix_x4(bk, addr_b_order<64>(sK + (kc / 4) * KEYS * 64, n2 * 16, (kc % 4) * 2, lane));
-                        Elem<T>::mma(s[2 * n2], qa[kc], bk[0], bk[1]);
-                        Elem<T>::mma(s[2 * n2 + 1], qa[kc], bk[2], bk[3]);
-                    }
-                }
-                nsa_rows_chunk<T, D, NT, KEEP_MAX, KEYS>(s, o, m, l, sV, kv0, token, lane, capped, softcap, capIn,
-                                                         sl2, keptSlack);
-            }
-            warp_arrive(&empty[slot], lane == 0);
+            for (int q = 0; q < 4; ++q) o[d][q] = 0.f;
         }
-        pos += chunks;
+
+        for (; e < last; ++e) {
+            const int cur = entry;
+            if (e + 1 < last) entry = __ldg(walk + e + 1);  // the next entry's load under this one's chunks
+            const int kb = cur >> NSA_WALK_MASK_BITS;
+            const bool mine = (cur >> warp) & 1;
+            const int tmax = tile0 + 31 - __clz(cur & TOKENS_MASK);
+            const int end = min(kb * BKV + BKV, tmax + 1);
+            const int chunks = (end - kb * BKV + KEYS - 1) / KEYS;  // as many as the producer loads of kb
+            for (int c = 0; c < chunks; ++c) {
+                const int kv0 = kb * BKV + c * KEYS;
+                const int at = pos + c;
+                const bool use = mine && kv0 <= token;
+                const int slot = at % R;
+                mbar_wait(&full[slot], (at / R) & 1);
+                if (use) {
+                    const T* sK = ring + slot * STAGE;
+                    const T* sV = sK + KEYS * D;
+                    float s[NT][4];
+#pragma unroll
+                    for (int n = 0; n < NT; ++n) {
+#pragma unroll
+                        for (int q = 0; q < 4; ++q) s[n][q] = 0.f;
+                    }
+#pragma unroll
+                    for (int kc = 0; kc < KC; ++kc) {
+#pragma unroll
+                        for (int n2 = 0; n2 < NT / 2; ++n2) {
+                            uint32_t bk[4];
+                            // K's panel kc / 4 holds this k16 step's columns
+                            ldmatrix_x4(bk, addr_b_order<64>(sK + (kc / 4) * KEYS * 64, n2 * 16, (kc % 4) * 2,
+                                                             lane));
+                            Elem<T>::mma(s[2 * n2], qa[kc], bk[0], bk[1]);
+                            Elem<T>::mma(s[2 * n2 + 1], qa[kc], bk[2], bk[3]);
+                        }
+                    }
+                    nsa_rows_chunk<T, D, NT, KEEP_MAX, KEYS>(s, o, m, l, sV, kv0, token, lane, capped, softcap,
+                                                             capIn, sl2, keptSlack);
+                }
+                warp_arrive(&empty[slot], lane == 0);
+            }
+            pos += chunks;
+        }
+        if (real) nsa_rows_store<T, D>(o, m, l, O, LSE, (size_t)b * H + hkv * G, Tn, token, heads, lane, sl2);
     }
-    if (!real) return;
-    nsa_rows_store<T, D>(o, m, l, O, LSE, (size_t)b * H + hkv * G, Tn, token, heads, lane, sl2);
 }
 #endif
 
@@ -1236,16 +1251,17 @@ SAW_NSA_HEADS(SAW_NSA_WARP_BLOCKS)
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define SAW_NSA_SHARED_BODY(T, D, BKV) \
-    saw::nsa_fwd_shared<T, D, BKV>(Q, &kMap, &vMap, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap);
+    saw::nsa_fwd_shared<T, D, BKV>(Q, &kMap, &vMap, O, LSE, walkPtr, walk, B, H, Hkv, Tn, scale, softcap, tiles);
 #else
 #define SAW_NSA_SHARED_BODY(T, D, BKV) __trap();
 #endif
+// tiles, work: a persistent launch's items and queue (CudaDevice.launchOn); the tiles go round robin, the queue unused
 #define SAW_NSA_SHARED(TN, T, D, BKV)                                                                              \
     extern "C" __global__ void __launch_bounds__((saw::NSA_SHARED_TOKENS + 1) * 32, 1)                             \
         nsa_fwd_shared_##TN##_d##D##_b##BKV(const T* Q, const T* K, const T* V, T* O, float* LSE, const int* walkPtr, \
                                             const int* walk, int B, int H, int Hkv, int Tn, float scale,              \
                                             float softcap, const __grid_constant__ saw::TensorMap kMap,               \
-                                            const __grid_constant__ saw::TensorMap vMap) {                            \
+                                            const __grid_constant__ saw::TensorMap vMap, int tiles, int* work) {      \
         SAW_NSA_SHARED_BODY(T, D, BKV)                                                                             \
     }
 #define SAW_NSA_SHARED_BLOCKS(TN, T, D) SAW_NSA_BLOCKS(SAW_NSA_SHARED, TN, T, D)

@@ -313,12 +313,15 @@ public final class NsaGpu implements NsaKernels {
         return "nsa_fwd_shared_" + t.label() + "_d" + d + "_b" + block;
     }
 
-    /** One CTA per (plane, tile of {@link #SHARED_TOKENS} tokens): a consumer warp per token and a producer warp. */
+    /**
+     * Persistent, one work item per (plane, tile of {@link #SHARED_TOKENS} tokens), at most one CTA per SM taking
+     * every grid-th item: a consumer warp per token and a producer warp that runs on into the CTA's next tile.
+     */
     static LaunchShape sharedShape(AttentionProblem p, int block) {
         int d = p.headDim();
         long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + SHARED_TOKENS - 1) / SHARED_TOKENS);
         return new LaunchShape(sharedName(p.dtype(), d, block), tiles, (SHARED_TOKENS + 1) * 32,
-                SHARED_SLOTS * 2 * SHARED_KEYS * d * 2 + 1024); // + the slack that aligns the ring to 1024 bytes
+                SHARED_SLOTS * 2 * SHARED_KEYS * d * 2 + 1024, true); // + the slack that aligns the ring to 1024 bytes
     }
 
     /** The tensor map the walk's producer reads a chunk of K or V through: boxes of 64 columns x 32 rows of a plane. */
