@@ -36,9 +36,9 @@ public final class NsaGpu implements NsaKernels {
          */
         BLOCK,
         /**
-         * A CTA per tile of {@link #SHARED_TOKENS} consecutive tokens walks the sorted union of their blocks, loading
-         * each 32-key chunk once for every token of the tile that chose it (nsa_fwd_shared_* in nsa.cu; compute
-         * capability 9.0, G up to 16).
+         * Tiles of {@link #SHARED_TOKENS} consecutive tokens, each walking the sorted union of their blocks and loading
+         * each 32-key chunk once for every token of the tile that chose it, at most one persistent CTA per SM taking
+         * every grid-th tile (nsa_fwd_shared_* in nsa.cu; compute capability 9.0, G up to 16).
          */
         SHARED,
         /** {@link #auto}: the order measured fastest for the problem's group size that can run it. */

@@ -1,0 +1,2 @@
+# The command that ran (one line in the call; carry .gpupack and .whl as for call 1)
+set -uo pipefail; . bench/gpu/ab-lib.sh; ab_init pe; xz -dc .gpupack/var/fatbins.tar.xz | tar xf - -C /tmp landed.fatbin; ab_pack /tmp/pl /tmp/landed.fatbin main-422f1a9; ab_el "scored side by side, D = 64"; AB_CHECK_TIMEOUT=360 ab_nsa_fla /tmp/pl fla-scored64 NSA_COMPARE_SELECTION=scored NSA_COMPARE_SECONDS=300 NSA_COMPARE_TIMEOUT=340 NSA_SHAPES=list NSA_SHAPE_LIST="1,32768,64,4,64,64,16;1,8192,64,4,64,64,16;4,16384,64,4,64,64,16"; ab_save; ab_el done
