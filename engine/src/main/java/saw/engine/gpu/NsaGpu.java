@@ -73,8 +73,9 @@ public final class NsaGpu implements NsaKernels {
          * (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing (again in
          * docs/results/gpu-2026-12-06j/: 0.94x at 1.42, 1.05x at 1.71); at D = 64, where the warp order's MMA rows
          * cost half as much, 0.66x at 1.57, 0.78x at 2.01, 0.93x at 2.93, 1.0x at 3.10, 1.05x at 3.55 and 1.14x at 4.22
-         * (top-S of block scores above 3), so 3.3 is just past the crossing. Sharing alone misjudges short sequences:
-         * random at T = 4K shares 4.84 (its first tokens choose all of their few blocks) and the walk ran 0.85-0.95x.
+         * (top-S of block scores above 3), so 3.3 is just past the crossing. Short sequences are the rule's weak
+         * spot: random at T = 4K shares 4.84 (its first tokens choose all of their few blocks), and the walk ran
+         * 0.82-0.95x the warp order there in one call (0.55 ms against 0.59-0.67), 0.55 ms on another machine.
          */
         public static double sharedMinSharing(int headDim) {
             return switch (headDim) {
