@@ -4,9 +4,9 @@
 #   1. verify     saw verify --nsa over a matrix (block 32/64/128, S 1..32, G 1..48, D 64/128, bf16/fp16, softcap,
 #                 random, scored and mask selections), forward and backward against the fp64 reference: the default
 #                 order (auto: per-block for G <= 8; above, the shared walk at D = 128 and 64 where tokens share
-#                 blocks, else warp) and each order explicitly where auto does not give it; the per-block forward's and the
-#                 backward's kernels as auto picks them (SAW_NSA_FAMILY: the warpgroup kernels at blocks 64 and 128 on
-#                 Hopper, mma.sync elsewhere), and mma.sync explicitly on five such cases.
+#                 blocks, else warp) and each order explicitly where auto does not give it; the per-block forward's
+#                 and the backward's kernels as auto picks them (SAW_NSA_FAMILY: the warpgroup kernels at blocks 64
+#                 and 128 on Hopper, mma.sync elsewhere), and mma.sync explicitly on five such cases.
 #                 NSA_VERIFY=quick: 16 of the cases, every order
 #   2. sanitizer  compute-sanitizer on small cases: block forward + chunked backward (G = 4, block 32), warp forward
 #                 + chunked backward (G = 24: two warps per token, one padded) and the warpgroup backward (block 64,
