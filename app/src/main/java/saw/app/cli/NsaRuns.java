@@ -189,6 +189,9 @@ final class NsaRuns {
             AttentionProblem p = s.problem;
             NsaStats stats = NsaStats.of(s.sel, Math.max(1, 64 / s.group()));
             double walkSharing = kernels instanceof NsaGpu ? NsaGpu.walkSharing(s.sel) : Double.NaN;
+            // once a setup, not a pass: weighing the walk may build its table
+            String autoForward = kernels instanceof NsaGpu gpu
+                    ? gpu.autoForward(p, s.sel).name().toLowerCase(Locale.ROOT) : null;
             long pairs = stats.selectedPairs() * s.group();
             for (Pass pass : passes) {
                 double[] ms = new double[reps];
@@ -238,8 +241,7 @@ final class NsaRuns {
                         .put("useful_tflops", tflops).put("distinct_blocks_per_tile", stats.meanDistinctBlocks())
                         .put("tile_tokens", stats.tileTokens()).put("sharing", stats.meanSharing()).put("seed", seed);
                 if (kernels instanceof NsaGpu gpu) {
-                    row.put("settings", gpu.settings())
-                            .put("auto_forward", gpu.autoForward(p, s.sel).name().toLowerCase(Locale.ROOT));
+                    row.put("settings", gpu.settings()).put("auto_forward", autoForward);
                     if (!Double.isNaN(walkSharing)) {
                         row.put("walk_sharing", walkSharing);
                     }
