@@ -14,8 +14,8 @@
 # pipe differs from main in the 12 walk entries (D = 128's only by the cursor's code), pipe128 and pipe128q from pipe
 # in the 6 D = 128 ones. In order: ring13's, pipe's, pipe128's and pipe128q's D = 128 walk and each build's D = 64 walk
 # against the fp64 reference with memcheck / racecheck, three A/B rounds (D = 64 rows: main, pipe, ring64, keys64,
-# ring13; D = 128 rows: main, pipe128q, ring13, pipe, pipe128), then keys64's quick verify matrix and its side by side
-# with fla if time is left.
+# ring13; D = 128 rows: main, pipe128q, ring13, pipe, pipe128), then pipe128q's quick verify matrix and its side by
+# side with fla if time is left.
 # Carry .gpupack (slim pack of main 8c87593 + var/fatbins.tar.xz: main, ring64, keys64, ring13, pipe, pipe128 and
 # pipe128q fatbins; and var/ring64-engine.jar, var/keys64-engine.jar, var/ring13-engine.jar,
 # var/pipe128q-engine.jar, fatbins emptied) and .whl.
@@ -101,17 +101,17 @@ for rd in 1 2 3; do
   done
   mv "$ab_res/ab" "$ab_res/ab-$rd"; mkdir -p "$ab_res/ab"; ab_save
 done
-if (( $(left) > 130 )); then
-  ab_el "keys64: quick verify matrix"
-  AB_CHECK_TIMEOUT=120 ab_nsa_check /tmp/pk check NSA_PARTS=verify NSA_VERIFY=quick
+if (( $(left) > 110 )); then
+  ab_el "pipe128q (the early scores at both head dims): quick verify matrix"
+  AB_CHECK_TIMEOUT=$(( $(left) - 10 )) ab_nsa_check /tmp/pq check NSA_PARTS=verify NSA_VERIFY=quick
   ab_save
 fi
 if (( $(left) > 90 )); then
-  ab_el "scored D = 64 side by side, keys64"
-  AB_CHECK_TIMEOUT=$(( $(left) - 10 )) ab_nsa_fla /tmp/pk fla-keys64 NSA_COMPARE_SELECTION=scored \
-    NSA_COMPARE_ORDERS="shared warp" NSA_FAMILIES=wgmma NSA_COMPARE_SECONDS=$(( $(left) - 60 )) \
+  ab_el "scored side by side, pipe128q"
+  AB_CHECK_TIMEOUT=$(( $(left) - 10 )) ab_nsa_fla /tmp/pq fla-pipe128q NSA_COMPARE_SELECTION=scored \
+    NSA_COMPARE_ORDERS="shared" NSA_FAMILIES=wgmma NSA_COMPARE_SECONDS=$(( $(left) - 60 )) \
     NSA_COMPARE_TIMEOUT=$(( $(left) - 15 )) NSA_SHAPES=list \
-    NSA_SHAPE_LIST="1,32768,64,4,64,64,16;4,16384,64,4,64,64,16;1,8192,64,4,64,64,16"
+    NSA_SHAPE_LIST="1,65536,64,4,128,64,16;1,32768,64,4,64,64,16;4,16384,64,4,64,64,16"
   ab_save
 fi
 ab_el done
