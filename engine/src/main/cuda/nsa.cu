@@ -1067,10 +1067,10 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 // ---- Shared walk, the forward for selections whose neighbouring tokens share blocks (NsaGpu.Forward.auto): a tile of
 // NSA_SHARED_TOKENS consecutive tokens of one kv head, a consumer warp per token (its 16 heads as the m16n8k16 rows, as
 // in nsa_fwd_warp) and one producer warp that streams the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS
-// keys at a time, through a ring of NSA_SHARED_SLOTS chunks with full / empty mbarriers. Every consumer waits for every
-// chunk and computes the chunks of its own token's blocks (a per-block mask from the host's walk table), arriving on
-// the rest, so a block chosen by several tokens of the tile is loaded once for all of them and the warps drift up to a
-// ring apart. Hopper only (mbarriers with cp.async arrivals are sm_80+, but the kernel is built and measured in the
+// keys at a time, through a ring of NSA_SHARED_RING_BYTES (12 chunks at D = 128, 24 at D = 64) with full / empty
+// mbarriers. Every consumer waits for every chunk and computes the chunks of its own token's blocks (a per-block mask
+// from the host's walk table), arriving on the rest, so a block chosen by several tokens of the tile is loaded once
+// for all of them and the warps drift up to a ring apart. Hopper only (mbarriers with cp.async arrivals are sm_80+, but the kernel is built and measured in the
 // sm_90a pass only).
 //   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 12 | mask, kb
 //   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
@@ -1079,7 +1079,8 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 constexpr int NSA_WALK_MASK_BITS = 12;
 constexpr int NSA_SHARED_TOKENS = 11;
 constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's 16, for four score chains a warp
-constexpr int NSA_SHARED_SLOTS = 12;
+// the ring's bytes: 12 slots at D = 128, 24 at D = 64, so consumers may drift twice as many chunks apart there
+constexpr int NSA_SHARED_RING_BYTES = 12 * 2 * NSA_SHARED_KEYS * 128 * 2;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // One lane of the producer moves a chunk's K and V with bulk tensor copies of kMap / vMap (boxes of 64 columns x KEYS
@@ -1096,7 +1097,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
     constexpr int KEYS = NSA_SHARED_KEYS;
     constexpr int NT = KEYS / 8;                 // n8 score tiles of a chunk
     constexpr int STAGE = 2 * KEYS * D;          // elements of one ring slot: K then V
-    constexpr int R = NSA_SHARED_SLOTS;
+    constexpr int R = NSA_SHARED_RING_BYTES / (STAGE * (int)sizeof(T));
     constexpr int TOKENS_MASK = (1 << NSA_WALK_MASK_BITS) - 1;
 
     extern __shared__ unsigned char smemRaw[];

@@ -298,8 +298,8 @@ public final class NsaGpu implements NsaKernels {
     public static final int SHARED_TOKENS = 11;
     /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
     static final int SHARED_KEYS = 32;
-    /** Ring slots of the shared walk (NSA_SHARED_SLOTS in nsa.cu). */
-    static final int SHARED_SLOTS = 12;
+    /** Bytes of the shared walk's ring (NSA_SHARED_RING_BYTES in nsa.cu): 12 slots at D = 128, 24 at D = 64. */
+    static final int SHARED_RING_BYTES = 12 * 2 * 32 * 128 * 2;
 
     /**
      * The selection's sharing as {@link Forward#auto} counts it: choices per distinct block over the shared walk's
@@ -322,7 +322,7 @@ public final class NsaGpu implements NsaKernels {
         int d = p.headDim();
         long tiles = (long) p.batch() * p.kvHeads() * ((p.seqQ() + SHARED_TOKENS - 1) / SHARED_TOKENS);
         return new LaunchShape(sharedName(p.dtype(), d, block), tiles, (SHARED_TOKENS + 1) * 32,
-                SHARED_SLOTS * 2 * SHARED_KEYS * d * 2 + 1024, true); // + the slack that aligns the ring to 1024 bytes
+                SHARED_RING_BYTES + 1024, true); // + the slack that aligns the ring to 1024 bytes
     }
 
     /** The tensor map the walk's producer reads a chunk of K or V through: boxes of 64 columns x 32 rows of a plane. */
