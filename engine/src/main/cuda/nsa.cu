@@ -1079,6 +1079,11 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 constexpr int NSA_WALK_MASK_BITS = 12;
 constexpr int NSA_SHARED_TOKENS = 11;
 constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's 16, for four score chains a warp
+// 64 keys a chunk at D = 64 with blocks of 64 or more: a chunk's math is half D = 128's, so its fixed costs (the
+// waits, the softmax's row reductions, the loop) weigh twice as much; smaller blocks keep 32 (a chunk is one block's)
+__host__ __device__ constexpr int nsa_shared_keys(int d, int bkv) {
+    return d == 64 && bkv >= 64 ? 64 : NSA_SHARED_KEYS;
+}
 // the ring's bytes: 12 slots at D = 128, 24 at D = 64, so consumers may drift twice as many chunks apart there
 constexpr int NSA_SHARED_RING_BYTES = 12 * 2 * NSA_SHARED_KEYS * 128 * 2;
 
@@ -1094,7 +1099,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
     constexpr int WARPS = NSA_SHARED_TOKENS;
     constexpr int DB = D / 8;
     constexpr int KC = D / 16;
-    constexpr int KEYS = NSA_SHARED_KEYS;
+    constexpr int KEYS = nsa_shared_keys(D, BKV);
     constexpr int NT = KEYS / 8;                 // n8 score tiles of a chunk
     constexpr int STAGE = 2 * KEYS * D;          // elements of one ring slot: K then V
     constexpr int R = NSA_SHARED_RING_BYTES / (STAGE * (int)sizeof(T));

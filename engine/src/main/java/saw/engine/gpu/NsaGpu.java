@@ -325,10 +325,15 @@ public final class NsaGpu implements NsaKernels {
                 SHARED_RING_BYTES + 1024, true); // + the slack that aligns the ring to 1024 bytes
     }
 
-    /** The tensor map the walk's producer reads a chunk of K or V through: boxes of 64 columns x 32 rows of a plane. */
-    static TileMap walkKvMap(AttentionProblem p) {
+    /** Keys of a chunk of the shared walk (nsa_shared_keys in nsa.cu): 64 at D = 64 with blocks of 64 or more. */
+    static int sharedKeys(int headDim, int block) {
+        return headDim == 64 && block >= 64 ? 64 : SHARED_KEYS;
+    }
+
+    /** The tensor map the walk's producer reads a chunk of K or V through: boxes of 64 columns x a chunk's rows. */
+    static TileMap walkKvMap(AttentionProblem p, int block) {
         return TileMap.ofHeads(p.dtype() == DType.BF16, (long) p.batch() * p.kvHeads(), p.seqKv(), p.headDim(),
-                SHARED_KEYS);
+                sharedKeys(p.headDim(), block));
     }
 
     static String blockName(DType t, int d, int block) {
@@ -643,7 +648,7 @@ public final class NsaGpu implements NsaKernels {
         } else if (plan.order == Forward.SHARED) {
             Object[] args = {q, k, v, o, lse, t.walkPtr, t.walk, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
                 (float) p.scale(), (float) p.softcap()};
-            cuda.launch(plan.warp, cuda.withTileMaps(args, walkKvMap(p), "K and V", k, v));
+            cuda.launch(plan.warp, cuda.withTileMaps(args, walkKvMap(p, plan.sel.blockSize()), "K and V", k, v));
         } else {
             cuda.launch(plan.warp, q, k, v, o, lse, t.indices, t.counts, p.batch(), p.heads(), p.kvHeads(), p.seqQ(),
                     plan.sel.maxSelected(), (float) p.scale(), (float) p.softcap());

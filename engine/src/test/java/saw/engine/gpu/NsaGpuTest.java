@@ -335,6 +335,11 @@ class NsaGpuTest {
                         assertEquals(expected, r.map(), "[batch x kv heads][tokens][head dim], 64 columns x 32 keys");
                     }
                     assertTrue(driver.tileMaps.get(0).base() != driver.tileMaps.get(1).base(), "K and V differ");
+                    AttentionProblem d64 = new AttentionProblem(2, 32, 2, 300, 300, 64, DType.FP16, 0.1, 0);
+                    assertEquals(new TileMap(false, new long[] {64, 300, 4}, new long[] {128, 128L * 300},
+                            new int[] {64, 64, 1}), NsaGpu.walkKvMap(d64, 64), "D = 64, blocks of 64: 64-key chunks");
+                    assertEquals(new TileMap(false, new long[] {64, 300, 4}, new long[] {128, 128L * 300},
+                            new int[] {64, 32, 1}), NsaGpu.walkKvMap(d64, 32), "blocks of 32: a chunk is a block");
                     AttentionProblem wide = new AttentionProblem(2, 34, 2, 300, 300, 128, DType.BF16, 0.1, 0);
                     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                             () -> gpu.forward(AttentionInputs.random(wide, 1, false), sel));
