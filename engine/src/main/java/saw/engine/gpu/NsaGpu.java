@@ -67,20 +67,20 @@ public final class NsaGpu implements NsaKernels {
 
         /**
          * The least {@link NsaTables.Walk#sharing} (choices per block the walk loads, over tiles of 11 tokens) at which
-         * auto takes the shared walk over the warp order at this head dim, or infinity where no walk is built. H100,
-         * G = 16, bf16, S = 16, the walk's producer by bulk tensor copies (docs/results/gpu-2026-12-06i/): at D = 128
-         * the walk ran 0.94x the warp order's speed at sharing 1.34 (random selections, T = 64K), 1.02x at 1.57
-         * (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing (again in
-         * docs/results/gpu-2026-12-06j/: 0.94x at 1.42, 1.05x at 1.71); at D = 64, where the warp order's MMA rows
-         * cost half as much, 0.66x at 1.57, 0.78x at 2.01, 0.93x at 2.93, 1.0x at 3.10, 1.05x at 3.55 and 1.14x at 4.22
-         * (top-S of block scores above 3), so 3.3 is just past the crossing. Short sequences are the rule's weak
-         * spot: random at T = 4K shares 4.84 (its first tokens choose all of their few blocks), and the walk ran
-         * 0.82-0.95x the warp order there in one call (0.55 ms against 0.59-0.67), 0.55 ms on another machine.
+         * auto takes the shared walk over the warp order at this head dim and block size, or infinity where no walk is
+         * built. H100, G = 16, bf16, S = 16, the walk's producer by bulk tensor copies (docs/results/gpu-2026-12-06i/):
+         * at D = 128 the walk ran 0.94x the warp order's speed at sharing 1.34 (random selections, T = 64K), 1.02x at
+         * 1.57 (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing (again in
+         * docs/results/gpu-2026-12-06j/: 0.94x at 1.42, 1.05x at 1.71). At D = 64 with blocks of 64 or more the walk
+         * moves 64-key chunks (docs/results/gpu-2026-12-06k/): 1.04x at 1.57, 1.27x at 2.93, 1.43x at 3.09 (scored,
+         * 64K), so 1.5 as at D = 128 (below 1.57 not timed). At D = 64 with blocks of 32 (32-key chunks, timed with
+         * blocks of 64 before the 64-key chunks), where the warp order's MMA rows cost half of D = 128's: 0.66x at
+         * 1.57, 0.93x at 2.93, 1.0x at 3.10, 1.05x at 3.55, so 3.3, just past the crossing.
          */
-        public static double sharedMinSharing(int headDim) {
+        public static double sharedMinSharing(int headDim, int block) {
             return switch (headDim) {
                 case 128 -> 1.5;
-                case 64 -> 3.3;
+                case 64 -> sharedKeys(headDim, block) == 64 ? 1.5 : 3.3;
                 default -> Double.POSITIVE_INFINITY;
             };
         }
@@ -94,14 +94,15 @@ public final class NsaGpu implements NsaKernels {
          * {@link #forGroup}, except that a problem past the block order's 32-bit partial index ({@code partialRows},
          * batch x tokens x heads x S) runs in the warp order, which has no such limit, and that the warp order gives
          * way to the shared walk where it runs and the selection's {@code walkSharing} (asked for only then) reaches
-         * {@link #sharedMinSharing} at the head dim.
+         * {@link #sharedMinSharing} at the head dim and block size.
          */
-        static Forward auto(int group, long partialRows, int major, int headDim, DoubleSupplier walkSharing) {
+        static Forward auto(int group, long partialRows, int major, int headDim, int block,
+                DoubleSupplier walkSharing) {
             Forward f = forGroup(group);
             if (f == BLOCK) {
                 return partialRows > Integer.MAX_VALUE ? WARP : f;
             }
-            double least = sharedMinSharing(headDim);
+            double least = sharedMinSharing(headDim, block);
             boolean shares = least < Double.POSITIVE_INFINITY && sharedRuns(major, group)
                     && walkSharing.getAsDouble() >= least;
             return shares ? SHARED : WARP;
@@ -222,10 +223,11 @@ public final class NsaGpu implements NsaKernels {
      * whatever order is set: what a comparison's "auto" column has to name.
      */
     public Forward autoForward(AttentionProblem p, NsaSelection sel) {
-        return Forward.auto(p.heads() / p.kvHeads(), partialRows(p, sel), major, p.headDim(), () -> {
-            double sharing = walkSharing(sel);
-            return Double.isNaN(sharing) ? 0 : sharing;
-        });
+        DoubleSupplier sharing = () -> {
+            double s = walkSharing(sel);
+            return Double.isNaN(s) ? 0 : s;
+        };
+        return Forward.auto(p.heads() / p.kvHeads(), partialRows(p, sel), major, p.headDim(), sel.blockSize(), sharing);
     }
 
     /** The settings the next run takes, as a run's log should name them: forward order, family, dQ adds. */
@@ -535,7 +537,7 @@ public final class NsaGpu implements NsaKernels {
             // the blocks a walk entry can name, auto counts no sharing and keeps the warp order
             NsaTables.Walk[] walk = {NsaTables.Walk.NONE};
             this.order = order != Forward.AUTO ? order : Forward.auto(group, partialRows(p, sel), major, p.headDim(),
-                    () -> NsaTables.walkable(sel)
+                    sel.blockSize(), () -> NsaTables.walkable(sel)
                             ? (walk[0] = NsaTables.walk(sel, SHARED_TOKENS)).sharing() : 0);
             boolean perBlock = this.order == Forward.BLOCK;
             if (perBlock && partialRows(p, sel) > Integer.MAX_VALUE) {

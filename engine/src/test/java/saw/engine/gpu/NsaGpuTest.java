@@ -536,18 +536,23 @@ class NsaGpuTest {
             NsaGpu.Forward want = g <= 8 ? NsaGpu.Forward.BLOCK : NsaGpu.Forward.WARP;
             assertEquals(want, NsaGpu.Forward.forGroup(g), "G " + g);
             for (int d : new int[] {64, 128, 256}) {
-                for (int major : new int[] {8, 9}) {
-                    boolean walkRuns = g > 8 && g <= 16 && d != 256 && major == 9;
-                    double least = d == 128 ? 1.5 : 3.3;
-                    DoubleSupplier low = walkRuns ? () -> Math.nextDown(least) : notAsked;
-                    DoubleSupplier high = walkRuns ? () -> least : notAsked;
-                    String at = "G " + g + ", D " + d + ", compute capability " + major;
-                    assertEquals(want, NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, low), at);
-                    assertEquals(walkRuns ? NsaGpu.Forward.SHARED : want,
-                            NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, high), at + ", sharing " + least);
-                    assertEquals(walkRuns ? NsaGpu.Forward.SHARED : NsaGpu.Forward.WARP,
-                            NsaGpu.Forward.auto(g, Integer.MAX_VALUE + 1L, major, d, high),
-                            at + " past the per-block forward's 32-bit partial index: the warp order or the walk");
+                for (int block : new int[] {32, 64, 128}) {
+                    for (int major : new int[] {8, 9}) {
+                        boolean walkRuns = g > 8 && g <= 16 && d != 256 && major == 9;
+                        // the walk's 64-key chunks (D = 64, blocks of 64 or more) cross the warp order where D = 128's
+                        // 32-key chunks do; D = 64's 32-key chunks only past 3.3
+                        double least = d == 64 && block == 32 ? 3.3 : 1.5;
+                        DoubleSupplier low = walkRuns ? () -> Math.nextDown(least) : notAsked;
+                        DoubleSupplier high = walkRuns ? () -> least : notAsked;
+                        String at = "G " + g + ", D " + d + ", block " + block + ", compute capability " + major;
+                        assertEquals(want, NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, block, low), at);
+                        assertEquals(walkRuns ? NsaGpu.Forward.SHARED : want,
+                                NsaGpu.Forward.auto(g, Integer.MAX_VALUE, major, d, block, high),
+                                at + ", sharing " + least);
+                        assertEquals(walkRuns ? NsaGpu.Forward.SHARED : NsaGpu.Forward.WARP,
+                                NsaGpu.Forward.auto(g, Integer.MAX_VALUE + 1L, major, d, block, high),
+                                at + " past the per-block forward's 32-bit partial index: the warp order or the walk");
+                    }
                 }
             }
         }
@@ -599,8 +604,8 @@ class NsaGpuTest {
         DoubleSupplier notAsked = () -> {
             throw new AssertionError("no walk past 16 heads a kv head");
         };
-        assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.auto(4096, NsaGpu.partialRows(big, sel), 9, 64, notAsked));
-        assertEquals(NsaGpu.Forward.BLOCK, NsaGpu.Forward.auto(4, NsaGpu.partialRows(small, sel), 9, 64, notAsked));
+        assertEquals(NsaGpu.Forward.WARP, NsaGpu.Forward.auto(4096, NsaGpu.partialRows(big, sel), 9, 64, 64, notAsked));
+        assertEquals(NsaGpu.Forward.BLOCK, NsaGpu.Forward.auto(4, NsaGpu.partialRows(small, sel), 9, 64, 64, notAsked));
         FakeDriver driver = new FakeDriver(1L << 34);
         driver.kernels.addAll(NsaGpu.allNames());
         try (NsaGpu gpu = NsaGpu.open(driver, new byte[16], "fake")) {

@@ -49,18 +49,21 @@ public final class NsaStatsPane extends VBox {
             distinct.setText(String.format(Locale.ROOT, "%.1f mean, %d max (of %d tokens)", s.meanDistinctBlocks(),
                     s.maxDistinctBlocks(), s.tileTokens()));
             sharing.setText(String.format(Locale.ROOT, "%.2f", s.meanSharing()));
-            walk.setText(walkText(r.walkSharing()));
+            walk.setText(walkText(r.walkSharing(), r.selection().blockSize()));
         });
         pairs.setText("open the NSA tab");
     }
 
-    /** The sharing the GPU forward's rule weighs, and what it decides (Hopper, 9-16 heads a kv head) per head dim. */
-    static String walkText(double sharing) {
+    /**
+     * The sharing the GPU forward's rule weighs, and what it decides (Hopper, 9-16 heads a kv head) per head dim for
+     * the selection's block size.
+     */
+    static String walkText(double sharing, int block) {
         if (Double.isNaN(sharing)) {
             return "-";
         }
-        double least128 = NsaGpu.Forward.sharedMinSharing(128);
-        double least64 = NsaGpu.Forward.sharedMinSharing(64);
+        double least128 = NsaGpu.Forward.sharedMinSharing(128, block);
+        double least64 = NsaGpu.Forward.sharedMinSharing(64, block);
         return String.format(Locale.ROOT, "%.2f tokens per block over %d-token tiles, so on Hopper with 9-16 heads per "
                 + "kv head the forward runs %s at head dim 128 and %s at head dim 64 (the walk from %.1f and %.1f on)",
                 sharing, NsaGpu.SHARED_TOKENS, order(sharing >= least128), order(sharing >= least64), least128,
