@@ -227,7 +227,8 @@ public final class NsaGpu implements NsaKernels {
             double s = walkSharing(sel);
             return Double.isNaN(s) ? 0 : s;
         };
-        return Forward.auto(p.heads() / p.kvHeads(), partialRows(p, sel), major, p.headDim(), sel.blockSize(), sharing);
+        int group = p.heads() / p.kvHeads();
+        return Forward.auto(group, partialRows(p, sel), major, p.headDim(), sel.blockSize(), sharing);
     }
 
     /** The settings the next run takes, as a run's log should name them: forward order, family, dQ adds. */
@@ -300,7 +301,10 @@ public final class NsaGpu implements NsaKernels {
     public static final int SHARED_TOKENS = 11;
     /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
     static final int SHARED_KEYS = 32;
-    /** Bytes of the shared walk's ring (NSA_SHARED_RING_BYTES in nsa.cu): 12 slots at D = 128, 24 at D = 64. */
+    /**
+     * Bytes of the shared walk's ring (NSA_SHARED_RING_BYTES in nsa.cu): 12 slots of D = 128's chunks or of D = 64's
+     * 64-key ones, 24 of D = 64's 32-key ones.
+     */
     static final int SHARED_RING_BYTES = 12 * 2 * 32 * 128 * 2;
 
     /**
