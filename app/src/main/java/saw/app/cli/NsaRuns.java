@@ -189,9 +189,9 @@ final class NsaRuns {
             AttentionProblem p = s.problem;
             NsaStats stats = NsaStats.of(s.sel, Math.max(1, 64 / s.group()));
             double walkSharing = kernels instanceof NsaGpu ? NsaGpu.walkSharing(s.sel) : Double.NaN;
-            // once a setup, not a pass: weighing the walk may build its table
+            // once a setup, not a pass, from the sharing counted above (counting builds the walk's table)
             String autoForward = kernels instanceof NsaGpu gpu
-                    ? gpu.autoForward(p, s.sel).name().toLowerCase(Locale.ROOT) : null;
+                    ? gpu.autoForward(p, s.sel, walkSharing).name().toLowerCase(Locale.ROOT) : null;
             long pairs = stats.selectedPairs() * s.group();
             for (Pass pass : passes) {
                 double[] ms = new double[reps];

@@ -37,8 +37,8 @@ public final class NsaGpu implements NsaKernels {
         BLOCK,
         /**
          * Tiles of {@link #SHARED_TOKENS} consecutive tokens, each walking the sorted union of their blocks and loading
-         * each 32-key chunk once for every token of the tile that chose it, at most one persistent CTA per SM taking
-         * every grid-th tile (nsa_fwd_shared_* in nsa.cu; compute capability 9.0, G up to 16).
+         * each chunk ({@link #sharedKeys} keys) once for every token of the tile that chose it, at most one persistent
+         * CTA per SM taking every grid-th tile (nsa_fwd_shared_* in nsa.cu; compute capability 9.0, G up to 16).
          */
         SHARED,
         /** {@link #auto}: the order measured fastest for the problem's group size that can run it. */
@@ -220,15 +220,13 @@ public final class NsaGpu implements NsaKernels {
 
     /**
      * The forward order {@link Forward#AUTO} runs for this problem and selection on this GPU (warp, block or shared),
-     * whatever order is set: what a comparison's "auto" column has to name.
+     * whatever order is set: what a comparison's "auto" column has to name. {@code walkSharing} is
+     * {@link #walkSharing}'s value for {@code sel}, which the caller has counted already (NaN: no walk table).
      */
-    public Forward autoForward(AttentionProblem p, NsaSelection sel) {
-        DoubleSupplier sharing = () -> {
-            double s = walkSharing(sel);
-            return Double.isNaN(s) ? 0 : s;
-        };
+    public Forward autoForward(AttentionProblem p, NsaSelection sel, double walkSharing) {
+        double sharing = Double.isNaN(walkSharing) ? 0 : walkSharing;
         int group = p.heads() / p.kvHeads();
-        return Forward.auto(group, partialRows(p, sel), major, p.headDim(), sel.blockSize(), sharing);
+        return Forward.auto(group, partialRows(p, sel), major, p.headDim(), sel.blockSize(), () -> sharing);
     }
 
     /** The settings the next run takes, as a run's log should name them: forward order, family, dQ adds. */

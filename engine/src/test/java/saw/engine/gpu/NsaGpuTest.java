@@ -584,13 +584,15 @@ class NsaGpuTest {
             assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64", "nsa_fwd_warp_bf16_d128_b32",
                     "nsa_fwd_warp_bf16_d128_b64"), kernelsOf(driver.launched),
                     "auto, auto, then the warp order as asked");
-            assertEquals(NsaGpu.Forward.SHARED, gpu.autoForward(p, scored), "what auto ran, with warp set");
-            assertEquals(NsaGpu.Forward.WARP, gpu.autoForward(p, apart));
+            assertEquals(NsaGpu.Forward.SHARED, gpu.autoForward(p, scored, NsaGpu.walkSharing(scored)),
+                    "what auto ran, with warp set");
+            assertEquals(NsaGpu.Forward.WARP, gpu.autoForward(p, apart, NsaGpu.walkSharing(apart)));
             AttentionProblem g4 = new AttentionProblem(1, 4, 1, 4096, 4096, 128, DType.BF16, 0.1, 0);
-            assertEquals(NsaGpu.Forward.BLOCK, gpu.autoForward(g4, scored));
+            assertEquals(NsaGpu.Forward.BLOCK, gpu.autoForward(g4, scored, NsaGpu.walkSharing(scored)));
         }
         try (NsaGpu ampere = NsaGpu.open(new FakeDriver(1L << 34), new byte[16], "fake")) {
-            assertEquals(NsaGpu.Forward.WARP, ampere.autoForward(p, scored), "no walk below capability 9.0");
+            assertEquals(NsaGpu.Forward.WARP, ampere.autoForward(p, scored, NsaGpu.walkSharing(scored)),
+                    "no walk below capability 9.0");
         }
         assertTrue(driver.live.isEmpty(), "every buffer freed");
     }
