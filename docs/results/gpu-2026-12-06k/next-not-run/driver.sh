@@ -21,7 +21,7 @@ ab_init pk128
 left() { echo $(( ${CALL_BUDGET:-480} - ($(date +%s) - ab_t0) )); }
 xz -dc .gpupack/var/fatbins.tar.xz | tar xf - -C /tmp
 sha256sum /tmp/main.fatbin /tmp/keys128.fatbin .gpupack/var/keys128-engine.jar
-ab_pack /tmp/pm /tmp/main.fatbin main-c9042d8
+ab_pack /tmp/pm /tmp/main.fatbin main-9f095ea
 ab_pack /tmp/pk /tmp/keys128.fatbin keys128 .gpupack/var/keys128-engine.jar
 ab_el "keys128 at D = 128 against the fp64 reference"
 SAW_NSA_FWD=shared ab_verify /tmp/pk d128-tail-softcap --nsa random --nsa-block 64 --nsa-s 8 --heads 16 \
