@@ -1082,7 +1082,7 @@ constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's
 // 64 keys a chunk at D = 64 with blocks of 64 or more: a chunk's math is half D = 128's, so its fixed costs (the
 // waits, the softmax's row reductions, the loop) weigh twice as much; smaller blocks keep 32 (a chunk is one block's)
 __host__ __device__ constexpr int nsa_shared_keys(int d, int bkv) {
-    return d == 64 && bkv >= 64 ? 64 : NSA_SHARED_KEYS;
+    return bkv >= 64 ? 64 : NSA_SHARED_KEYS;
 }
 // the ring's bytes: 12 slots of D = 128's chunks or of D = 64's 64-key ones (24 of D = 64's 32-key chunks)
 constexpr int NSA_SHARED_RING_BYTES = 12 * 2 * NSA_SHARED_KEYS * 128 * 2;

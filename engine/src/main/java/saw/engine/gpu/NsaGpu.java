@@ -331,7 +331,7 @@ public final class NsaGpu implements NsaKernels {
 
     /** Keys of a chunk of the shared walk (nsa_shared_keys in nsa.cu): 64 at D = 64 with blocks of 64 or more. */
     static int sharedKeys(int headDim, int block) {
-        return headDim == 64 && block >= 64 ? 64 : SHARED_KEYS;
+        return block >= 64 ? 64 : SHARED_KEYS;
     }
 
     /** The tensor map the walk's producer reads a chunk of K or V through: boxes of 64 columns x a chunk's rows. */
