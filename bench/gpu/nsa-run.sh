@@ -62,7 +62,8 @@ v() {
   [[ $rc == 0 ]] || echo "$o" | tail -6
 }
 # auto: G = heads / kv-heads; block for G <= 8; above, the shared walk where 11-token tiles share blocks
-# (NsaGpu.Forward.sharedMinSharing: 1.5, 3.3 at D = 64 with blocks of 32; most of these short random selections do),
+# (NsaGpu.Forward.sharedMinSharing: 1.28 at D = 128, 1.5 at D = 64; with blocks of 32 1.5 and 3.3; most of these
+# short random selections do),
 # else warp
 #       order  selection    block            S            G: heads/kv-heads           D               dtype        extra
 full && v - --nsa random --nsa-block 64  --nsa-s 16 --heads 32 --kv-heads 2 --head-dim 128 --dtype bf16 --seq 2048

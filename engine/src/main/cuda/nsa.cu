@@ -1067,7 +1067,7 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 // ---- Shared walk, the forward for selections whose neighbouring tokens share blocks (NsaGpu.Forward.auto): a tile of
 // NSA_SHARED_TOKENS consecutive tokens of one kv head, a consumer warp per token (its 16 heads as the m16n8k16 rows, as
 // in nsa_fwd_warp) and one producer warp that streams the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS
-// keys at a time (64 at D = 64 with blocks of 64 or more), through a ring of NSA_SHARED_RING_BYTES (12 chunks) with
+// keys at a time (64 with blocks of 64 or more), through a ring of NSA_SHARED_RING_BYTES (12 or 6 chunks at D = 128) with
 // full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own token's blocks (a
 // per-block mask from the host's walk table), arriving on the rest, so a block chosen by several tokens of the tile is
 // loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers with cp.async arrivals
@@ -1079,12 +1079,13 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 constexpr int NSA_WALK_MASK_BITS = 12;
 constexpr int NSA_SHARED_TOKENS = 11;
 constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's 16, for four score chains a warp
-// 64 keys a chunk at D = 64 with blocks of 64 or more: a chunk's math is half D = 128's, so its fixed costs (the
-// waits, the softmax's row reductions, the loop) weigh twice as much; smaller blocks keep 32 (a chunk is one block's)
+// 64 keys a chunk with blocks of 64 or more: half the chunks, so half the fixed costs a key (the waits, the softmax's
+// row reductions, the loop); 1.20-1.45x at D = 64, 1.0-1.10x at D = 128, where a ring of 6 such slots and 44 bytes of
+// spill cost part of it (docs/kernel-notes.md); smaller blocks keep 32 (a chunk is one block's)
 __host__ __device__ constexpr int nsa_shared_keys(int d, int bkv) {
-    return d == 64 && bkv >= 64 ? 64 : NSA_SHARED_KEYS;
+    return bkv >= 64 ? 64 : NSA_SHARED_KEYS;
 }
-// the ring's bytes: 12 slots of D = 128's chunks or of D = 64's 64-key ones (24 of D = 64's 32-key chunks)
+// the ring's bytes: 12 slots of D = 128's 32-key chunks, 6 of its 64-key ones; 12 or 24 of D = 64's 64- or 32-key ones
 constexpr int NSA_SHARED_RING_BYTES = 12 * 2 * NSA_SHARED_KEYS * 128 * 2;
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

@@ -69,17 +69,19 @@ public final class NsaGpu implements NsaKernels {
          * The least {@link NsaTables.Walk#sharing} (choices per block the walk loads, over tiles of 11 tokens) at which
          * auto takes the shared walk over the warp order at this head dim and block size, or infinity where no walk is
          * built. H100, G = 16, bf16, S = 16, the walk's producer by bulk tensor copies (docs/results/gpu-2026-12-06i/):
-         * at D = 128 the walk ran 0.94x the warp order's speed at sharing 1.34 (random selections, T = 64K), 1.02x at
-         * 1.57 (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing (again in
-         * docs/results/gpu-2026-12-06j/: 0.94x at 1.42, 1.05x at 1.71). At D = 64 with blocks of 64 or more the walk
-         * moves 64-key chunks (docs/results/gpu-2026-12-06k/): 1.04x at 1.57, 1.27x at 2.93, 1.43x at 3.09 (scored,
-         * 64K), so 1.5 as at D = 128 (below 1.57 not timed). At D = 64 with blocks of 32 (32-key chunks, timed with
+         * at D = 128 the walk of 32-key chunks ran 0.94x the warp order's speed at sharing 1.34 (random selections,
+         * T = 64K), 1.02x at 1.57 (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing (again
+         * in docs/results/gpu-2026-12-06j/: 0.94x at 1.42, 1.05x at 1.71); blocks of 32 keep those chunks and 1.5.
+         * With blocks of 64 or more the walk moves 64-key chunks; at D = 128
+         * (docs/results/gpu-2026-12-07/, random, T = 128K to 64K): 0.88x at 1.22, 0.98x at 1.26, 1.02x at 1.29, 1.05x
+         * at 1.34, so 1.28; at D = 64 (docs/results/gpu-2026-12-06k/): 1.04x at 1.57, 1.27x at 2.93, 1.43x at 3.09
+         * (scored, 64K), so 1.5 (below 1.57 not timed). At D = 64 with blocks of 32 (32-key chunks, timed with
          * blocks of 64 before the 64-key chunks), where the warp order's MMA rows cost half of D = 128's: 0.66x at
          * 1.57, 0.93x at 2.93, 1.0x at 3.10, 1.05x at 3.55, so 3.3, just past the crossing.
          */
         public static double sharedMinSharing(int headDim, int block) {
             return switch (headDim) {
-                case 128 -> 1.5;
+                case 128 -> sharedKeys(headDim, block) == 64 ? 1.28 : 1.5;
                 case 64 -> sharedKeys(headDim, block) == 64 ? 1.5 : 3.3;
                 default -> Double.POSITIVE_INFINITY;
             };
@@ -300,8 +302,8 @@ public final class NsaGpu implements NsaKernels {
     /** Keys of K and V per ring slot of the shared walk (NSA_SHARED_KEYS in nsa.cu). */
     static final int SHARED_KEYS = 32;
     /**
-     * Bytes of the shared walk's ring (NSA_SHARED_RING_BYTES in nsa.cu): 12 slots of D = 128's chunks or of D = 64's
-     * 64-key ones, 24 of D = 64's 32-key ones.
+     * Bytes of the shared walk's ring (NSA_SHARED_RING_BYTES in nsa.cu): 12 slots of D = 128's 32-key chunks, 6 of its
+     * 64-key ones; 12 of D = 64's 64-key chunks, 24 of its 32-key ones.
      */
     static final int SHARED_RING_BYTES = 12 * 2 * 32 * 128 * 2;
 
@@ -329,9 +331,9 @@ public final class NsaGpu implements NsaKernels {
                 SHARED_RING_BYTES + 1024, true); // + the slack that aligns the ring to 1024 bytes
     }
 
-    /** Keys of a chunk of the shared walk (nsa_shared_keys in nsa.cu): 64 at D = 64 with blocks of 64 or more. */
+    /** Keys of a chunk of the shared walk (nsa_shared_keys in nsa.cu): 64 with blocks of 64 or more, else 32. */
     static int sharedKeys(int headDim, int block) {
-        return headDim == 64 && block >= 64 ? 64 : SHARED_KEYS;
+        return block >= 64 ? 64 : SHARED_KEYS;
     }
 
     /** The tensor map the walk's producer reads a chunk of K or V through: boxes of 64 columns x a chunk's rows. */

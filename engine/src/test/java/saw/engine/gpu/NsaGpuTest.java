@@ -330,9 +330,9 @@ class NsaGpuTest {
                     assertEquals(List.of("nsa_fwd_shared_bf16_d128_b64"), kernelsOf(driver.launched));
                     assertEquals(2, driver.tileMaps.size(), "one map of K and one of V: " + driver.tileMaps);
                     TileMap expected = new TileMap(true, new long[] {128, 300, 2 * 2}, new long[] {256, 256L * 300},
-                            new int[] {64, 32, 1});
+                            new int[] {64, 64, 1});
                     for (FakeDriver.MapRequest r : driver.tileMaps) {
-                        assertEquals(expected, r.map(), "[batch x kv heads][tokens][head dim], 64 columns x 32 keys");
+                        assertEquals(expected, r.map(), "[batch x kv heads][tokens][head dim], 64 columns x 64 keys");
                     }
                     assertTrue(driver.tileMaps.get(0).base() != driver.tileMaps.get(1).base(), "K and V differ");
                     AttentionProblem d64 = new AttentionProblem(2, 32, 2, 300, 300, 64, DType.FP16, 0.1, 0);
@@ -340,6 +340,8 @@ class NsaGpuTest {
                             new int[] {64, 64, 1}), NsaGpu.walkKvMap(d64, 64), "D = 64, blocks of 64: 64-key chunks");
                     assertEquals(new TileMap(false, new long[] {64, 300, 4}, new long[] {128, 128L * 300},
                             new int[] {64, 32, 1}), NsaGpu.walkKvMap(d64, 32), "blocks of 32: a chunk is a block");
+                    assertEquals(new TileMap(true, new long[] {128, 300, 4}, new long[] {256, 256L * 300},
+                            new int[] {64, 32, 1}), NsaGpu.walkKvMap(p, 32), "D = 128, blocks of 32: 32-key chunks");
                     AttentionProblem wide = new AttentionProblem(2, 34, 2, 300, 300, 128, DType.BF16, 0.1, 0);
                     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                             () -> gpu.forward(AttentionInputs.random(wide, 1, false), sel));
@@ -539,9 +541,9 @@ class NsaGpuTest {
                 for (int block : new int[] {32, 64, 128}) {
                     for (int major : new int[] {8, 9}) {
                         boolean walkRuns = g > 8 && g <= 16 && d != 256 && major == 9;
-                        // the walk's 64-key chunks (D = 64, blocks of 64 or more) cross the warp order where D = 128's
-                        // 32-key chunks do; D = 64's 32-key chunks only past 3.3
-                        double least = d == 64 && block == 32 ? 3.3 : 1.5;
+                        // with blocks of 64 or more the walk moves 64-key chunks: it crosses the warp order at 1.28
+                        // at D = 128, at 1.5 at D = 64; 32-key chunks at 1.5 at D = 128, past 3.3 at D = 64
+                        double least = block == 32 ? (d == 64 ? 3.3 : 1.5) : (d == 128 ? 1.28 : 1.5);
                         DoubleSupplier low = walkRuns ? () -> Math.nextDown(least) : notAsked;
                         DoubleSupplier high = walkRuns ? () -> least : notAsked;
                         String at = "G " + g + ", D " + d + ", block " + block + ", compute capability " + major;
@@ -560,8 +562,9 @@ class NsaGpuTest {
 
     @Test
     void autoTakesTheSharedWalkWhereNeighbouringTokensShareBlocks() throws BadSelection {
-        // top-S of block scores at T = 4096 share far above the rule's 1.5; tokens that each choose another block than
-        // their neighbours (token t: block t mod its causal blocks) below it; both at G = 16, D = 128 on capability 9.0
+        // top-S of block scores at T = 4096 (blocks of 64) share far above the rule's 1.28; tokens that each choose
+        // another block of 32 than their neighbours (token t: block t mod its causal blocks) below the rule's 1.5; both
+        // at G = 16, D = 128 on capability 9.0
         NsaSelection scored = NsaSelections.scored(1, 4096, 1, 16, 64, 16, 3);
         int[] own = new int[4096];
         for (int t = 0; t < own.length; t++) {

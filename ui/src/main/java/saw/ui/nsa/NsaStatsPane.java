@@ -65,7 +65,7 @@ public final class NsaStatsPane extends VBox {
         double least128 = NsaGpu.Forward.sharedMinSharing(128, block);
         double least64 = NsaGpu.Forward.sharedMinSharing(64, block);
         return String.format(Locale.ROOT, "%.2f tokens per block over %d-token tiles, so on Hopper with 9-16 heads per "
-                + "kv head the forward runs %s at head dim 128 and %s at head dim 64 (the walk from %.1f and %.1f on)",
+                + "kv head the forward runs %s at head dim 128 and %s at head dim 64 (the walk from %.2f and %.2f on)",
                 sharing, NsaGpu.SHARED_TOKENS, order(sharing >= least128), order(sharing >= least64), least128,
                 least64);
     }
