@@ -1067,11 +1067,11 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 // ---- Shared walk, the forward for selections whose neighbouring tokens share blocks (NsaGpu.Forward.auto): a tile of
 // NSA_SHARED_TOKENS consecutive tokens of one kv head, a consumer warp per token (its 16 heads as the m16n8k16 rows, as
 // in nsa_fwd_warp) and one producer warp that streams the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS
-// keys at a time (64 with blocks of 64 or more), through a ring of NSA_SHARED_RING_BYTES (12 or 6 chunks at D = 128) with
-// full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own token's blocks (a
-// per-block mask from the host's walk table), arriving on the rest, so a block chosen by several tokens of the tile is
-// loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers with cp.async arrivals
-// are sm_80+, but the kernel is built and measured in the sm_90a pass only).
+// keys at a time (64 with blocks of 64 or more), through a ring of NSA_SHARED_RING_BYTES (12 chunks, 6 of D = 128's
+// 64-key ones) with full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own
+// token's blocks (a per-block mask from the host's walk table), arriving on the rest, so a block chosen by several
+// tokens of the tile is loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers
+// with cp.async arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
 //   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 12 | mask, kb
 //   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
 // 11 consumers and the producer are 12 warps, which ptxas gives the same 168 registers a thread as 8 + 1 (it
