@@ -1082,7 +1082,7 @@ constexpr int NSA_SHARED_KEYS = 32;  // keys per chunk: 32, not the warp order's
 // 64 keys a chunk with blocks of 64 or more: half the chunks, so half the fixed costs a key (the waits, the softmax's
 // row reductions, the loop); 1.20-1.45x at D = 64, 1.0-1.10x at D = 128, where a ring of 6 such slots and 44 bytes of
 // spill cost part of it (docs/kernel-notes.md); smaller blocks keep 32 (a chunk is one block's)
-__host__ __device__ constexpr int nsa_shared_keys(int d, int bkv) {
+__host__ __device__ constexpr int nsa_shared_keys(int bkv) {
     return bkv >= 64 ? 64 : NSA_SHARED_KEYS;
 }
 // the ring's bytes: 12 slots of D = 128's 32-key chunks, 6 of its 64-key ones; 12 or 24 of D = 64's 64- or 32-key ones
@@ -1100,7 +1100,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
     constexpr int WARPS = NSA_SHARED_TOKENS;
     constexpr int DB = D / 8;
     constexpr int KC = D / 16;
-    constexpr int KEYS = nsa_shared_keys(D, BKV);
+    constexpr int KEYS = nsa_shared_keys(BKV);
     constexpr int NT = KEYS / 8;                 // n8 score tiles of a chunk
     constexpr int STAGE = 2 * KEYS * D;          // elements of one ring slot: K then V
     constexpr int R = NSA_SHARED_RING_BYTES / (STAGE * (int)sizeof(T));

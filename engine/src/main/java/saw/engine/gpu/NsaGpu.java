@@ -81,8 +81,8 @@ public final class NsaGpu implements NsaKernels {
          */
         public static double sharedMinSharing(int headDim, int block) {
             return switch (headDim) {
-                case 128 -> sharedKeys(headDim, block) == 64 ? 1.28 : 1.5;
-                case 64 -> sharedKeys(headDim, block) == 64 ? 1.5 : 3.3;
+                case 128 -> sharedKeys(block) == 64 ? 1.28 : 1.5;
+                case 64 -> sharedKeys(block) == 64 ? 1.5 : 3.3;
                 default -> Double.POSITIVE_INFINITY;
             };
         }
@@ -332,14 +332,14 @@ public final class NsaGpu implements NsaKernels {
     }
 
     /** Keys of a chunk of the shared walk (nsa_shared_keys in nsa.cu): 64 with blocks of 64 or more, else 32. */
-    static int sharedKeys(int headDim, int block) {
+    static int sharedKeys(int block) {
         return block >= 64 ? 64 : SHARED_KEYS;
     }
 
     /** The tensor map the walk's producer reads a chunk of K or V through: boxes of 64 columns x a chunk's rows. */
     static TileMap walkKvMap(AttentionProblem p, int block) {
         return TileMap.ofHeads(p.dtype() == DType.BF16, (long) p.batch() * p.kvHeads(), p.seqKv(), p.headDim(),
-                sharedKeys(p.headDim(), block));
+                sharedKeys(block));
     }
 
     static String blockName(DType t, int d, int block) {
