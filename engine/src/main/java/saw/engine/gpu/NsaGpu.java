@@ -305,7 +305,7 @@ public final class NsaGpu implements NsaKernels {
      * Bytes of the shared walk's ring (NSA_SHARED_RING_BYTES in nsa.cu): 12 slots of D = 128's 32-key chunks, 6 of its
      * 64-key ones; 12 of D = 64's 64-key chunks, 24 of its 32-key ones.
      */
-    static final int SHARED_RING_BYTES = 12 * 2 * 32 * 128 * 2;
+    static final int SHARED_RING_BYTES = 12 * 2 * SHARED_KEYS * 128 * 2;
 
     /**
      * The selection's sharing as {@link Forward#auto} counts it: choices per distinct block over the shared walk's
