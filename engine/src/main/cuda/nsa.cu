@@ -1068,10 +1068,12 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 // NSA_SHARED_TOKENS consecutive tokens of one kv head, a consumer warp per token (its 16 heads as the m16n8k16 rows, as
 // in nsa_fwd_warp) and one producer warp that streams the sorted union of the tile's chosen blocks, NSA_SHARED_KEYS
 // keys at a time (64 with blocks of 64 or more), through a ring of NSA_SHARED_RING_BYTES (12 chunks, 6 of D = 128's
-// 64-key ones) with full / empty mbarriers. Every consumer waits for every chunk and computes the chunks of its own
-// token's blocks (a per-block mask from the host's walk table), arriving on the rest, so a block chosen by several
-// tokens of the tile is loaded once for all of them and the warps drift up to a ring apart. Hopper only (mbarriers
-// with cp.async arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
+// 64-key ones) with full / empty mbarriers, so a block chosen by several tokens of the tile is loaded once for all of
+// them. A consumer touches only the chunks its own token uses (a per-block mask from the host's walk table; it finds
+// them 32 entries at a time by a ballot) and the producer arrives on the empty barrier for the tile's other warps as
+// it issues a chunk: waiting for and releasing every chunk cost as many instructions a skipped chunk as the loop's
+// control and kept every warp in step with the slowest (docs/kernel-notes.md). Hopper only (mbarriers with cp.async
+// arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
 //   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 12 | mask, kb
 //   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
 // 11 consumers and the producer are 12 warps, which ptxas gives the same 168 registers a thread as 8 + 1 (it
@@ -1108,6 +1110,9 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
 
     extern __shared__ unsigned char smemRaw[];
     __shared__ uint64_t full[R], empty[R];
+    // chunks the producer has issued: a consumer may skip more than a ring of chunks, so before its parity wait on a
+    // slot it makes sure the slot holds the round it wants or the one before (the parity tells those two apart only)
+    __shared__ int issued;
     const uint32_t rawAddr = smem_u32(smemRaw);  // the bulk copies' swizzle needs 1024-byte aligned slots
     T* ring = reinterpret_cast<T*>(smemRaw + (((rawAddr + 1023u) & ~1023u) - rawAddr));
     const int warp = threadIdx.x >> 5;
@@ -1121,8 +1126,9 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
     if (threadIdx.x == 0) {
         for (int s = 0; s < R; ++s) {
             mbar_init(&full[s], 1);       // the producer's lane, which expects the bulk copies' bytes
-            mbar_init(&empty[s], WARPS);  // every consumer warp, whether it used the chunk or not
+            mbar_init(&empty[s], WARPS);  // the consumers that used the chunk, the producer for the others
         }
+        issued = 0;
         mbar_init_fence();
     }
     __syncthreads();
@@ -1152,6 +1158,10 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
                         mbar_arrive_expect_tx(&full[slot], STAGE * sizeof(T));
                         tma_load_tile<KEYS, D>(sK, kMap, kv0, plane, &full[slot]);
                         tma_load_tile<KEYS, D>(sK + KEYS * D, vMap, kv0, plane, &full[slot]);
+                        // its users: the tokens that chose kb and reach kv0 (bit w is token tile0 + w; kv0 <= tmax)
+                        const int users = __popc((cur & TOKENS_MASK) >> max(0, kv0 - tile0));
+                        if (users < WARPS) mbar_arrive_count(&empty[slot], WARPS - users);
+                        shared_store_release(&issued, pos + 1);
                     }
                 }
             }
@@ -1160,7 +1170,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
     }
 
     // a consumer: per tile, token tile0 + warp, heads hkv * G .. + min(G, 16) (G <= 16: the host refuses larger
-    // groups); it waits for and releases every chunk of every tile, so its ring position runs on with the producer's
+    // groups); its ring position counts every chunk of every tile, as the producer's does, the ones it skips included
     const int g = lane >> 2;
     const int t = lane & 3;
     const int G = H / Hkv;
@@ -1180,9 +1190,9 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
         const int hkv = plane % Hkv;
         const int token = tile0 + warp;
         const bool real = token < Tn;
+        const int first = __ldg(walkPtr + tile);
         const int last = __ldg(walkPtr + tile + 1);
-        int e = __ldg(walkPtr + tile);
-        int entry = e < last ? __ldg(walk + e) : 0;
+        int next = first + lane < last ? __ldg(walk + first + lane) : 0;  // the first batch's entries, under Q's loads
 
         uint32_t qa[KC][4];
         nsa_rows_q<T, D>(qa, Q + (((size_t)b * H + hkv * G + g) * Tn + (real ? token : 0)) * D + 2 * t,
@@ -1196,28 +1206,46 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
             for (int q = 0; q < 4; ++q) o[d][q] = 0.f;
         }
 
-        for (; e < last; ++e) {
-            const int cur = entry;
-            if (e + 1 < last) entry = __ldg(walk + e + 1);  // the next entry's load under this one's chunks
-            const int kb = cur >> NSA_WALK_MASK_BITS;
-            const bool mine = (cur >> warp) & 1;
-            const int tmax = tile0 + 31 - __clz(cur & TOKENS_MASK);
-            const int end = min(kb * BKV + BKV, tmax + 1);
-            const int chunks = (end - kb * BKV + KEYS - 1) / KEYS;  // as many as the producer loads of kb
-            for (int c = 0; c < chunks; ++c) {
-                const int kv0 = kb * BKV + c * KEYS;
-                const int at = pos + c;
-                const bool use = mine && kv0 <= token;
-                const int slot = at % R;
-                mbar_wait(&full[slot], (at / R) & 1);
-                if (use) {
+        for (int e0 = first; e0 < last; e0 += 32) {
+            // lane i holds entry e0 + i and its chunk count (as many as the producer loads of its block: one when a
+            // block is one chunk), `before` the chunks of the entries ahead of it in this batch
+            const bool held = e0 + lane < last;
+            const int cur = next;
+            if (e0 + 32 < last) next = e0 + 32 + lane < last ? __ldg(walk + e0 + 32 + lane) : 0;  // under this batch
+            int chunks = 1;
+            int before = lane;
+            int batch = min(32, last - e0);
+            if constexpr (BKV > KEYS) {
+                const int kb = cur >> NSA_WALK_MASK_BITS;
+                const int tmax = tile0 + 31 - __clz(cur & TOKENS_MASK);
+                chunks = held ? (min(kb * BKV + BKV, tmax + 1) - kb * BKV + KEYS - 1) / KEYS : 0;
+                before = chunks;
+#pragma unroll
+                for (int d = 1; d < 32; d <<= 1) {
+                    const int ahead = __shfl_up_sync(0xffffffffu, before, d);
+                    if (lane >= d) before += ahead;
+                }
+                batch = __shfl_sync(0xffffffffu, before, 31);
+                before -= chunks;
+            }
+            for (uint32_t mine = __ballot_sync(0xffffffffu, (cur >> warp) & 1); mine != 0; mine &= mine - 1) {
+                const int i = __ffs(mine) - 1;
+                const int kb = __shfl_sync(0xffffffffu, cur, i) >> NSA_WALK_MASK_BITS;
+                const int at0 = pos + (BKV > KEYS ? __shfl_sync(0xffffffffu, before, i) : i);
+                const int n = BKV > KEYS ? __shfl_sync(0xffffffffu, chunks, i) : 1;
+                for (int c = 0; c < n && kb * BKV + c * KEYS <= token; ++c) {
+                    const int kv0 = kb * BKV + c * KEYS;
+                    const int at = at0 + c;
+                    const int slot = at % R;
+                    while (shared_load_acquire(&issued) <= at) __nanosleep(32);
+                    mbar_wait(&full[slot], (at / R) & 1);
                     const T* sK = ring + slot * STAGE;
                     const T* sV = sK + KEYS * D;
                     float s[NT][4];
 #pragma unroll
-                    for (int n = 0; n < NT; ++n) {
+                    for (int n8 = 0; n8 < NT; ++n8) {
 #pragma unroll
-                        for (int q = 0; q < 4; ++q) s[n][q] = 0.f;
+                        for (int q = 0; q < 4; ++q) s[n8][q] = 0.f;
                     }
 #pragma unroll
                     for (int kc = 0; kc < KC; ++kc) {
@@ -1233,10 +1261,10 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
                     }
                     nsa_rows_chunk<T, D, NT, KEEP_MAX, KEYS>(s, o, m, l, sV, kv0, token, lane, capped, softcap,
                                                              capIn, sl2, keptSlack);
+                    warp_arrive(&empty[slot], lane == 0);
                 }
-                warp_arrive(&empty[slot], lane == 0);
             }
-            pos += chunks;
+            pos += batch;
         }
         if (real) nsa_rows_store<T, D>(o, m, l, O, LSE, (size_t)b * H + hkv * G, Tn, token, heads, lane, sl2);
     }

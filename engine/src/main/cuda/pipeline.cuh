@@ -21,6 +21,23 @@ __device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
 }
 
+// `count` release-arrivals at once, on behalf of that many expected arrivers (sm_90: the count operand).
+__device__ __forceinline__ void mbar_arrive_count(uint64_t* bar, uint32_t count) {
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count)
+                 : "memory");
+}
+
+// A counter in shared memory that one thread raises and others wait on: release store, acquire load (CTA scope).
+__device__ __forceinline__ void shared_store_release(int* at, int value) {
+    asm volatile("st.release.cta.shared::cta.u32 [%0], %1;\n" ::"r"(smem_u32(at)), "r"(value) : "memory");
+}
+
+__device__ __forceinline__ int shared_load_acquire(const int* at) {
+    int value;
+    asm volatile("ld.acquire.cta.shared::cta.u32 %0, [%1];\n" : "=r"(value) : "r"(smem_u32(at)) : "memory");
+    return value;
+}
+
 // A warp's arrival on a barrier that counts warps: once every lane has got here (its reads are done), lane 0 arrives.
 __device__ __forceinline__ void warp_arrive(uint64_t* bar, bool lane0) {
     __syncwarp();
