@@ -1161,7 +1161,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
                         // its users: the tokens that chose kb and reach kv0 (bit w is token tile0 + w; kv0 <= tmax)
                         const int users = __popc((cur & TOKENS_MASK) >> max(0, kv0 - tile0));
                         if (users < WARPS) mbar_arrive_count(&empty[slot], WARPS - users);
-                        shared_store_release(&issued, pos + 1);
+                        shared_count_add(&issued, 1);
                     }
                 }
             }
@@ -1237,7 +1237,7 @@ __device__ __forceinline__ void nsa_fwd_shared(const T* __restrict__ Q, const Te
                     const int kv0 = kb * BKV + c * KEYS;
                     const int at = at0 + c;
                     const int slot = at % R;
-                    while (shared_load_acquire(&issued) <= at) __nanosleep(32);
+                    while (shared_count_read(&issued) <= at) __nanosleep(32);
                     mbar_wait(&full[slot], (at / R) & 1);
                     const T* sK = ring + slot * STAGE;
                     const T* sV = sK + KEYS * D;

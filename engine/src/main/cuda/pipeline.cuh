@@ -27,14 +27,15 @@ __device__ __forceinline__ void mbar_arrive_count(uint64_t* bar, uint32_t count)
                  : "memory");
 }
 
-// A counter in shared memory that one thread raises and others wait on: release store, acquire load (CTA scope).
-__device__ __forceinline__ void shared_store_release(int* at, int value) {
-    asm volatile("st.release.cta.shared::cta.u32 [%0], %1;\n" ::"r"(smem_u32(at)), "r"(value) : "memory");
+// A counter in shared memory that one thread raises and others wait on, by atomics (release add, acquire read at CTA
+// scope), which racecheck orders as it does the mbarriers rather than reporting the reads as races with the adds.
+__device__ __forceinline__ void shared_count_add(int* count, int value) {
+    asm volatile("red.release.cta.shared::cta.add.u32 [%0], %1;\n" ::"r"(smem_u32(count)), "r"(value) : "memory");
 }
 
-__device__ __forceinline__ int shared_load_acquire(const int* at) {
+__device__ __forceinline__ int shared_count_read(int* count) {
     int value;
-    asm volatile("ld.acquire.cta.shared::cta.u32 %0, [%1];\n" : "=r"(value) : "r"(smem_u32(at)) : "memory");
+    asm volatile("atom.acquire.cta.shared::cta.add.u32 %0, [%1], 0;\n" : "=r"(value) : "r"(smem_u32(count)) : "memory");
     return value;
 }
 
