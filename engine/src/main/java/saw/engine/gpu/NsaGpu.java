@@ -77,7 +77,10 @@ public final class NsaGpu implements NsaKernels {
          * at 1.34, so 1.28; at D = 64 (docs/results/gpu-2026-12-06k/): 1.04x at 1.57, 1.27x at 2.93, 1.43x at 3.09
          * (scored, 64K), so 1.5 (below 1.57 not timed). At D = 64 with blocks of 32 (32-key chunks, timed with
          * blocks of 64 before the 64-key chunks), where the warp order's MMA rows cost half of D = 128's: 0.66x at
-         * 1.57, 0.93x at 2.93, 1.0x at 3.10, 1.05x at 3.55, so 3.3, just past the crossing.
+         * 1.57, 0.93x at 2.93, 1.0x at 3.10, 1.05x at 3.55, so 3.3, just past the crossing. Since the walk's
+         * consumers visit only their own chunks (docs/results/gpu-2026-12-07c/) it beat the warp order at every
+         * sharing measured, 1.13x at 1.34 (D = 128) and 1.25x at 1.57 (D = 64): the crossings lie lower and are not
+         * re-measured; the thresholds stand, and every row measured where they give the walk ran faster on it.
          */
         public static double sharedMinSharing(int headDim, int block) {
             return switch (headDim) {

@@ -1,0 +1,3 @@
+# Call 4 (fortieth session), one command line on the same warm machine: nsa-run.sh's quick verify matrix on the skip
+# build (17 cases: block sizes, S, G, D, dtypes, softcap; family auto and mma where named).
+. bench/gpu/ab-lib.sh; ab_init skip3; xz -dc .gpupack/var/skip.tar.xz | tar xf - -C /tmp skip.fatbin; ab_pack /tmp/ps /tmp/skip.fatbin skip; ab_el "quick verify matrix, skip"; AB_CHECK_TIMEOUT=140 ab_nsa_check /tmp/ps check NSA_PARTS=verify NSA_VERIFY=quick > /dev/null 2>&1; ab_save; ab_el done; tail -c 5000 $OUT/driver.log; ls /tmp/skip3/check 2>&1 | head; tail -40 /tmp/skip3/check/nsa/summary.txt 2>/dev/null
