@@ -1071,9 +1071,9 @@ __device__ __forceinline__ void nsa_fwd_warp(const T* __restrict__ Q, const T* _
 // 64-key ones) with full / empty mbarriers, so a block chosen by several tokens of the tile is loaded once for all of
 // them. A consumer touches only the chunks its own token uses (a per-block mask from the host's walk table; it finds
 // them 32 entries at a time by a ballot) and the producer arrives on the empty barrier for the tile's other warps as
-// it issues a chunk: waiting for and releasing every chunk cost as many instructions a skipped chunk as the loop's
-// control and kept every warp in step with the slowest (docs/kernel-notes.md). Hopper only (mbarriers with cp.async
-// arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
+// it issues a chunk (waiting for and releasing every chunk of the tile, as before, spent a third of the issued
+// instructions on chunks a warp skipped and kept the warps in step: docs/kernel-notes.md). Hopper only (mbarriers
+// with cp.async arrivals are sm_80+, but the kernel is built and measured in the sm_90a pass only).
 //   walkPtr[tiles + 1], walk[]: per tile (plane-major, tiles of consecutive tokens), entries kb << 12 | mask, kb
 //   ascending, bit w of mask set when token tile0 + w chose kb and kb * BKV <= that token.
 // 11 consumers and the producer are 12 warps, which ptxas gives the same 168 registers a thread as 8 + 1 (it
