@@ -68,24 +68,21 @@ public final class NsaGpu implements NsaKernels {
         /**
          * The least {@link NsaTables.Walk#sharing} (choices per block the walk loads, over tiles of 11 tokens) at which
          * auto takes the shared walk over the warp order at this head dim and block size, or infinity where no walk is
-         * built. H100, G = 16, bf16, S = 16, the walk's producer by bulk tensor copies (docs/results/gpu-2026-12-06i/):
-         * at D = 128 the walk of 32-key chunks ran 0.94x the warp order's speed at sharing 1.34 (random selections,
-         * T = 64K), 1.02x at 1.57 (random, 32K), 1.14x at 2.01 and 1.24x at 2.93, so 1.5 lies at the crossing (again
-         * in docs/results/gpu-2026-12-06j/: 0.94x at 1.42, 1.05x at 1.71); blocks of 32 keep those chunks and 1.5.
-         * With blocks of 64 or more the walk moves 64-key chunks; at D = 128
-         * (docs/results/gpu-2026-12-07/, random, T = 128K to 64K): 0.88x at 1.22, 0.98x at 1.26, 1.02x at 1.29, 1.05x
-         * at 1.34, so 1.28; at D = 64 (docs/results/gpu-2026-12-06k/): 1.04x at 1.57, 1.27x at 2.93, 1.43x at 3.09
-         * (scored, 64K), so 1.5 (below 1.57 not timed). At D = 64 with blocks of 32 (32-key chunks, timed with
-         * blocks of 64 before the 64-key chunks), where the warp order's MMA rows cost half of D = 128's: 0.66x at
-         * 1.57, 0.93x at 2.93, 1.0x at 3.10, 1.05x at 3.55, so 3.3, just past the crossing. Since the walk's
-         * consumers visit only their own chunks (docs/results/gpu-2026-12-07c/) it beat the warp order at every
-         * sharing measured, 1.13x at 1.34 (D = 128) and 1.25x at 1.57 (D = 64): the crossings lie lower and are not
-         * re-measured; the thresholds stand, and every row measured where they give the walk ran faster on it.
+         * built. Measured on the walk whose consumers visit only their own chunks, one H100, G = 16, bf16, S = 16,
+         * random selections of falling sharing as T grows (docs/results/gpu-2026-12-07d/; walk's speed over the warp
+         * order's). Blocks of 64 or more (64-key chunks): at D = 128 0.97x at sharing 1.11, 1.00x at 1.17, 1.03x at
+         * 1.22, 1.08x at 1.26, 1.10x at 1.29, so 1.2; at D = 64 1.00x at 1.11, 1.08x at 1.15, 1.12x at 1.17, and
+         * 1.08-1.37x at every sharing above (short problems included: 4K-16K), so 1.12. Blocks of 32 (32-key chunks):
+         * at D = 128 0.97x at 1.09, 0.96x at 1.15, 1.01x at 1.21, 1.05x at 1.34, 1.10x at 1.57, so 1.2. At D = 64, where
+         * the warp order's MMA rows cost half of D = 128's, sharing alone does not settle it: 0.60-0.77x from 1.15 to
+         * 2.01, then 1.06x at 2.28 and 1.13x at 2.48 (scored, T = 256K and 128K), 1.08x at 2.92 (random 8K, S = 32)
+         * and 1.19-1.26x at 2.75-3.09 (scored), but 0.81x at 2.93 (random 4K, S = 16); 2.2 takes the faster order on
+         * 11 of the 12 rows timed, where the old 3.3 took it on 6.
          */
         public static double sharedMinSharing(int headDim, int block) {
             return switch (headDim) {
-                case 128 -> sharedKeys(block) == 64 ? 1.28 : 1.5;
-                case 64 -> sharedKeys(block) == 64 ? 1.5 : 3.3;
+                case 128 -> 1.2;
+                case 64 -> sharedKeys(block) == 64 ? 1.12 : 2.2;
                 default -> Double.POSITIVE_INFINITY;
             };
         }
