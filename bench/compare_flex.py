@@ -332,7 +332,9 @@ DENSE_CHECK_PAIRS = 1 << 34
 
 
 def time_ms(torch, fn, warmup, reps, before=None):
-    """Times fn() `reps` times between CUDA events after `warmup` untimed calls; `before` runs untimed each time."""
+    """Times fn() `reps` times between CUDA events after `warmup` untimed calls; `before` runs untimed each time. On the
+    GPU a 256 MiB fill precedes each start event, as in triton's do_bench and saw's timed runs: it empties the L2 cache
+    and keeps the GPU busy while Python queues fn's launches, so the events time the GPU's work alone."""
     for _ in range(warmup):
         if before:
             before()
@@ -346,11 +348,13 @@ def time_ms(torch, fn, warmup, reps, before=None):
             fn()
             samples.append((time.perf_counter() - t0) * 1e3)
         return samples
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     torch.cuda.synchronize()
     samples = []
     for _ in range(reps):
         if before:
             before()
+        flush.zero_()
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()

@@ -5,7 +5,8 @@
 # 8 documents in 8K and 16K and window 1024 at 16K (D = 128); and cuDNN SDPA forward and backward on the causal rows
 # in the same call (the peer's code is written beside its numbers as cudnn.py); the documents and window rows against
 # PyTorch's ragged-batch peers (varlen_peers.py: varlen_attn, and SDPA on nested jagged tensors under cuDNN). Useful TFLOP/s (backward 2.5x the
-# forward's FLOPs); saw: median of FT_REPS (10) after 3 warm-ups; cuDNN: median of 10 CUDA-event timings after 3.
+# forward's FLOPs); saw: median of FT_REPS (10) after 3 warm-ups; cuDNN and the ragged peers: median of 10 CUDA-event
+# timings after 3, each after a 256 MiB fill as saw's timed runs of small problems and triton's do_bench have it.
 # Everything goes to $OUT/frontier/; table.txt is printed last.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,11 +33,13 @@ cat >"$dir/cudnn.py" <<'PY'
 import sys, torch, torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel, SDPBackend
 
+flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")  # filled before each start event, as do_bench does
+
 def median(fn):
     ts = []
     for i in range(13):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); b.synchronize()
+        flush.zero_(); a.record(); fn(); b.record(); b.synchronize()
         if i >= 3: ts.append(a.elapsed_time(b))
     ts.sort()
     return (ts[4] + ts[5]) / 2

@@ -28,8 +28,8 @@ import saw.engine.mask.TileLayout;
 public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAttention {
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
     static final int MIN_MAJOR = 8;
-    private static final long ROTATION_BYTES = 256L << 20;
-    private static final int MAX_INPUT_SETS = 8;
+    /** The scratch a timed run fills before each timed launch sequence, as triton's do_bench does: 256 MiB. */
+    private static final long FLUSH_BYTES = 256L << 20;
 
     private final CudaDevice cuda;
     private final String description;
@@ -247,7 +247,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         AttentionProblem p = in.problem();
         Plan plan = plan(p, layout);
         cuda.makeCurrent();
-        SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
+        SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 0, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
         int qn = (int) AttentionInputs.qSize(p);
         int rows = p.batch() * p.heads() * p.seqQ();
@@ -302,7 +302,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
     public <T> T onDevice(AttentionProblem p, TileLayout layout, boolean backward, long seed, Function<RunRows, T> reader) {
         Plan plan = plan(p, layout);
         cuda.makeCurrent();
-        SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 1, cuda.freeBytes()).orThrow();
+        SizeGuard.gpuRun(p, layout, backward ? Pass.BWD : Pass.FWD, 0, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
         long qn = p.qElements();
         long kvn = p.kvElements();
@@ -372,7 +372,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         AttentionProblem p = in.requireGradient().problem();
         Plan plan = plan(p, layout, false);
         cuda.makeCurrent();
-        SizeGuard.gpuRun(p, layout, Pass.BWD, 1, cuda.freeBytes()).orThrow();
+        SizeGuard.gpuRun(p, layout, Pass.BWD, 0, cuda.freeBytes()).orThrow();
         cuda.syncEachLaunch(true);
         java.nio.FloatBuffer lseIn = whole.get(AttentionOutputs.Output.LSE);
         try (Tables t = uploadTables(plan);
@@ -613,22 +613,24 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
      * opened (the run itself checks against the free memory when it starts).
      */
     public static Estimate timedRunOnDevice(AttentionProblem p, TileLayout layout, Pass pass, long deviceBytes) {
-        return SizeGuard.gpuRunOnDevice(p, layout, pass, inputSets(p, pass), deviceBytes);
-    }
-
-    /** How many input sets a timed run rotates over: enough that they do not fit in {@value #ROTATION_BYTES} bytes of cache. */
-    static int inputSets(AttentionProblem p, Pass pass) {
-        long qn = p.qElements();
-        long kvn = p.kvElements();
-        long rows = p.rows();
-        long perSet = pass == Pass.FWD ? 2 * (qn + 2 * kvn) + 4 * rows : 2 * (3 * qn + 2 * kvn) + 8 * rows + 4 * qn;
-        return (int) Math.max(1, Math.min(MAX_INPUT_SETS, (ROTATION_BYTES + perSet - 1) / perSet));
+        return SizeGuard.gpuRunOnDevice(p, layout, pass, flushBytes(p, pass), deviceBytes);
     }
 
     /**
-     * A pass on random device-drawn inputs, timed with CUDA events. When one input set is smaller than
-     * {@value #ROTATION_BYTES} bytes, runs rotate over several sets so the L2 cache does not hold the inputs.
+     * The scratch a timed run fills before each timed launch sequence: {@value #FLUSH_BYTES} bytes where the pass's
+     * tensors are smaller than that (the fill empties the L2 cache of them, and the host's launches queue behind it, so
+     * the events time the GPU's work alone, as triton's do_bench times the peers), else none (tensors that large do not
+     * stay in L2, and kernels on them run for milliseconds).
      */
+    static long flushBytes(AttentionProblem p, Pass pass) {
+        long qn = p.qElements();
+        long kvn = p.kvElements();
+        long rows = p.rows();
+        long tensors = pass == Pass.FWD ? 2 * (qn + 2 * kvn) + 4 * rows : 2 * (3 * qn + 2 * kvn) + 8 * rows + 4 * qn;
+        return tensors < FLUSH_BYTES ? FLUSH_BYTES : 0;
+    }
+
+    /** A pass on random device-drawn inputs, timed with CUDA events (after the fill of {@link #flushBytes}). */
     private final class TimedRun implements PreparedRun {
         private final Plan plan;
         private final Pass pass;
@@ -642,15 +644,15 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
             this.plan = plan;
             this.pass = pass;
             AttentionProblem p = plan.p;
-            int count = inputSets(p, pass);
-            SizeGuard.gpuRun(p, plan.layout, pass, count, cuda.freeBytes()).orThrow();
+            long flush = flushBytes(p, pass);
+            SizeGuard.gpuRun(p, plan.layout, pass, flush, cuda.freeBytes()).orThrow();
             this.tables = uploadTables(plan);
             try {
                 if (withSinks) {
                     sinks = cuda.uploadFloats("sinks", java.nio.FloatBuffer.wrap(AttentionInputs.randomSinks(p.heads(), seed)));
                     dsink = cuda.buffer("dSink", 4L * p.heads());
                 }
-                this.sets = new TimedSets(cuda, p, pass, seed, count, set -> {
+                this.sets = new TimedSets(cuda, p, pass, seed, flush, set -> {
                     launchForward(plan, tables, set[TimedSets.Q], set[TimedSets.K], set[TimedSets.V], set[TimedSets.O],
                             set[TimedSets.LSE]);
                     applySinks(set[TimedSets.O], set[TimedSets.LSE]);

@@ -689,8 +689,8 @@ public final class NsaGpu implements NsaKernels {
 
     /**
      * A pass on device-drawn random inputs, timed with CUDA events; the backward (Dsum, the kernel, dK, dV and dQ
-     * conversions) is timed after one untimed forward. Runs rotate over input sets as {@link GpuBackend}'s do, so L2
-     * does not hold them.
+     * conversions) is timed after one untimed forward. Each timed run fills {@link GpuBackend#flushBytes} first, as
+     * {@link GpuBackend}'s do.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
         Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, family, major, dqAccumulator);
@@ -712,10 +712,10 @@ public final class NsaGpu implements NsaKernels {
             // the sizes' host-array limits, as a checked run has them
             AttentionInputs.qSize(p);
             AttentionInputs.kvSize(p);
-            int count = GpuBackend.inputSets(p, pass);
+            long flush = GpuBackend.flushBytes(p, pass);
             this.tables = new DeviceTables(cuda, plan);
             try {
-                this.sets = new TimedSets(cuda, p, pass, seed, count, set -> launchForward(plan, tables,
+                this.sets = new TimedSets(cuda, p, pass, seed, flush, set -> launchForward(plan, tables,
                         set[TimedSets.Q], set[TimedSets.K], set[TimedSets.V], set[TimedSets.O], set[TimedSets.LSE]));
             } catch (RuntimeException e) {
                 tables.close();

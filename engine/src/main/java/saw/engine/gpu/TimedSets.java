@@ -1,16 +1,14 @@
 package saw.engine.gpu;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 import jcuda.driver.CUevent;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.Pass;
 
 /**
- * The input sets a timed run rotates over, drawn on the device, and the two CUDA events that time one launch
- * sequence on the next set. A set is {@code q k v o lse}, and for the backward also {@code dO dsum dqAcc dq dk dv}
- * (indices {@link #Q} to {@link #DV}).
+ * A timed run's inputs, drawn on the device, the scratch it fills before each timed launch sequence, and the two CUDA
+ * events that time the sequence. The inputs are {@code q k v o lse}, and for the backward also
+ * {@code dO dsum dqAcc dq dk dv} (indices {@link #Q} to {@link #DV}).
  */
 final class TimedSets implements AutoCloseable {
     static final int Q = 0;
@@ -26,51 +24,55 @@ final class TimedSets implements AutoCloseable {
     static final int DV = 10;
 
     private final CudaDevice cuda;
-    private final List<DeviceBuffer[]> sets = new ArrayList<>();
+    private final DeviceBuffer[] set;
+    private final DeviceBuffer flush;
     private final CUevent start;
     private final CUevent end;
     private final int eventsMadeIn;
-    private int next;
 
     /**
-     * Draws {@code count} sets from {@code seed}; {@code prime} runs on each backward set once it is made (the untimed
-     * forward whose O and LSE the backward reads). Waits for the launches, then makes the events.
+     * Draws the inputs from {@code seed} and allocates {@code flushBytes} of scratch (none for 0); {@code prime} runs
+     * on a backward's inputs once they are made (the untimed forward whose O and LSE the backward reads). Waits for the
+     * launches, then makes the events.
      */
-    TimedSets(CudaDevice cuda, AttentionProblem p, Pass pass, long seed, int count, Consumer<DeviceBuffer[]> prime) {
+    TimedSets(CudaDevice cuda, AttentionProblem p, Pass pass, long seed, long flushBytes, Consumer<DeviceBuffer[]> prime) {
         this.cuda = cuda;
         long qn = p.qElements();
         long kvn = p.kvElements();
         long rows = p.rows();
+        this.set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
+        DeviceBuffer scratch = null;
         try {
-            for (int s = 0; s < count; s++) {
-                DeviceBuffer[] set = new DeviceBuffer[pass == Pass.FWD ? 5 : 11];
-                sets.add(set); // before allocating, so that close() frees what a failure leaves
-                set[Q] = cuda.drawn("Q", p.dtype(), qn, seed * 31 + s * 7 + 1);
-                set[K] = cuda.drawn("K", p.dtype(), kvn, seed * 31 + s * 7 + 2);
-                set[V] = cuda.drawn("V", p.dtype(), kvn, seed * 31 + s * 7 + 3);
-                set[O] = cuda.buffer("O", 2 * qn);
-                set[LSE] = cuda.buffer("LSE", 4 * rows);
-                if (pass == Pass.BWD) {
-                    set[DO] = cuda.drawn("dO", p.dtype(), qn, seed * 31 + s * 7 + 4);
-                    set[DSUM] = cuda.buffer("Dsum", 4 * rows);
-                    set[DQ_ACC] = cuda.buffer("dQ accumulator", 4 * qn);
-                    set[DQ] = cuda.buffer("dQ", 2 * qn);
-                    set[DK] = cuda.buffer("dK", 2 * kvn);
-                    set[DV] = cuda.buffer("dV", 2 * kvn);
-                    prime.accept(set);
-                }
+            set[Q] = cuda.drawn("Q", p.dtype(), qn, seed * 31 + 1);
+            set[K] = cuda.drawn("K", p.dtype(), kvn, seed * 31 + 2);
+            set[V] = cuda.drawn("V", p.dtype(), kvn, seed * 31 + 3);
+            set[O] = cuda.buffer("O", 2 * qn);
+            set[LSE] = cuda.buffer("LSE", 4 * rows);
+            if (pass == Pass.BWD) {
+                set[DO] = cuda.drawn("dO", p.dtype(), qn, seed * 31 + 4);
+                set[DSUM] = cuda.buffer("Dsum", 4 * rows);
+                set[DQ_ACC] = cuda.buffer("dQ accumulator", 4 * qn);
+                set[DQ] = cuda.buffer("dQ", 2 * qn);
+                set[DK] = cuda.buffer("dK", 2 * kvn);
+                set[DV] = cuda.buffer("dV", 2 * kvn);
+                prime.accept(set);
             }
+            scratch = flushBytes > 0 ? cuda.buffer("the L2 flush scratch", flushBytes) : null;
             cuda.sync();
         } catch (RuntimeException e) {
-            close();
+            closeAll(set, scratch);
             throw e;
         }
+        this.flush = scratch;
         this.eventsMadeIn = cuda.generation();
         this.start = cuda.event();
         this.end = cuda.event();
     }
 
-    /** Milliseconds of {@code launches} on the next set in turn, between two CUDA events. */
+    /**
+     * Milliseconds of {@code launches} between two CUDA events, the flush scratch filled first: the fill empties the L2
+     * cache and keeps the GPU busy while the host queues the launches, so the events see the GPU's work alone.
+     */
     double time(Consumer<DeviceBuffer[]> launches) {
         cuda.makeCurrent();
         if (cuda.generation() != eventsMadeIn) {
@@ -78,27 +80,32 @@ final class TimedSets implements AutoCloseable {
                     + "prepare the run again");
         }
         cuda.syncEachLaunch(false);
-        DeviceBuffer[] s = sets.get(next);
-        next = (next + 1) % sets.size();
+        if (flush != null) {
+            flush.fill32("the L2 flush scratch", 0);
+        }
         cuda.record(start);
-        launches.accept(s);
+        launches.accept(set);
         cuda.record(end);
         return cuda.elapsedMs(start, end);
     }
 
     @Override
     public void close() {
-        for (DeviceBuffer[] set : sets) {
-            for (DeviceBuffer b : set) {
-                if (b != null) {
-                    b.close();
-                }
-            }
-        }
-        sets.clear();
+        closeAll(set, flush);
         if (start != null) {
             cuda.destroy(start, eventsMadeIn);
             cuda.destroy(end, eventsMadeIn);
+        }
+    }
+
+    private static void closeAll(DeviceBuffer[] set, DeviceBuffer flush) {
+        for (DeviceBuffer b : set) {
+            if (b != null) {
+                b.close();
+            }
+        }
+        if (flush != null) {
+            flush.close();
         }
     }
 }

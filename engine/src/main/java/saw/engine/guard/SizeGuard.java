@@ -78,23 +78,25 @@ public final class SizeGuard {
     }
 
     /**
-     * A pass on the GPU: {@code inputSets} sets of device tensors (timed runs rotate several so that the L2 cache
-     * does not hold the inputs; a verification run uses 1) and the kernels' tile tables, against
+     * A pass on the GPU: its device tensors, the kernels' tile tables and {@code flushBytes} of scratch that a timed
+     * run of a small problem fills between runs to empty the L2 cache (0 for a verification run), against
      * {@code freeGpuBytes}, the free memory the driver reports.
      */
-    public static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, int inputSets, long freeGpuBytes) {
-        return gpuRun(p, layout, pass, inputSets, Estimate.Resource.GPU, freeGpuBytes);
+    public static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, long flushBytes, long freeGpuBytes) {
+        return gpuRun(p, layout, pass, flushBytes, Estimate.Resource.GPU, freeGpuBytes);
     }
 
     /** {@link #gpuRun} before the GPU is opened: against the device's total memory, {@code deviceBytes}. */
-    public static Estimate gpuRunOnDevice(AttentionProblem p, TileLayout layout, Pass pass, int inputSets, long deviceBytes) {
-        return gpuRun(p, layout, pass, inputSets, Estimate.Resource.GPU_TOTAL, deviceBytes);
+    public static Estimate gpuRunOnDevice(AttentionProblem p, TileLayout layout, Pass pass, long flushBytes,
+            long deviceBytes) {
+        return gpuRun(p, layout, pass, flushBytes, Estimate.Resource.GPU_TOTAL, deviceBytes);
     }
 
-    private static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, int inputSets, Estimate.Resource memory,
-            long available) {
-        long bytes = Bytes.add(Bytes.times(inputSets, RunBytes.deviceTensors(p, pass)), RunBytes.deviceTables(p, layout));
-        return new Estimate("the GPU " + pass.label() + " pass on " + describe(p) + (inputSets > 1 ? ", " + inputSets + " input sets" : ""),
+    private static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, long flushBytes,
+            Estimate.Resource memory, long available) {
+        long bytes = Bytes.add(Bytes.add(RunBytes.deviceTensors(p, pass), RunBytes.deviceTables(p, layout)), flushBytes);
+        return new Estimate("the GPU " + pass.label() + " pass on " + describe(p)
+                + (flushBytes > 0 ? ", with " + Bytes.human(flushBytes) + " that empties the L2 cache between runs" : ""),
                 memory, bytes, available, RUN_ADVICE + ", or free GPU memory that other processes hold");
     }
 

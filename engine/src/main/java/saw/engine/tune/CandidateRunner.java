@@ -18,8 +18,7 @@ public interface CandidateRunner {
     String identity();
 
     /**
-     * Prepares one candidate on inputs drawn from {@code seed} (rotated over several sets where the backend does so),
-     * with random learned sink logits when {@code sinks}.
+     * Prepares one candidate on inputs drawn from {@code seed}, with random learned sink logits when {@code sinks}.
      *
      * @throws IllegalArgumentException when the candidate cannot run this problem (the tune skips it and says why)
      */

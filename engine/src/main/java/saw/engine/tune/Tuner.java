@@ -19,8 +19,9 @@ import saw.engine.mask.TileLayout;
 /**
  * Times every candidate of one pass: warm-up runs first (at least {@value #WARMUP_RUNS} and
  * {@value #WARMUP_MS} ms), then at least {@value #MIN_REPS} timed runs and {@value #MIN_MS} ms (at most
- * {@value #MAX_REPS}); the median decides. Inputs rotate inside each prepared run (the GPU backend's sets). When
- * the runner-up's median is within {@link #CLOSE} of the winner's, the two are timed again in alternating blocks
+ * {@value #MAX_REPS}); the median decides. Each timed run of the GPU backend empties L2 first
+ * ({@code GpuBackend.flushBytes}). When the runner-up's median is within {@link #CLOSE} of the winner's, the two are
+ * timed again in alternating blocks
  * (A B B A A B B A), and those samples decide: candidates timed one after the other see the GPU's clock and
  * temperature drift between them, which at such margins can decide alone (the H200's head dim 256 forwards, for one).
  */

@@ -45,6 +45,8 @@ final class FakeDriver implements Driver {
     private final Map<CUfunction, String> functionNames = new IdentityHashMap<>();
     private final Set<CUmodule> modules = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     final List<String> launched = new ArrayList<>();
+    /** Fills ({@code fill BYTES}), event records ({@code event}) and launches (the kernel's name), in order. */
+    final List<String> timeline = new ArrayList<>();
     /** The grid of each kernel's latest launch. */
     final Map<String, Integer> lastGrid = new HashMap<>();
 
@@ -195,6 +197,7 @@ final class FakeDriver implements Driver {
             throw new CudaException(error);
         }
         launched.add(name);
+        timeline.add(name);
         lastGrid.put(name, grid);
         if (name.equals(faultingKernel) && (faultingGrid < 0 || grid == faultingGrid)) {
             faultingKernel = null;
@@ -277,11 +280,13 @@ final class FakeDriver implements Driver {
     @Override
     public void fill16(CUdeviceptr ptr, short value, long count) {
         touch(ptr, 0, 2 * count);
+        timeline.add("fill " + 2 * count);
     }
 
     @Override
     public void fill32(CUdeviceptr ptr, int value, long count) {
         touch(ptr, 0, 4 * count);
+        timeline.add("fill " + 4 * count);
     }
 
     @Override
@@ -294,6 +299,7 @@ final class FakeDriver implements Driver {
     @Override
     public void eventRecord(CUevent event) {
         usable();
+        timeline.add("event");
     }
 
     @Override
