@@ -73,11 +73,11 @@ public final class NsaGpu implements NsaKernels {
          * order's). Blocks of 64 or more (64-key chunks): at D = 128 0.97x at sharing 1.11, 1.00x at 1.17, 1.03x at
          * 1.22, 1.08x at 1.26, 1.10x at 1.29, so 1.2; at D = 64 1.00x at 1.11, 1.08x at 1.15, 1.12x at 1.17, and
          * 1.08-1.37x at every sharing above (short problems included: 4K-16K), so 1.12. Blocks of 32 (32-key chunks):
-         * at D = 128 0.97x at 1.09, 0.96x at 1.15, 1.01x at 1.21, 1.05x at 1.34, 1.10x at 1.57, so 1.2. At D = 64, where
-         * the warp order's MMA rows cost half of D = 128's, sharing alone does not settle it: 0.60-0.77x from 1.15 to
-         * 2.01, then 1.06x at 2.28 and 1.13x at 2.48 (scored, T = 256K and 128K), 1.08x at 2.92 (random 8K, S = 32)
-         * and 1.19-1.26x at 2.75-3.09 (scored), but 0.81x at 2.93 (random 4K, S = 16); 2.2 takes the faster order on
-         * 11 of the 12 rows timed, where the old 3.3 took it on 6.
+         * at D = 128 0.97x at 1.09, 0.96x at 1.15, 1.01x at 1.21, 1.05x at 1.34, 1.10x at 1.57, so 1.2. At D = 64,
+         * where the warp order's MMA rows cost half of D = 128's, sharing alone does not settle it: 0.60-0.77x from
+         * 1.15 to 2.01, then 1.06x at 2.28 and 1.13x at 2.48 (scored, T = 256K and 128K), 1.08x at 2.92 (random 8K,
+         * S = 32) and 1.19-1.26x at 2.75-3.09 (scored), but 0.81x at 2.93 (random 4K, S = 16); 2.2 takes the faster
+         * order on 11 of the 12 rows timed, where the old 3.3 took it on 6.
          */
         public static double sharedMinSharing(int headDim, int block) {
             return switch (headDim) {

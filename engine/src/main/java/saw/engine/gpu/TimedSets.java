@@ -35,7 +35,8 @@ final class TimedSets implements AutoCloseable {
      * on a backward's inputs once they are made (the untimed forward whose O and LSE the backward reads). Waits for the
      * launches, then makes the events.
      */
-    TimedSets(CudaDevice cuda, AttentionProblem p, Pass pass, long seed, long flushBytes, Consumer<DeviceBuffer[]> prime) {
+    TimedSets(CudaDevice cuda, AttentionProblem p, Pass pass, long seed, long flushBytes,
+            Consumer<DeviceBuffer[]> prime) {
         this.cuda = cuda;
         long qn = p.qElements();
         long kvn = p.kvElements();

@@ -82,7 +82,8 @@ public final class SizeGuard {
      * run of a small problem fills between runs to empty the L2 cache (0 for a verification run), against
      * {@code freeGpuBytes}, the free memory the driver reports.
      */
-    public static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, long flushBytes, long freeGpuBytes) {
+    public static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, long flushBytes,
+            long freeGpuBytes) {
         return gpuRun(p, layout, pass, flushBytes, Estimate.Resource.GPU, freeGpuBytes);
     }
 
@@ -94,9 +95,11 @@ public final class SizeGuard {
 
     private static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, long flushBytes,
             Estimate.Resource memory, long available) {
-        long bytes = Bytes.add(Bytes.add(RunBytes.deviceTensors(p, pass), RunBytes.deviceTables(p, layout)), flushBytes);
-        return new Estimate("the GPU " + pass.label() + " pass on " + describe(p)
-                + (flushBytes > 0 ? ", with " + Bytes.human(flushBytes) + " that empties the L2 cache between runs" : ""),
+        long tensors = Bytes.add(RunBytes.deviceTensors(p, pass), RunBytes.deviceTables(p, layout));
+        long bytes = Bytes.add(tensors, flushBytes);
+        String flush = flushBytes > 0
+                ? ", with " + Bytes.human(flushBytes) + " that empties the L2 cache between runs" : "";
+        return new Estimate("the GPU " + pass.label() + " pass on " + describe(p) + flush,
                 memory, bytes, available, RUN_ADVICE + ", or free GPU memory that other processes hold");
     }
 
