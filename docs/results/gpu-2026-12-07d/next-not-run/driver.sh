@@ -7,15 +7,15 @@
 #     span) against new (var/flush-engine.jar, 872fce7, fatbin emptied), two rounds, on short and long NSA rows
 #     (forward, auto's order, and one backward) and on issue 12's dense rows (ab_rounds: causal 8K / 16K, docs8-8k);
 #  3. issue 14's side by side with fla under the new harness (scored D = 64 and 128, random D = 128 and D = 64 32K).
-# Carry .gpupack (the slim pack of 87882a9; var/pair.tar.xz: skip.fatbin and qpf.fatbin; var/flush-engine.jar) and
-# .whl:
+# Carry .gpupack (the slim pack of 87882a9; var/next.tar.xz: skip.fatbin, vote64.fatbin and split.fatbin, sha256 in
+# fatbins.sha256 here; var/flush-engine.jar) and .whl:
 #   CALL_BUDGET=540 bash docs/results/gpu-2026-12-07d/next-not-run/driver.sh > /dev/null 2>&1
 #   tail -c 11000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init harness
 left() { echo $(( ${CALL_BUDGET:-540} - ($(date +%s) - ab_t0) )); }
-xz -dc .gpupack/var/pair.tar.xz | tar xf - -C /tmp skip.fatbin
+xz -dc .gpupack/var/next.tar.xz | tar xf - -C /tmp skip.fatbin
 sha256sum /tmp/skip.fatbin .gpupack/var/flush-engine.jar
 ab_pack /tmp/po /tmp/skip.fatbin rotation-87882a9
 ab_pack /tmp/pn /tmp/skip.fatbin flush-872fce7 "$ab_root/.gpupack/var/flush-engine.jar"
