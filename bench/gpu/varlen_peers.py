@@ -20,15 +20,12 @@ D = 128
 specs_dir, results_dir = sys.argv[1], sys.argv[2]
 
 
-FLUSH = None
+FLUSH = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
 
 
 def median(fn):
     """Median of 10 CUDA-event timings after 3 warm-ups, each after a 256 MiB fill (as triton's do_bench and saw's timed
     runs: the L2 cache emptied, Python's launches queued behind the fill)."""
-    global FLUSH
-    if FLUSH is None:
-        FLUSH = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     ts = []
     for i in range(13):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
