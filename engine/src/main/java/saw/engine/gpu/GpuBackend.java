@@ -610,24 +610,25 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
 
     /**
      * What a timed run of this problem would need of a GPU with {@code deviceBytes} of memory, before the GPU is
-     * opened (the run itself checks against the free memory when it starts).
+     * opened (the run itself checks against the free memory when it starts): the flush scratch counted where it fits.
      */
     public static Estimate timedRunOnDevice(AttentionProblem p, TileLayout layout, Pass pass, long deviceBytes) {
-        return SizeGuard.gpuRunOnDevice(p, layout, pass, flushBytes(p, pass), deviceBytes);
+        return SizeGuard.gpuRunOnDevice(p, layout, pass, flushBytes(p, layout, pass, deviceBytes), deviceBytes);
     }
 
     /**
-     * The scratch a timed run fills before each timed launch sequence: {@value #FLUSH_BYTES} bytes where the pass's
-     * tensors are smaller than that (the fill empties the L2 cache of them, and the host's launches queue behind it, so
-     * the events time the GPU's work alone, as triton's do_bench times the peers), else none (tensors that large do not
-     * stay in L2, and kernels on them run for milliseconds).
+     * The scratch a timed run fills before each timed launch sequence: {@value #FLUSH_BYTES} bytes, as triton's
+     * do_bench and the peers' scripts fill before theirs (the fill empties the L2 cache, and the host's launches queue
+     * behind it, so the events time the GPU's work alone), where the pass still fits in {@code availableBytes} with it;
+     * else none, so that the largest problems run untouched by it.
      */
-    static long flushBytes(AttentionProblem p, Pass pass) {
-        long qn = p.qElements();
-        long kvn = p.kvElements();
-        long rows = p.rows();
-        long tensors = pass == Pass.FWD ? 2 * (qn + 2 * kvn) + 4 * rows : 2 * (3 * qn + 2 * kvn) + 8 * rows + 4 * qn;
-        return tensors < FLUSH_BYTES ? FLUSH_BYTES : 0;
+    static long flushBytes(AttentionProblem p, TileLayout layout, Pass pass, long availableBytes) {
+        return SizeGuard.gpuRun(p, layout, pass, FLUSH_BYTES, availableBytes).fits() ? FLUSH_BYTES : 0;
+    }
+
+    /** The same scratch, for a pass whose own memory is {@code passBytes}, against {@code availableBytes}. */
+    static long flushBytes(long passBytes, long availableBytes) {
+        return availableBytes - passBytes >= FLUSH_BYTES ? FLUSH_BYTES : 0;
     }
 
     /** A pass on random device-drawn inputs, timed with CUDA events (after the fill of {@link #flushBytes}). */
@@ -644,8 +645,9 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
             this.plan = plan;
             this.pass = pass;
             AttentionProblem p = plan.p;
-            long flush = flushBytes(p, pass);
-            SizeGuard.gpuRun(p, plan.layout, pass, flush, cuda.freeBytes()).orThrow();
+            long free = cuda.freeBytes();
+            long flush = flushBytes(p, plan.layout, pass, free);
+            SizeGuard.gpuRun(p, plan.layout, pass, flush, free).orThrow();
             this.tables = uploadTables(plan);
             try {
                 if (withSinks) {

@@ -70,6 +70,15 @@ final class TimedSets implements AutoCloseable {
         this.end = cuda.event();
     }
 
+    /** The device bytes of the inputs and outputs a {@code pass} of {@code p} allocates here, scratch aside. */
+    static long bytes(AttentionProblem p, Pass pass) {
+        long qn = p.qElements();
+        long kvn = p.kvElements();
+        long rows = p.rows();
+        long fwd = 2 * qn + 4 * kvn + 2 * qn + 4 * rows;
+        return pass == Pass.FWD ? fwd : fwd + 2 * qn + 4 * rows + 4 * qn + 2 * qn + 4 * kvn;
+    }
+
     /**
      * Milliseconds of {@code launches} between two CUDA events, the flush scratch filled first: the fill empties the L2
      * cache and keeps the GPU busy while the host queues the launches, so the events see the GPU's work alone.

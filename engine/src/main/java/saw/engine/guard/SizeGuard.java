@@ -79,7 +79,7 @@ public final class SizeGuard {
 
     /**
      * A pass on the GPU: its device tensors, the kernels' tile tables and {@code flushBytes} of scratch that a timed
-     * run of a small problem fills between runs to empty the L2 cache (0 for a verification run), against
+     * run fills between runs to empty the L2 cache where there is room for it (0 for a verification run), against
      * {@code freeGpuBytes}, the free memory the driver reports.
      */
     public static Estimate gpuRun(AttentionProblem p, TileLayout layout, Pass pass, long flushBytes,

@@ -42,6 +42,8 @@ final class FakeDriver implements Driver {
     String openFails;
 
     final Map<CUdeviceptr, Long> live = new IdentityHashMap<>();
+    /** Each allocation's number in order, which {@link #timeline} names a fill by. */
+    private final Map<CUdeviceptr, Integer> allocationNumbers = new IdentityHashMap<>();
     private final Map<CUfunction, String> functionNames = new IdentityHashMap<>();
     private final Set<CUmodule> modules = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     final List<String> launched = new ArrayList<>();
@@ -244,6 +246,7 @@ final class FakeDriver implements Driver {
         }
         CUdeviceptr p = new CUdeviceptr();
         live.put(p, bytes);
+        allocationNumbers.put(p, allocationNumbers.size());
         peak = Math.max(peak, used());
         return p;
     }
@@ -280,13 +283,13 @@ final class FakeDriver implements Driver {
     @Override
     public void fill16(CUdeviceptr ptr, short value, long count) {
         touch(ptr, 0, 2 * count);
-        timeline.add("fill " + 2 * count);
+        timeline.add("fill " + 2 * count + " #" + allocationNumbers.get(ptr));
     }
 
     @Override
     public void fill32(CUdeviceptr ptr, int value, long count) {
         touch(ptr, 0, 4 * count);
-        timeline.add("fill " + 4 * count);
+        timeline.add("fill " + 4 * count + " #" + allocationNumbers.get(ptr));
     }
 
     @Override

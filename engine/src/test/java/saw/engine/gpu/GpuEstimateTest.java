@@ -45,7 +45,8 @@ class GpuEstimateTest {
                 try (AttentionBackend.PreparedRun run = gpu.prepare(p, layout, pass, seed)) {
                     run.runTimedMs();
                 }
-                long timed = SizeGuard.gpuRun(p, layout, pass, GpuBackend.flushBytes(p, pass), 64L << 30).bytes();
+                long flush = GpuBackend.flushBytes(p, layout, pass, 64L << 30);
+                long timed = SizeGuard.gpuRun(p, layout, pass, flush, 64L << 30).bytes();
                 check(driver.peak, timed, "timed " + pass + " run", seed);
                 driver.peak = 0;
                 AttentionInputs in = AttentionInputs.random(p, seed, pass == Pass.BWD);
