@@ -52,7 +52,7 @@ if (( $(left) > 80 )); then
 1,32768,64,4,64,64,16"
   ab_save
 fi
-if (( $(left) > 60 )); then
+if (( $(left) > 230 )); then
   ab_el "issue 14: the full verify matrix"
   AB_CHECK_TIMEOUT=$(( $(left) - 5 )) ab_nsa_check /tmp/pw check NSA_PARTS=verify
   ab_save
