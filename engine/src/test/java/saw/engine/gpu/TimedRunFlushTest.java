@@ -41,7 +41,7 @@ class TimedRunFlushTest {
             AttentionProblem p = AttentionProblem.of(1, heads, heads, seq, seq, headDim, DType.BF16);
             TileLayout layout = BoundMask.bind(new Mask.Causal(0), new Dims(seq, seq, 1, heads)).compile(128, 64);
             boolean room = rnd.nextBoolean();
-            // without room: the pass fits with up to a scratch's worth less one byte to spare
+            // without room: the pass fits with less than the scratch to spare
             long passBytes = SizeGuard.gpuRun(p, layout, pass, 0, Long.MAX_VALUE).bytes();
             FakeDriver driver = new FakeDriver(room ? 1L << 40 : passBytes + rnd.nextLong(SCRATCH));
             try (GpuBackend gpu = GpuBackend.open(driver, new byte[64], "fake GPU");
