@@ -29,7 +29,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
     /** Compute capability the fatbin's oldest code (sm_80) needs. */
     static final int MIN_MAJOR = 8;
     /** The scratch a timed run fills before each timed launch sequence, as triton's do_bench does: 256 MiB. */
-    private static final long FLUSH_BYTES = 256L << 20;
+    static final long FLUSH_BYTES = 256L << 20;
 
     private final CudaDevice cuda;
     private final String description;
@@ -624,11 +624,6 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
      */
     static long flushBytes(AttentionProblem p, TileLayout layout, Pass pass, long availableBytes) {
         return SizeGuard.gpuRun(p, layout, pass, FLUSH_BYTES, availableBytes).fits() ? FLUSH_BYTES : 0;
-    }
-
-    /** The same scratch, for a pass whose own memory is {@code passBytes}, against {@code availableBytes}. */
-    static long flushBytes(long passBytes, long availableBytes) {
-        return availableBytes - passBytes >= FLUSH_BYTES ? FLUSH_BYTES : 0;
     }
 
     /** A pass on random device-drawn inputs, timed with CUDA events (after the fill of {@link #flushBytes}). */

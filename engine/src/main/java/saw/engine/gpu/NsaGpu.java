@@ -689,8 +689,8 @@ public final class NsaGpu implements NsaKernels {
 
     /**
      * A pass on device-drawn random inputs, timed with CUDA events; the backward (Dsum, the kernel, dK, dV and dQ
-     * conversions) is timed after one untimed forward. Each timed run fills {@link GpuBackend#flushBytes} first where
-     * the GPU has room for it, as {@link GpuBackend}'s do.
+     * conversions) is timed after one untimed forward. Each timed run fills {@link GpuBackend#FLUSH_BYTES} of scratch
+     * first where the GPU has room for it, as {@link GpuBackend}'s do.
      */
     public AttentionBackend.PreparedRun prepare(AttentionProblem p, NsaSelection sel, Pass pass, long seed) {
         Plan plan = new Plan(p, sel, pass == Pass.BWD, forward, family, major, dqAccumulator);
@@ -713,10 +713,10 @@ public final class NsaGpu implements NsaKernels {
             AttentionInputs.qSize(p);
             AttentionInputs.kvSize(p);
             this.tables = new DeviceTables(cuda, plan);
-            long flush = GpuBackend.flushBytes(TimedSets.bytes(p, pass), cuda.freeBytes());
             try {
-                this.sets = new TimedSets(cuda, p, pass, seed, flush, set -> launchForward(plan, tables,
-                        set[TimedSets.Q], set[TimedSets.K], set[TimedSets.V], set[TimedSets.O], set[TimedSets.LSE]));
+                this.sets = new TimedSets(cuda, p, pass, seed, GpuBackend.FLUSH_BYTES, set -> launchForward(plan,
+                        tables, set[TimedSets.Q], set[TimedSets.K], set[TimedSets.V], set[TimedSets.O],
+                        set[TimedSets.LSE]));
             } catch (RuntimeException e) {
                 tables.close();
                 throw e;

@@ -31,7 +31,8 @@ final class TimedSets implements AutoCloseable {
     private final int eventsMadeIn;
 
     /**
-     * Draws the inputs from {@code seed} and allocates {@code flushBytes} of scratch (none for 0); {@code prime} runs
+     * Draws the inputs from {@code seed} and allocates {@code flushBytes} of scratch where the GPU still has that much
+     * free (none for 0, or without the room: the run then goes without the fill rather than fail); {@code prime} runs
      * on a backward's inputs once they are made (the untimed forward whose O and LSE the backward reads). Waits for the
      * launches, then makes the events.
      */
@@ -58,7 +59,8 @@ final class TimedSets implements AutoCloseable {
                 set[DV] = cuda.buffer("dV", 2 * kvn);
                 prime.accept(set);
             }
-            scratch = flushBytes > 0 ? cuda.buffer("the L2 flush scratch", flushBytes) : null;
+            scratch = flushBytes > 0 && cuda.freeBytes() >= flushBytes ? cuda.buffer("the L2 flush scratch", flushBytes)
+                    : null;
             cuda.sync();
         } catch (RuntimeException e) {
             closeAll(set, scratch);
@@ -68,15 +70,6 @@ final class TimedSets implements AutoCloseable {
         this.eventsMadeIn = cuda.generation();
         this.start = cuda.event();
         this.end = cuda.event();
-    }
-
-    /** The device bytes of the inputs and outputs a {@code pass} of {@code p} allocates here, scratch aside. */
-    static long bytes(AttentionProblem p, Pass pass) {
-        long qn = p.qElements();
-        long kvn = p.kvElements();
-        long rows = p.rows();
-        long fwd = 2 * qn + 4 * kvn + 2 * qn + 4 * rows;
-        return pass == Pass.FWD ? fwd : fwd + 2 * qn + 4 * rows + 4 * qn + 2 * qn + 4 * kvn;
     }
 
     /**
