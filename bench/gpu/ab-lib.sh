@@ -151,6 +151,10 @@ ab_rounds() { # N PACK_A TAG_A PACK_B TAG_B ROW...
 ab_rounds_multi() { # N "PACK:TAG PACK:TAG ..." ROW...   (the first build is the base of every ratio table)
   local n=$1 r row sp extra spec d i k; local -a builds; read -r -a builds <<<"$2"; shift 2
   k=${#builds[@]}
+  for i in "${builds[@]}"; do
+    # bench/ab_table.py reads the tag back from TAG-ROW-rROUND.jsonl: a "-" in it would pair no round, silently
+    [[ ${i##*:} =~ ^[A-Za-z0-9]+$ ]] || { echo "ab_rounds: tag '${i##*:}' of '$i' is not letters and digits only"; return 2; }
+  done
   . "$ab_root/bench/gpu/specs-lib.sh"
   frontier_specs "$ab_res/specs"
   bench_one() { # PACK TAG SPEC D ROW ROUND EXTRA... (a row's own --block replaces 128x128, e.g. 64x64 at D = 256)

@@ -1,30 +1,25 @@
 #!/usr/bin/env bash
-# Issue 12's rows in one call on the H200 (about 2-3 minutes; run from the pack folder's parent, e.g.
+# Issue 12's rows in one call on the H200 (about 45 s a round; run from the pack folder's parent, e.g.
 # OUT=out .gpupack/frontier-table.sh): saw's default Hopper families (forward wgmma-pp, backward wgmma-ws) at 128x128,
 # forward and backward, on causal 8K and 16K (B=4 H=16), GQA 32:8 at 32K, D = 128 and 64; 64 packed documents in 32K,
 # 8 documents in 8K and 16K and window 1024 at 16K (D = 128); and cuDNN SDPA forward and backward on the causal rows
 # in the same call (the peer's code is written beside its numbers as cudnn.py); the documents and window rows against
-# PyTorch's ragged-batch peers (varlen_peers.py: varlen_attn, and SDPA on nested jagged tensors under cuDNN). Useful TFLOP/s (backward 2.5x the
-# forward's FLOPs); saw: median of FT_REPS (10) after 3 warm-ups; cuDNN and the ragged peers: median of 10 CUDA-event
-# timings after 3, each after a 256 MiB fill as saw's timed runs of small problems and triton's do_bench have it.
-# Everything goes to $OUT/frontier/; table.txt is printed last.
+# PyTorch's ragged-batch peers (varlen_peers.py: varlen_attn, and SDPA on nested jagged tensors under cuDNN). Useful
+# TFLOP/s (backward 2.5x the forward's FLOPs); saw: median of FT_REPS (10) after 3 warm-ups; cuDNN and the ragged peers:
+# median of 10 CUDA-event timings after 3; both sides fill 256 MiB before every timed run, as triton's do_bench does.
+# FT_ROUNDS rounds (3), saw first in odd rounds and the peers first in even ones, each into $OUT/frontier/rN/; the
+# table (frontier_table.py: per row and pass the medians over the rounds, their ranges, the median and worst ratio)
+# goes to $OUT/frontier/table.txt and is printed last.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 saw="$here/saw"
 dir=${OUT:-$here}/frontier
-mkdir -p "$dir/specs" "$dir/results"
+mkdir -p "$dir/specs"
 log="$dir/run.log"
 : >"$log"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader >>"$log" 2>&1 || true
 . "$here/specs-lib.sh"
 frontier_specs "$dir/specs"
-for row in "causal-8k 128" "causal-16k 128" "gqa-32k 128|--kv-heads 8" "causal-8k 64" "causal-16k 64" "gqa-32k 64|--kv-heads 8" \
-           "docs64-32k 128" "docs8-8k 128" "docs8-16k 128" "window1024-16k 128"; do
-  IFS='|' read -r sd extra <<<"$row"; read -r sp d <<<"$sd"
-  # shellcheck disable=SC2086
-  timeout -k 5 150 "$saw" bench "$dir/specs/$sp.json" --block 128x128 --head-dim "$d" --pass fwd,bwd --reps "${FT_REPS:-10}" \
-    --warmup 3 --backend gpu --out "$dir/results/$sp-d$d.jsonl" $extra >>"$log" 2>&1 || echo "saw bench $sp D=$d: rc=$?" | tee -a "$log"
-done
 cat >"$dir/cudnn.py" <<'PY'
 # the peer that ran, saved beside its numbers: cuDNN SDPA forward and backward on the causal rows, bf16, median of 10
 # CUDA-event timings after 3 warm-ups. GQA rows are timed both ways cuDNN's users call it, K and V with their own heads
@@ -84,38 +79,30 @@ for D in (128, 64):
             print(f"{name}-d{D} failed: {str(e).splitlines()[0][:120]}")
         sys.stdout.flush()
 PY
-timeout 150 python3 "$dir/cudnn.py" >"$dir/cudnn.txt" 2>>"$log" || echo "cudnn.py rc=$?" | tee -a "$log"
+saw_rows() { # ROUND_DIR
+  local row sd extra sp d
+  mkdir -p "$1/results"
+  for row in "causal-8k 128" "causal-16k 128" "gqa-32k 128|--kv-heads 8" "causal-8k 64" "causal-16k 64" \
+             "gqa-32k 64|--kv-heads 8" "docs64-32k 128" "docs8-8k 128" "docs8-16k 128" "window1024-16k 128"; do
+    IFS='|' read -r sd extra <<<"$row"; read -r sp d <<<"$sd"
+    # shellcheck disable=SC2086
+    timeout -k 5 150 "$saw" bench "$dir/specs/$sp.json" --block 128x128 --head-dim "$d" --pass fwd,bwd \
+      --reps "${FT_REPS:-10}" --warmup 3 --backend gpu --out "$1/results/$sp-d$d.jsonl" $extra >>"$log" 2>&1 \
+      || echo "saw bench $sp D=$d ($1): rc=$?" | tee -a "$log"
+  done
+}
 # the documents and window rows, which SDPA's dense masks cannot express: PyTorch's ragged-batch peers (the script
-# that ran is copied beside its numbers)
-cp "$here/varlen_peers.py" "$here/ragged_rows.py" "$dir/"
-timeout 200 python3 "$dir/varlen_peers.py" "$dir/specs" "$dir/results" >"$dir/varlen.txt" 2>>"$log" \
-  || echo "varlen_peers.py rc=$?" | tee -a "$log"
-python3 - "$dir/results" "$dir/cudnn.txt" "$dir/varlen.txt" <<'PY' | tee "$dir/table.txt"
-import glob, json, os, sys
-# the fastest peer of each row and pass: cuDNN SDPA on the dense rows, the ragged-batch peers on the others
-peers = {}
-def offer(tag, i, tflops, name):
-    if tflops > peers.setdefault(tag, [(0.0, "-"), (0.0, "-")])[i][0]:
-        peers[tag][i] = (tflops, name)
-for line in open(sys.argv[2]):
-    p = line.split()  # name fwd ms tflops bwd ms tflops
-    if len(p) == 7 and p[1] == "fwd":
-        offer(p[0], 0, float(p[3]), "cuDNN"); offer(p[0], 1, float(p[6]), "cuDNN")
-if os.path.exists(sys.argv[3]):
-    for line in open(sys.argv[3]):
-        p = line.split()  # row peer fwd ms tflops bwd ms tflops
-        if len(p) == 8 and p[2] == "fwd":
-            offer(p[0] + "-d128", 0, float(p[4]), p[1]); offer(p[0] + "-d128", 1, float(p[7]), p[1])
-print(f'{"row":22s} {"saw fwd":>8s} {"peer":>7s} {"x":>6s} {"saw bwd":>8s} {"peer":>7s} {"x":>6s}   peers (fwd / bwd); kernels')
-for f in sorted(glob.glob(sys.argv[1] + "/*.jsonl")):
-    tag = os.path.basename(f)[:-6]
-    rows = {r["pass"]: r for r in (json.loads(l) for l in open(f) if l.strip()) if "median_ms" in r}
-    fw, bw = rows.get("fwd"), rows.get("bwd")
-    c = peers.get(tag)
-    def cell(r, i):
-        if not r: return f'{"-":>8s} {"-":>7s} {"-":>6s}'
-        t = r["useful_tflops"]
-        return f'{t:8.1f} {c[i][0]:7.1f} {t / c[i][0]:6.3f}' if c and c[i][0] > 0 else f'{t:8.1f} {"":>7s} {"":>6s}'
-    names = f'{c[0][1]} / {c[1][1]}; ' if c else ''
-    print(f'{tag:22s} {cell(fw, 0)} {cell(bw, 1)}   {names}{fw["kernel"] if fw else "-"} / {bw["kernel"] if bw else "-"}')
-PY
+# that ran is copied beside its numbers); they take the rows' useful FLOPs from saw's first round (the same masks)
+cp "$here/varlen_peers.py" "$here/ragged_rows.py" "$here/frontier_table.py" "$dir/"
+peers() { # ROUND_DIR
+  mkdir -p "$1"
+  timeout 150 python3 "$dir/cudnn.py" >"$1/cudnn.txt" 2>>"$log" || echo "cudnn.py ($1) rc=$?" | tee -a "$log"
+  timeout 200 python3 "$dir/varlen_peers.py" "$dir/specs" "$dir/r1/results" >"$1/varlen.txt" 2>>"$log" \
+    || echo "varlen_peers.py ($1) rc=$?" | tee -a "$log"
+}
+saw_rows "$dir/r1"
+peers "$dir/r1"
+for r in $(seq 2 "${FT_ROUNDS:-3}"); do
+  if (( r % 2 == 0 )); then peers "$dir/r$r"; saw_rows "$dir/r$r"; else saw_rows "$dir/r$r"; peers "$dir/r$r"; fi
+done
+python3 "$dir/frontier_table.py" "$dir" | tee "$dir/table.txt"

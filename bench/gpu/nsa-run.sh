@@ -10,7 +10,7 @@
 #                 NSA_VERIFY=quick: 16 of the cases, every order
 #   2. sanitizer  compute-sanitizer on small cases: block forward + chunked backward (G = 4, block 32), warp forward
 #                 + chunked backward (G = 24: two warps per token, one padded) and the warpgroup backward (block 64,
-#                 G = 24 and G = 4; block 128, G = 24; softcap), the shared walk (G = 8, D = 128); NSA_SAN_TOOLS
+#                 G = 24 and G = 4; block 128, G = 24; softcap), the shared walk (G = 8, D = 128 and 64); NSA_SAN_TOOLS
 #                 picks the tools (memcheck racecheck synccheck)
 #   3. compare    side by side with fla-core 0.5.2's ParallelNSAFunction (PYTHONPATH must reach it, e.g. /tmp/site):
 #                 the same block_indices .npy for both; outputs and gradients cross-checked on one shape from
@@ -143,6 +143,7 @@ elif command -v compute-sanitizer >/dev/null; then
     san $tool block 64 --heads 8 --kv-heads 2 --head-dim 64
     san $tool warp 128 --heads 24 --kv-heads 1 --head-dim 128
     san $tool shared 64 --heads 16 --kv-heads 2 --head-dim 128
+    san $tool shared 64 --heads 16 --kv-heads 2 --head-dim 64
   done
 else
   echo "compute-sanitizer not found" | tee -a "$summary"

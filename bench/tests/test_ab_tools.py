@@ -176,6 +176,18 @@ def run_rounds(tmp_path, tags, rates, env=""):
     return [line.split() for line in order.read_text().splitlines()], res, out
 
 
+def test_rounds_refuse_a_tag_the_table_could_not_read_back(tmp_path):
+    """A tag with a '-' (the forty-third session's "small-fill") made ab_table pair no round and print an empty
+    table after the whole run; ab_rounds now stops before timing anything and names the tag."""
+    fake_pack(str(tmp_path / "pa"), "A", 100.0, tmp_path / "order.log")
+    script = (f'. "{AB_LIB}"; ab_root="{tmp_path}"; ab_res="{tmp_path}"; ab_t0=$(date +%s); '
+              f'ab_rounds 1 "{tmp_path / "pa"}" A "{tmp_path / "pa"}" small-fill causal-8k-d64')
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "tag 'small-fill'" in run.stdout and "letters and digits only" in run.stdout
+    assert not (tmp_path / "order.log").exists()
+
+
 def test_rounds_multi_starts_no_round_past_the_deadline(tmp_path):
     calls, res, _ = run_rounds(tmp_path, ["A", "B", "C"], {"A": 100.0, "B": 90.0, "C": 120.0}, "AB_DEADLINE=0")
     assert [c[0] for c in calls] == ["A", "B", "C"] * 3  # round 1's three rows
