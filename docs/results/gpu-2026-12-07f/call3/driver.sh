@@ -6,11 +6,11 @@
 #  2. issue 14's random-selection side by side a second time (call 1 ran it once), the rows in the reverse order,
 #     the walk only (auto takes it on every one of these rows).
 # Carry .gpupack and .whl:
-#   CALL_BUDGET=400 bash docs/results/gpu-2026-12-07f/call3/driver.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
+#   CALL_BUDGET=330 bash docs/results/gpu-2026-12-07f/call3/driver.sh > /dev/null 2>&1; tail -c 11000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
 ab_init c3
-left() { echo $(( ${CALL_BUDGET:-400} - ($(date +%s) - ab_t0) )); }
+left() { echo $(( ${CALL_BUDGET:-330} - ($(date +%s) - ab_t0) )); }
 xz -dc .gpupack/var/walk.tar.xz | tar xf - -C /tmp
 sha256sum /tmp/walkvote.fatbin .gpupack/var/engine.jar
 ab_pack /tmp/pf /tmp/walkvote.fatbin main-9b250b2 "$ab_root/.gpupack/var/engine.jar"
