@@ -153,7 +153,8 @@ ab_rounds_multi() { # N "PACK:TAG PACK:TAG ..." ROW...   (the first build is the
   k=${#builds[@]}
   for i in "${builds[@]}"; do
     # bench/ab_table.py reads the tag back from TAG-ROW-rROUND.jsonl: a "-" in it would pair no round, silently
-    [[ ${i##*:} =~ ^[A-Za-z0-9]+$ ]] || { echo "ab_rounds: tag '${i##*:}' of '$i' is not letters and digits only"; return 2; }
+    [[ ${i##*:} =~ ^[A-Za-z0-9]+$ ]] \
+      || { echo "ab_rounds: tag '${i##*:}' of '$i' is not letters and digits only"; return 2; }
   done
   . "$ab_root/bench/gpu/specs-lib.sh"
   frontier_specs "$ab_res/specs"
