@@ -11,7 +11,10 @@
 #  3. the fit of time = a * rows + b * tiles per SM over the chunked rows and causal (a: a row's fixed cost, b: a
 #     tile's), per pass and head dim, printed with its residuals;
 #  4. Nsight Compute (full set, one launch) of the 64-documents forward and backward at D = 128.
-# Carry .gpupack (var/walk.tar.xz, var/engine.jar):
+# Carry .gpupack (var/walk.tar.xz, var/engine.jar). Where they are gone: walkvote.fatbin is main's sm_90a build
+# (cd engine/src/main/cuda && nvcc -O3 -std=c++17 -lineinfo -fatbin -no-compress -gencode=arch=compute_90a,code=sm_90a
+# -o walkvote.fatbin saw_attention.cu; tar cf - walkvote.fatbin | xz > var/walk.tar.xz) and var/engine.jar main's
+# engine jar (mvn -o -pl presets,engine package -DskipTests) with its fatbin entry emptied; the hashes above then differ.
 #   CALL_BUDGET=400 bash docs/results/gpu-2026-12-07f/next-not-run/driver.sh > /dev/null 2>&1
 #   tail -c 11000 $OUT/driver.log
 set -uo pipefail
