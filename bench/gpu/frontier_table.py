@@ -69,6 +69,13 @@ def load(frontier_dir):
     return rounds
 
 
+def rate_cells(xs):
+    """The median of a side's rates over the rounds and their range, or '-' where no round has it."""
+    if not xs:
+        return f"{'-':>7} {'':>13}"
+    return f"{statistics.median(xs):7.1f} {f'{min(xs):.1f}-{max(xs):.1f}':>13}"
+
+
 def table(rounds):
     """One line per row and pass: saw's median rate over the rounds and its range, the peer's, and the median and
     worst of the per-round ratios (rounds without both sides are left out of the ratios; '-' where none has both)."""
@@ -83,14 +90,8 @@ def table(rounds):
                   if key in rounds[r][0] and key in rounds[r][1] and rounds[r][1][key][0] > 0]
         names = sorted({rounds[r][1][key][1] for r in rounds if key in rounds[r][1]})
         kernels = sorted({rounds[r][0][key][1] for r in rounds if key in rounds[r][0]})
-
-        def rate(xs):
-            if not xs:
-                return f"{'-':>7} {'':>13}"
-            return f"{statistics.median(xs):7.1f} {f'{min(xs):.1f}-{max(xs):.1f}':>13}"
-
         x = f"{statistics.median(ratios):6.3f} {min(ratios):6.3f}" if ratios else f"{'-':>6} {'-':>6}"
-        lines.append(f"{key[0]:22} {key[1]:4} {rate(saw)} {rate(peer)} {x} {len(ratios):>6}  "
+        lines.append(f"{key[0]:22} {key[1]:4} {rate_cells(saw)} {rate_cells(peer)} {x} {len(ratios):>6}  "
                      f"{'/'.join(names) or '-'}; {'/'.join(kernels)}")
     return lines
 

@@ -111,12 +111,9 @@ def test_rounds_alternate_and_the_table_gives_medians_and_worst_ratios(tmp_path,
     for row in DENSE + [x + "-d128" for x in RAGGED]:
         for ps in ("fwd", "bwd"):
             saw = [rates[(r, "saw", row, ps)] for r in range(1, rounds + 1)]
-            if row in DENSE:
-                peer = [rates[(r, "peer", row, ps)] for r in range(1, rounds + 1)]
-                name = "cuDNN"
-            else:  # the faster of the two ragged peers: varlen_attn forward, cuDNN-NJT backward
-                peer = [rates[(r, "peer", row, ps)] for r in range(1, rounds + 1)]
-                name = "varlen_attn" if ps == "fwd" else "cuDNN-NJT"
+            peer = [rates[(r, "peer", row, ps)] for r in range(1, rounds + 1)]
+            # the ragged rows' faster peer: varlen_attn forward, cuDNN-NJT backward
+            name = "cuDNN" if row in DENSE else "varlen_attn" if ps == "fwd" else "cuDNN-NJT"
             q = [s / p for s, p in zip(saw, peer)]
             cells = lines[(row, ps)]
             assert float(cells[2]) == pytest.approx(statistics.median(saw), abs=0.051)
