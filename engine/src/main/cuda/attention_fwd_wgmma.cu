@@ -48,6 +48,9 @@ struct KvRing {
     uint64_t* fullV;
     uint64_t* emptyK;
     uint64_t* emptyV;
+    // with row spans (the persistent forward's SPANS kernels): the producer's copy of each stage's PARTIAL tile's row
+    // spans has landed (released on emptyK with the stage's K)
+    uint64_t* fullS = nullptr;
 
     // the four arrays of ST barriers from `at` on
     __device__ __forceinline__ void place(uint64_t* at) {
@@ -99,6 +102,9 @@ struct WgRows {
     static constexpr int SR = BKV / 2;  // score accumulators per thread (64 x BKV per warpgroup)
     static constexpr int OR = D / 2;    // output accumulators per thread
     static constexpr int WORDS = BKV / 32;
+    // a PARTIAL tile's row spans (TileLists#rowSpans): word 8 (r / 16) + r % 16 holds rows r and r + 8 (r % 16 < 8),
+    // each as (first key, keys) in two bytes, so a thread's two rows are one word
+    static constexpr int SPAN_WORDS = BQ / 2;
     using QTile = Sw128<BQ, D>;
     // The row max is kept until a tile passes it by more than KEPT_MAX_SLACK_LOG2 at D = 256, where skipping the O
     // rescale (128 registers a thread) measured 1.11-1.16x; at D = 64 it lost 5-6% and at D = 128 it changed nothing,
@@ -115,6 +121,8 @@ struct WgRows {
     const int* kvIdx;
     const int* maskIdx;
     const uint32_t* bits;
+    // the K/V stages' row spans in shared memory (SPAN_WORDS each) in the persistent forward's SPANS kernels
+    uint32_t* sSpans = nullptr;
     int Skv;
     bool capped;
     float sl2, capIn, softcap;
@@ -169,6 +177,30 @@ struct WgRows {
         }
     }
 
+    // this thread's word of the row spans of the tile in K/V stage `stage` (SPANS kernels). A warp's 16 rows are 8
+    // consecutive words: lane 0 alone reads them (two 16-byte loads) and hands each to its four lanes by shuffles.
+    // Lane 0 is the thread that releases the stage for its warp (warp_arrive), so every read of the slot is ordered
+    // before the producer's next store into it by one thread's release; the sanitizer's race check does not carry the
+    // other lanes' reads through the __syncwarp before that arrive (docs/kernel-notes.md, "row spans")
+    __device__ __forceinline__ uint32_t spanWord(int stage, bool lane0) const {
+        const uint4* warpWords = reinterpret_cast<const uint4*>(sSpans + stage * SPAN_WORDS + (rowInTile0 >> 4) * 8);
+        uint4 lo = make_uint4(0u, 0u, 0u, 0u);
+        uint4 hi = lo;
+        if (lane0) {
+            lo = warpWords[0];
+            hi = warpWords[1];
+        }
+        const uint32_t words[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        const int mine = rowInTile0 & 7;
+        uint32_t span = 0;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            const uint32_t w = __shfl_sync(0xffffffffu, words[k], 0);
+            if (mine == k) span = w;
+        }
+        return span;
+    }
+
     __device__ __forceinline__ void softmax(float (&s)[SR], int i, float (&m)[2], float (&l)[2], float (&alpha)[2]) const {
         uint32_t w[2][WORDS];
         maskWords(i, maskIndex(i), w);
@@ -179,10 +211,7 @@ struct WgRows {
     // softmax: s becomes P (unnormalised, fp32), m and l move on, alpha[r] is what row r's O must be multiplied by
     __device__ __forceinline__ void softmax(float (&s)[SR], int i, const uint32_t (&w)[2][WORDS], float (&m)[2],
                                             float (&l)[2], float (&alpha)[2]) const {
-        if (capped) {
-#pragma unroll
-            for (int x = 0; x < SR; ++x) s[x] = softcap * tanhf(s[x] * capIn);
-        }
+        capScores(s);
         if (i < partials) {
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
@@ -196,6 +225,40 @@ struct WgRows {
                 }
             }
         }
+        online(s, m, l, alpha);
+    }
+
+    // softmax with tile i's mask (PARTIAL tiles only) given as this thread's word of its row spans (spanWord)
+    __device__ __forceinline__ void softmaxSpans(float (&s)[SR], int i, uint32_t span, float (&m)[2], float (&l)[2],
+                                                 float (&alpha)[2]) const {
+        capScores(s);
+        if (i < partials) {
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const uint32_t first = (span >> (16 * r)) & 0xffu;
+                const uint32_t keys = (span >> (16 * r + 8)) & 0xffu;
+                const uint32_t base = 2u * t - first;  // key j is in the span when j - first < keys, unsigned
+#pragma unroll
+                for (int n = 0; n < BKV / 8; ++n) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        if (base + (uint32_t)(n * 8 + e) >= keys) s[4 * n + 2 * r + e] = -INFINITY;
+                    }
+                }
+            }
+        }
+        online(s, m, l, alpha);
+    }
+
+    __device__ __forceinline__ void capScores(float (&s)[SR]) const {
+        if (capped) {
+#pragma unroll
+            for (int x = 0; x < SR; ++x) s[x] = softcap * tanhf(s[x] * capIn);
+        }
+    }
+
+    // the online softmax over masked scores: s becomes P, m and l move on, alpha as in softmax
+    __device__ __forceinline__ void online(float (&s)[SR], float (&m)[2], float (&l)[2], float (&alpha)[2]) const {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             float base;
@@ -458,25 +521,44 @@ struct RingAt {
 // and softmax, then per tile i + 1 its Q K^T (issueScores(s, stage)) and tile i's P V in flight during tile i + 1's
 // softmax; with PINGPONG the warpgroups take turns issuing (takeTurn / passTurn). qRead() runs once the row's last Q K^T
 // has completed: the warpgroup reads its rows of Q no more. Leaves tile count - 1's P V to issue (ws_last_output).
-template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class QREAD, class SCORES>
+template <bool PINGPONG, int ST, bool SPANS = false, class CTA, int OR, int SR, int PK, class TAKE, class PASS,
+          class QREAD, class SCORES>
 __device__ __forceinline__ void ws_row_steps(CTA& c, int count, const KvRing<ST>& ring, int& st, uint32_t& phase,
                                              bool lane0, float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
                                              uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn, QREAD qRead,
                                              SCORES issueScores) {
     float alpha[2];
-    uint32_t w[2][CTA::WORDS];  // tile i's mask bits (PARTIAL tiles), loaded while its scores are computed
-    c.maskWords(0, c.maskIndex(0), w);
+    // tile i's mask (PARTIAL tiles): with SPANS this thread's word of its row spans, read from its stage before the
+    // stage is released; else its mask bits, loaded while its scores are computed
+    uint32_t span = 0;
+    uint32_t w[2][CTA::WORDS];
+    if constexpr (SPANS) {
+        // every phase of fullS is waited for, FULL tiles' too: synccheck reports a phase nobody waited for as an error,
+        // and racecheck then loses the order of the spans' stores and loads
+        mbar_wait(ring.fullS + st, phase);
+        if (c.partials > 0) span = c.spanWord(st, lane0);
+    } else {
+        c.maskWords(0, c.maskIndex(0), w);
+    }
     wgmma_wait<0>();
     fence_regs(s);
     warp_arrive(ring.emptyK + st, lane0);
     if (count == 1) qRead();
-    c.softmax(s, 0, w, m, l, alpha);  // O is still 0: no rescale
+    if constexpr (SPANS) {
+        c.softmaxSpans(s, 0, span, m, l, alpha);  // O is still 0: no rescale
+    } else {
+        c.softmax(s, 0, w, m, l, alpha);
+    }
     CTA::pack(p, s);
 
     for (int it = 0; it + 1 < count; ++it) {
         const int st1 = st + 1 == ST ? 0 : st + 1;
         const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
         mbar_wait(ring.fullK + st1, phase1);
+        if constexpr (SPANS) {
+            mbar_wait(ring.fullS + st1, phase1);
+            if (it + 1 < c.partials) span = c.spanWord(st1, lane0);
+        }
         mbar_wait(ring.fullV + st, phase);
         fence_proxy_async();
         takeTurn();
@@ -487,12 +569,16 @@ __device__ __forceinline__ void ws_row_steps(CTA& c, int count, const KvRing<ST>
         c.issueOutput(o, p, st);
         wgmma_commit();
         passTurn();
-        c.maskWords(it + 1, c.maskIndex(it + 1), w);
+        if constexpr (!SPANS) c.maskWords(it + 1, c.maskIndex(it + 1), w);
         wgmma_wait<1>();
         fence_regs(s);
         warp_arrive(ring.emptyK + st1, lane0);
         if (it + 2 == count) qRead();
-        c.softmax(s, it + 1, w, m, l, alpha);
+        if constexpr (SPANS) {
+            c.softmaxSpans(s, it + 1, span, m, l, alpha);
+        } else {
+            c.softmax(s, it + 1, w, m, l, alpha);
+        }
         wgmma_wait<0>();
         fence_regs(o);
         warp_arrive(ring.emptyV + st, lane0);
@@ -525,7 +611,8 @@ __device__ __forceinline__ void ws_last_output(CTA& c, const KvRing<ST>& ring, i
 // head dim 256 forward with 128-row CTAs), once the row has tiles: K(i) and V(i) arrive in their stage of the ring
 // (from `at` on, which is left past the row's last tile) on their full barriers and are released on their empty ones;
 // ws_row_steps, then ws_last_output; the caller starts and ends the turns. Leaves O, m and l for the output.
-template <bool PINGPONG, int ST, class CTA, int OR, int SR, int PK, class TAKE, class PASS, class QREAD>
+template <bool PINGPONG, int ST, bool SPANS = false, class CTA, int OR, int SR, int PK, class TAKE, class PASS,
+          class QREAD>
 __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& ring, RingAt<ST>& at, bool lane0,
                                            float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
                                            uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn, QREAD qRead) {
@@ -538,8 +625,8 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& 
     c.issueScores(s, st);
     wgmma_commit();
     passTurn();
-    ws_row_steps<PINGPONG, ST>(c, count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn, qRead,
-                               [&](float (&x)[SR], int stage) { c.issueScores(x, stage); });
+    ws_row_steps<PINGPONG, ST, SPANS>(c, count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn, qRead,
+                                      [&](float (&x)[SR], int stage) { c.issueScores(x, stage); });
     ws_last_output<ST>(c, ring, st, phase, lane0, o, p, takeTurn, passTurn);
     at.stage = st;
     at.phase = phase;
@@ -562,8 +649,8 @@ using RowRing = HandRing<RowRef>;
 // lands during this row's last softmax, P V and output (written from the registers, writeOutput). PINGPONG: the two
 // consumer warpgroups take turns issuing their matrix products (named barriers), so one warpgroup's softmax runs
 // while the other's products occupy the tensor cores.
-template <typename T, int D, bool PINGPONG>
-__device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int items, int* work) {
+template <typename T, int D, bool PINGPONG, bool SPANS>
+__device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), const uint32_t* spans, int items, int* work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cta = WgCta<T, D, WS_Q_FRAGS<D, PINGPONG>>;
     constexpr int BKV = Cta::BKV;
@@ -581,8 +668,15 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
     constexpr int QB = WS_Q_BUFFERS<D, PINGPONG>;
     uint64_t* fullQ = bars + 4 * ST;
     uint64_t* emptyQ = fullQ + 2 * QB;
+    // SPANS: the ST fullS barriers, and after the row ring each stage's PARTIAL tile's row spans (16-byte aligned)
+    constexpr int SPAN_STORES = Cta::SPAN_WORDS / 4;  // producer threads that copy a tile's spans, 16 bytes each
+    if constexpr (SPANS) ring.fullS = emptyQ + 2 * QB;
     RowRing rows;
-    unsigned char* end = rows.place(emptyQ + 2 * QB);
+    unsigned char* end = rows.place(emptyQ + 2 * QB + (SPANS ? ST : 0));
+    if constexpr (SPANS) {
+        c.sSpans = reinterpret_cast<uint32_t*>(end + ((16u - (smem_u32(end) & 15u)) & 15u));
+        end = reinterpret_cast<unsigned char*>(c.sSpans + ST * Cta::SPAN_WORDS);
+    }
     const uint32_t endAddr = smem_u32(end);
     T* sQ2 = reinterpret_cast<T*>(end + (((endAddr + 1023u) & ~1023u) - endAddr));  // 1024-aligned, as sQ (QB = 2)
     const uint32_t qOther = smem_u32(sQ2) - smem_u32(c.sQ);
@@ -593,6 +687,9 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             mbar_init(emptyQ + q, WG_THREADS / 2);
         }
         rows.init(WG_THREADS);  // every consumer thread releases a row
+        if constexpr (SPANS) {
+            for (int st = 0; st < ST; ++st) mbar_init(ring.fullS + st, SPAN_STORES);
+        }
         mbar_init_fence();
     }
     __syncthreads();
@@ -617,9 +714,22 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             if (row.slot >= items) break;
             const T* Qh = c.bindRow(Q, K, V, kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, row);
             for (int i = 0; i < c.count; ++i, ++loaded) {
+                // SPANS: a PARTIAL tile's spans go through registers and an ordinary shared store released on fullS
+                // (an arrive the sanitizer's race check follows; a cp.async completing on fullK it does not); their
+                // loads are issued before the stage is free
+                const bool spanStore = SPANS && pt < SPAN_STORES && i < c.partials;
+                uint4 tileSpans;
+                if (spanStore) {
+                    tileSpans = __ldg(reinterpret_cast<const uint4*>(spans + (size_t)__ldg(maskIdx + c.begin + i) *
+                                                                             Cta::SPAN_WORDS) + pt);
+                }
                 if (loaded >= ST) mbar_wait(ring.emptyK + at.stage, at.phase ^ 1u);
                 c.produceKv(c.sK + at.stage * BKV * D, c.Kh, i, pt);
                 mbar_arrive_cp_async(ring.fullK + at.stage);
+                if (SPANS && pt < SPAN_STORES) {
+                    if (spanStore) reinterpret_cast<uint4*>(c.sSpans + at.stage * Cta::SPAN_WORDS)[pt] = tileSpans;
+                    mbar_arrive(ring.fullS + at.stage);  // every tile, so that fullS's phases follow fullK's
+                }
                 if (i == 0) {
                     const int b = qLoads % QB;
                     T* q = b == 0 ? c.sQ : sQ2;
@@ -738,8 +848,10 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
             startRow(row);
             st = at.stage;
             phase = at.phase;
-            ws_row_steps<PINGPONG, ST>(c, row.count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn, qRead,
-                                       [&](float (&x)[Cta::SR], int stage) { c.issueScores(x, stage, nextOffset); });
+            ws_row_steps<PINGPONG, ST, SPANS>(c, row.count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn,
+                                              qRead, [&](float (&x)[Cta::SR], int stage) {
+                                                  c.issueScores(x, stage, nextOffset);
+                                              });
             at.stage = st;
             at.phase = phase;
             at.advance();
@@ -763,8 +875,8 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
                 ++qLoads;
                 c.loadQFragments();
                 if constexpr (Q_IN_REGS) qRead();
-                ws_consume<PINGPONG, ST>(c, c.count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn,
-                                         qReadAfterScores);
+                ws_consume<PINGPONG, ST, SPANS>(c, c.count, ring, at, lane0, o, m, l, s, p, takeTurn, passTurn,
+                                                qReadAfterScores);
             }
             c.writeOutput(o, m, l, O, LSE, Sq);
         }
@@ -787,21 +899,30 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), int it
         FN<T, D, FLAG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx, maskIdx, bits, H, Hkv, Sq, \
                        Skv, nq, scale, softcap);                                                                 \
     }
-// the persistent warp-specialised forwards: the forward's parameters, then the rows of the work order and the work
-// queue's two counters (the grid is at most one CTA per SM)
-#define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG)                                                                   \
-    extern "C" __global__ void __launch_bounds__(saw::WS_THREADS, 1) NAME(SAW_FWD_PARAMS(T), int items,          \
-                                                                          int* work) {                           \
-        saw::attention_fwd_wgmma_ws<T, D, PINGPONG>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial, kvIdx,  \
-                                                    maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, items,     \
-                                                    work);                                                       \
+// the persistent warp-specialised forwards: the forward's parameters, the bit tiles' row spans (read by the SPANS
+// kernels, `_spans`, which mask PARTIAL tiles by them; the others mask by the bit tiles), then the rows of the work
+// order and the work queue's two counters (the grid is at most one CTA per SM)
+#define SAW_FWD_WGMMA_WS(NAME, T, D, PINGPONG, SPANS)                                                              \
+    extern "C" __global__ void __launch_bounds__(saw::WS_THREADS, 1) NAME(SAW_FWD_PARAMS(T), const uint32_t* spans, \
+                                                                          int items, int* work) {                  \
+        saw::attention_fwd_wgmma_ws<T, D, PINGPONG, SPANS>(Q, K, V, O, LSE, order, variantOf, rowPtr, rowPartial,    \
+                                                           kvIdx, maskIdx, bits, H, Hkv, Sq, Skv, nq, scale, softcap, \
+                                                           spans, items, work);                                   \
     }
 
-SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d64_q128_kv128, __nv_bfloat16, 64, false)
-SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d128_q128_kv128, __nv_bfloat16, 128, false)
-SAW_FWD_WGMMA_WS(fwd_wgmmaws_fp16_d64_q128_kv128, __half, 64, false)
-SAW_FWD_WGMMA_WS(fwd_wgmmaws_fp16_d128_q128_kv128, __half, 128, false)
-SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d64_q128_kv128, __nv_bfloat16, 64, true)
-SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d128_q128_kv128, __nv_bfloat16, 128, true)
-SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d64_q128_kv128, __half, 64, true)
-SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d128_q128_kv128, __half, 128, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d64_q128_kv128, __nv_bfloat16, 64, false, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d64_q128_kv128_spans, __nv_bfloat16, 64, false, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d128_q128_kv128, __nv_bfloat16, 128, false, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_bf16_d128_q128_kv128_spans, __nv_bfloat16, 128, false, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_fp16_d64_q128_kv128, __half, 64, false, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_fp16_d64_q128_kv128_spans, __half, 64, false, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_fp16_d128_q128_kv128, __half, 128, false, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmaws_fp16_d128_q128_kv128_spans, __half, 128, false, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d64_q128_kv128, __nv_bfloat16, 64, true, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d64_q128_kv128_spans, __nv_bfloat16, 64, true, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d128_q128_kv128, __nv_bfloat16, 128, true, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_bf16_d128_q128_kv128_spans, __nv_bfloat16, 128, true, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d64_q128_kv128, __half, 64, true, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d64_q128_kv128_spans, __half, 64, true, true)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d128_q128_kv128, __half, 128, true, false)
+SAW_FWD_WGMMA_WS(fwd_wgmmapp_fp16_d128_q128_kv128_spans, __half, 128, true, true)

@@ -54,6 +54,7 @@ public final class TileLists {
     private final int[] colMask;
     private final int[] bits;
     private final int[] bitsT;
+    private final int[] rowSpans;
     private final int distinctTiles;
     private final int[] rowOrder;
     private final int[] colOrder;
@@ -86,6 +87,7 @@ public final class TileLists {
         this.colMask = b.colMask;
         this.bits = b.bits;
         this.bitsT = b.bitsT;
+        this.rowSpans = RowSpans.of(b.bits, b.distinct, b.bq, b.bkv);
         this.distinctTiles = b.distinct;
         this.rowOrder = b.rowOrder.items();
         this.colOrder = b.colOrder.items();
@@ -217,6 +219,28 @@ public final class TileLists {
 
     public int[] bitsT() {
         return bitsT.clone();
+    }
+
+    /**
+     * Whether every bit tile's rows each attend one run of consecutive keys (causal, windows, documents, chunks,
+     * prefixes and their intersections do), so that {@link #rowSpans} describes them.
+     */
+    public boolean hasRowSpans() {
+        return rowSpans != null;
+    }
+
+    /**
+     * The bit tiles as one (first key, key count) pair of bytes per row, two rows a word: {@code blockQ / 2} words per
+     * tile, word {@code 8 (r / 16) + r % 16} holding rows r (low half) and r + 8 (high half) for {@code r % 16 < 8},
+     * each half first key | count << 8.
+     *
+     * @throws IllegalStateException when not {@link #hasRowSpans}
+     */
+    public int[] rowSpans() {
+        if (rowSpans == null) {
+            throw new IllegalStateException("a bit tile of this layout has a row that is not one run of keys");
+        }
+        return rowSpans.clone();
     }
 
     /** Distinct PARTIAL bit tiles after deduplication. */

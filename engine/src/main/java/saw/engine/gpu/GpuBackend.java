@@ -469,7 +469,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0,
                 lists.colSplitItems(), lists.colPartCount());
         LaunchShape fwd = q128 ? KernelCatalog.forwardWideQ128(p, fwdLists.numQBlocks(), forwardKernel)
-                : KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major);
+                : KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major, KernelCatalog.rowSpans(lists));
         return new Plan(p, layout, lists, fwdLists, fwd,
                 KernelCatalog.backwardLaunch(KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major),
                         p, lists));
@@ -500,7 +500,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
     /** The plan's tables on the device, timed into {@link #lastTables()}. */
     private Tables uploadTables(Plan plan) {
         long start = System.nanoTime();
-        Tables t = new Tables(cuda, plan.lists, plan.fwdLists, plan.p.headDim());
+        Tables t = new Tables(cuda, plan.lists, plan.fwdLists, plan.p.headDim(), KernelCatalog.readsSpans(plan.fwd));
         double seconds = (System.nanoTime() - start) / 1e9;
         long bytes = t.bytes();
         TableCost built = lastTables;
@@ -535,14 +535,19 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         final DeviceBuffer fwdRowKv;
         final DeviceBuffer fwdRowMask;
         final DeviceBuffer fwdBits;
+        /** The forward's bit tiles as row spans (TileLists#rowSpans) when its kernel reads them, else null. */
+        final DeviceBuffer fwdSpans;
 
-        /** The tables of {@code t}, whose rows the forward reads too. */
-        Tables(CudaDevice cuda, TileLists t, int headDim) {
-            this(cuda, t, t, headDim);
+        /** The tables of {@code t}, whose rows the forward reads too, with their row spans when {@code spans}. */
+        Tables(CudaDevice cuda, TileLists t, int headDim, boolean spans) {
+            this(cuda, t, t, headDim, spans);
         }
 
-        /** The tables of {@code t}, and {@code fwd}'s row tables for the forward when it is another list. */
-        Tables(CudaDevice cuda, TileLists t, TileLists fwd, int headDim) {
+        /**
+         * The tables of {@code t}, and {@code fwd}'s row tables for the forward when it is another list, with the
+         * forward's row spans when {@code spans} (its kernel reads them: {@link KernelCatalog#readsSpans}).
+         */
+        Tables(CudaDevice cuda, TileLists t, TileLists fwd, int headDim, boolean spans) {
             try {
                 rowOrder = add(cuda.upload("row order", t.rowOrder()));
                 colLaunch = add(cuda.upload("column launch order", t.colLaunch()));
@@ -567,6 +572,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
                 fwdRowKv = own ? add(cuda.upload("forward row kv-blocks", fwd.rowKv())) : rowKv;
                 fwdRowMask = own ? add(cuda.upload("forward row bit tiles", fwd.rowMask())) : rowMask;
                 fwdBits = own ? add(cuda.upload("forward bit tiles", fwd.bits())) : bits;
+                fwdSpans = spans ? add(cuda.upload("forward row spans", fwd.rowSpans())) : null;
             } catch (RuntimeException e) {
                 close();
                 throw e;
@@ -580,6 +586,9 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         Object[] args = {q, k, v, o, lse, t.fwdOrder, t.variantOf, t.fwdRowPtr, t.fwdRowPartial, t.fwdRowKv, t.fwdRowMask,
                 t.fwdBits, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.fwdLists.numQBlocks(), (float) p.scale(),
                 (float) p.softcap()};
+        if (KernelCatalog.forwardTakesSpans(plan.fwd)) {
+            args = KernelCatalog.withSpans(args, plan.fwd, t.fwdSpans);
+        }
         if (KernelCatalog.forwardTakesKvMaps(plan.fwd)) {
             args = cuda.withTileMaps(args, KernelCatalog.forwardKvMap(p), "K and V", k, v);
         }

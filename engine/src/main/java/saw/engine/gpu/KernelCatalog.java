@@ -1,6 +1,7 @@
 package saw.engine.gpu;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
@@ -114,29 +115,95 @@ final class KernelCatalog {
     /** Ints of a row ring entry of the persistent forward (RowRef: slot, item, list start, count, PARTIAL count). */
     static final int ROW_REF_INTS = 5;
 
+    /** Bytes of one K stage's row spans in the persistent forward (TileLists#rowSpans: two rows a word). */
+    static final int SPAN_STAGE_BYTES = WGMMA_TILES.blockQ() / 2 * 4;
+
+    /**
+     * How the persistent forward masks PARTIAL tiles: by their row spans where every tile of the layout has them
+     * (the default: its {@code _spans} kernels), or by their bit tiles always. Chosen with
+     * {@code -Dsaw.kernel.partial=spans|bits} or {@code SAW_KERNEL_PARTIAL}; the other kernels read bit tiles.
+     */
+    enum PartialMasks {
+        SPANS("spans"),
+        BITS("bits");
+
+        private final String label;
+
+        PartialMasks(String label) {
+            this.label = label;
+        }
+
+        String label() {
+            return label;
+        }
+
+        /** @throws IllegalArgumentException naming the setting when its value is neither label */
+        static PartialMasks configured() {
+            return KernelSetting.configured(values(), PartialMasks::label, "saw.kernel.partial", "SAW_KERNEL_PARTIAL",
+                    SPANS, "PARTIAL-tile mask");
+        }
+    }
+
+    /** Whether the persistent forward masks the PARTIAL tiles of {@code lists} by their row spans. */
+    static boolean rowSpans(TileLists lists) {
+        return lists.hasRowSpans() && PartialMasks.configured() == PartialMasks.SPANS;
+    }
+
+    /** Whether the forward kernel {@code fwd} takes the row spans after the forward's arguments (the persistent ones). */
+    static boolean forwardTakesSpans(LaunchShape fwd) {
+        return fwd.persistent();
+    }
+
+    /**
+     * {@code args} followed by the row spans argument of {@link #forwardTakesSpans} kernels: {@code spans} (the layout's
+     * row spans on the device) for the {@code _spans} kernels, a null pointer for the others, which read bit tiles.
+     *
+     * @throws IllegalStateException when a {@code _spans} kernel gets no spans
+     */
+    static Object[] withSpans(Object[] args, LaunchShape fwd, DeviceBuffer spans) {
+        boolean reads = readsSpans(fwd);
+        if (reads && spans == null) {
+            throw new IllegalStateException(fwd.kernel() + " needs the layout's row spans, and it has none");
+        }
+        Object[] all = Arrays.copyOf(args, args.length + 1);
+        all[args.length] = reads ? spans : (Object) 0L;
+        return all;
+    }
+
+    /** Whether the forward kernel {@code fwd} masks PARTIAL tiles by row spans (one of the {@code _spans} kernels). */
+    static boolean readsSpans(LaunchShape fwd) {
+        return fwd.kernel().endsWith(SPANS_SUFFIX);
+    }
+
+    private static final String SPANS_SUFFIX = "_spans";
+
     /**
      * Q and three K and V stages in the 128-byte swizzle (WG_STAGES), plus 1024 bytes to align them to 1024, four
      * mbarriers per stage, the two warpgroups' Q full / empty ones per Q buffer, the row ring's two entries (a row read
-     * from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers, and with two Q buffers the second
-     * one, 1024-aligned after them. Both Hopper families are persistent (attention_fwd_wgmma_ws: at most one CTA per
-     * SM takes rows from a queue).
+     * from the tables: {@link #ROW_REF_INTS} ints) with their full / empty mbarriers, with {@code rowSpans} (its
+     * {@code _spans} kernels) a barrier per stage and each K stage's row spans ({@link #SPAN_STAGE_BYTES}, 16-byte
+     * aligned), and with two Q buffers the second one, 1024-aligned after them. Both Hopper families are persistent
+     * (attention_fwd_wgmma_ws: at most one CTA per SM takes rows from a queue).
      */
-    static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family) {
+    static LaunchShape forwardWgmma(AttentionProblem p, int numQBlocks, ForwardKernel family, boolean rowSpans) {
         int d = p.headDim();
         int qBuffers = persistentQBuffers(d, family);
         int barriers = (4 * WGMMA_STAGES + 4 * qBuffers + 4) * 8 + 2 * ROW_REF_INTS * 4;
+        int spanBytes = rowSpans ? WGMMA_STAGES * 8 + 16 + WGMMA_STAGES * SPAN_STAGE_BYTES : 0;
         int secondQ = qBuffers == 2 ? 1024 + WGMMA_TILES.blockQ() * d * 2 : 0;
-        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers + secondQ;
-        return new LaunchShape(forwardWgmmaName(p.dtype(), d, family), (long) p.batch() * p.heads() * numQBlocks,
-                WGMMA_WS_THREADS, smem, true);
+        int smem = (WGMMA_TILES.blockQ() * d + 2 * WGMMA_STAGES * WGMMA_TILES.blockKv() * d) * 2 + 1024 + barriers
+                + spanBytes + secondQ;
+        return new LaunchShape(forwardWgmmaName(p.dtype(), d, family) + (rowSpans ? SPANS_SUFFIX : ""),
+                (long) p.batch() * p.heads() * numQBlocks, WGMMA_WS_THREADS, smem, true);
     }
 
     /** The forward launch for the preferred family, or the mma.sync one where the Hopper forward does not fit. */
-    static LaunchShape forwardFor(AttentionProblem p, KernelTiles tiles, int numQBlocks, ForwardKernel kernel, int major) {
+    static LaunchShape forwardFor(AttentionProblem p, KernelTiles tiles, int numQBlocks, ForwardKernel kernel, int major,
+            boolean rowSpans) {
         if (q64WgmmaFits(p, tiles, kernel, major)) {
             return forwardQ64Wgmma(p, numQBlocks, kernel);
         }
-        return kernel != ForwardKernel.MMA && wgmmaFits(p, tiles, major) ? forwardWgmma(p, numQBlocks, kernel)
+        return kernel != ForwardKernel.MMA && wgmmaFits(p, tiles, major) ? forwardWgmma(p, numQBlocks, kernel, rowSpans)
                 : forward(p, tiles, numQBlocks);
     }
 
@@ -503,6 +570,7 @@ final class KernelCatalog {
                 }
                 for (ForwardKernel family : ForwardKernel.hopper()) {
                     names.add(forwardWgmmaName(t, d, family));
+                    names.add(forwardWgmmaName(t, d, family) + SPANS_SUFFIX);
                 }
                 names.add(forwardQ64WgmmaName(t, d, ForwardKernel.WGMMA_WS));
                 names.add(forwardQ64WgmmaName(t, d, ForwardKernel.WGMMA_PINGPONG));

@@ -272,7 +272,8 @@ public final class RingGpus implements AutoCloseable {
     public String kernels(RingShards shards, boolean backward) {
         KernelTiles tiles = new KernelTiles(shards.layout().blockQ(), shards.layout().blockKv());
         AttentionProblem p = shards.local(0);
-        String f = KernelCatalog.forwardFor(p, tiles, 1, forwardKernel, major).kernel();
+        String f = KernelCatalog.forwardFor(p, tiles, 1, forwardKernel, major,
+                KernelCatalog.rowSpans(shards.lists(0, 0))).kernel();
         return backward ? f + " / " + KernelCatalog.backwardFor(p, tiles, 1, backwardKernel, major).kernel() : f;
     }
 
@@ -393,10 +394,12 @@ public final class RingGpus implements AutoCloseable {
                             throw new IllegalArgumentException(why);
                         }
                         TileLists lists = shards.lists(d, s);
-                        GpuBackend.Tables t = new GpuBackend.Tables(dev.cuda, lists, p.headDim());
+                        LaunchShape fwd = KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major,
+                                KernelCatalog.rowSpans(lists));
+                        GpuBackend.Tables t = new GpuBackend.Tables(dev.cuda, lists, p.headDim(),
+                                KernelCatalog.readsSpans(fwd));
                         tables.add(t);
-                        plans[d][s] = new StepPlan(p, lists, t,
-                                KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major),
+                        plans[d][s] = new StepPlan(p, lists, t, fwd,
                                 KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major));
                         stepStart[d][s] = dev.timingEvent();
                         stepEnd[d][s] = dev.timingEvent();
@@ -816,10 +819,11 @@ public final class RingGpus implements AutoCloseable {
             if (!inBackward) {
                 int part = b.part[c.step()];
                 dev.record(stepStart[d][c.step()], dev.compute);
-                dev.cuda.launchOn(dev.compute, sp.fwd, b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.oPart.get(part),
-                        b.lsePart.get(part), t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits,
-                        p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numQBlocks(), (float) p.scale(),
-                        (float) p.softcap());
+                Object[] args = {b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.oPart.get(part), b.lsePart.get(part),
+                        t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits, p.heads(),
+                        p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numQBlocks(), (float) p.scale(), (float) p.softcap()};
+                dev.cuda.launchOn(dev.compute, sp.fwd,
+                        KernelCatalog.forwardTakesSpans(sp.fwd) ? KernelCatalog.withSpans(args, sp.fwd, t.fwdSpans) : args);
                 dev.record(stepEnd[d][c.step()], dev.compute);
             } else {
                 dev.record(bwdStepStart[d][c.step()], dev.compute);

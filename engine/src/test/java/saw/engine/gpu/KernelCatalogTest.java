@@ -13,6 +13,10 @@ import saw.engine.attention.AttentionProblem;
 import saw.engine.attention.DType;
 import saw.engine.attention.KernelTiles;
 import saw.engine.attention.Pass;
+import saw.engine.attention.TileLists;
+import saw.engine.mask.BoundMask;
+import saw.engine.mask.Dims;
+import saw.engine.mask.Mask;
 
 class KernelCatalogTest {
     /** Hopper's opt-in limit per block; sm_80 allows 163 KB, which every shape must fit too. */
@@ -113,20 +117,43 @@ class KernelCatalogTest {
     }
 
     @Test
+    void persistentForwardReadsRowSpansWhereEveryTileHasThemUnlessTheSettingSaysBits() {
+        AttentionProblem p = AttentionProblem.of(1, 2, 1, 1000, 1000, 128, DType.BF16);
+        TileLists docs = TileLists.of(p, BoundMask.bind(Mask.And.of(new Mask.Causal(0), Mask.Documents.ofLengths(300, 700)),
+                new Dims(1000, 1000, 1, 2)).compile(128, 128));
+        TileLists dilated = TileLists.of(p, BoundMask.bind(new Mask.Dilated(2), new Dims(1000, 1000, 1, 2)).compile(128, 128));
+        withProperty("saw.kernel.partial", null, () -> {
+            assertTrue(KernelCatalog.rowSpans(docs));
+            assertFalse(KernelCatalog.rowSpans(dilated), "a dilated row is many runs of keys");
+        });
+        withProperty("saw.kernel.partial", "bits", () -> assertFalse(KernelCatalog.rowSpans(docs)));
+        withProperty("saw.kernel.partial", "intervals", () -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KernelCatalog.rowSpans(docs));
+            assertEquals("-Dsaw.kernel.partial=intervals is not a PARTIAL-tile mask kernel family (spans or bits)",
+                    e.getMessage());
+        });
+        Object[] args = {1, 2f};
+        LaunchShape bitsKernel = KernelCatalog.forwardWgmma(p, 8, ForwardKernel.WGMMA_PINGPONG, false);
+        assertEquals(0L, KernelCatalog.withSpans(args, bitsKernel, null)[2], "a null pointer for the bit-tile kernels");
+        LaunchShape spansKernel = KernelCatalog.forwardWgmma(p, 8, ForwardKernel.WGMMA_PINGPONG, true);
+        assertThrows(IllegalStateException.class, () -> KernelCatalog.withSpans(args, spansKernel, null));
+    }
+
+    @Test
     void headDim256HopperForwardIsTheDefaultOnHopperAndABadSwitchIsNamed() {
         AttentionProblem p = AttentionProblem.of(1, 2, 1, 512, 512, 256, DType.BF16);
         KernelTiles t = new KernelTiles(64, 64);
         for (String off : new String[] {"mma", " MMA "}) {
             withWideForward(off, () -> assertEquals("fwd_bf16_d256_q64_kv64",
-                    KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel(), "setting " + off));
+                    KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9, false).kernel(), "setting " + off));
         }
         for (String on : new String[] {null, "wgmma"}) {
             withWideForward(on, () -> assertEquals("fwd_wgmmapp_bf16_d256_q64_kv64",
-                    KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel(), "setting " + on));
+                    KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9, false).kernel(), "setting " + on));
         }
         withWideForward("on", () -> {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9));
+                    () -> KernelCatalog.forwardFor(p, t, 8, ForwardKernel.WGMMA_PINGPONG, 9, false));
             assertEquals("-Dsaw.kernel.fwd256=on is not a head dim 256 forward kernel family (mma, wgmma or wgmma-q128)",
                     e.getMessage());
         });
@@ -142,7 +169,7 @@ class KernelCatalogTest {
             assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 8), "sm_90a code: cc 9.0 only");
             assertFalse(KernelCatalog.wideQ128Fits(p, new KernelTiles(64, 32), ForwardKernel.WGMMA_PINGPONG, 9));
             assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.MMA, 9));
-            assertEquals("fwd_wgmmapp_fp16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9).kernel(),
+            assertEquals("fwd_wgmmapp_fp16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9, false).kernel(),
                     "callers holding only the 64x64 lists (ring parts) keep the 64-row kernel");
         });
         withWideForward("wgmma", () -> assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9),
@@ -178,31 +205,31 @@ class KernelCatalogTest {
     private static void wideForwardShapes() {
         AttentionProblem p = new AttentionProblem(2, 8, 2, 1000, 1500, 256, DType.BF16, 0.0625, 30);
         KernelTiles t = new KernelTiles(64, 64);
-        LaunchShape pp = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9);
+        LaunchShape pp = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9, false);
         assertEquals("fwd_wgmmapp_bf16_d256_q64_kv64", pp.kernel());
         assertEquals(2L * 8 * 16, pp.grid(), "one CTA per q tile, head and batch entry");
         assertEquals(384, pp.block(), "a producer and two consumer warpgroups");
         // Q (64 x 256), three stages of K and V (64 x 256), alignment, a Q barrier and four per stage
         assertEquals((64 * 256 + 6 * 64 * 256) * 2 + 1024 + 13 * 8, pp.sharedBytes());
         assertTrue(pp.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
-        LaunchShape ws = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9);
+        LaunchShape ws = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9, false);
         assertEquals("fwd_wgmmaws_bf16_d256_q64_kv64", ws.kernel());
         assertEquals(256, ws.block(), "a producer and one consumer warpgroup");
         assertEquals(pp.sharedBytes(), ws.sharedBytes());
-        assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.MMA, 9).kernel(), "mma");
+        assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.MMA, 9, false).kernel(), "mma");
         for (int major : new int[] {8, 10}) {
-            assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, major).kernel(),
+            assertEquals("fwd_bf16_d256_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, major, false).kernel(),
                     "the sm_90a code runs on cc 9.0 only, not " + major);
         }
         assertEquals("fwd_bf16_d256_q64_kv32",
-                KernelCatalog.forwardFor(p, new KernelTiles(64, 32), 16, ForwardKernel.WGMMA_PINGPONG, 9).kernel());
+                KernelCatalog.forwardFor(p, new KernelTiles(64, 32), 16, ForwardKernel.WGMMA_PINGPONG, 9, false).kernel());
         AttentionProblem p128 = AttentionProblem.of(1, 2, 1, 512, 512, 128, DType.FP16);
-        assertEquals("fwd_wgmmapp_fp16_d128_q64_kv64", KernelCatalog.forwardFor(p128, t, 8, ForwardKernel.WGMMA_PINGPONG, 9).kernel(),
+        assertEquals("fwd_wgmmapp_fp16_d128_q64_kv64", KernelCatalog.forwardFor(p128, t, 8, ForwardKernel.WGMMA_PINGPONG, 9, false).kernel(),
                 "the 64-row kernel runs D = 128 too");
         for (DType dt : DType.values()) {
             for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.WGMMA_WS, ForwardKernel.WGMMA_PINGPONG}) {
                 AttentionProblem q = AttentionProblem.of(1, 2, 1, 512, 512, 256, dt);
-                String name = KernelCatalog.forwardFor(q, t, 8, family, 9).kernel();
+                String name = KernelCatalog.forwardFor(q, t, 8, family, 9, false).kernel();
                 assertTrue(KernelCatalog.allNames().contains(name), name + " is in the catalog");
             }
         }
@@ -213,28 +240,28 @@ class KernelCatalogTest {
         KernelTiles t = new KernelTiles(64, 64);
         for (int d : new int[] {64, 128}) {
             AttentionProblem p = new AttentionProblem(3, 8, 2, 1000, 1500, d, DType.BF16, 0.0625, 30);
-            LaunchShape pp = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9);
+            LaunchShape pp = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 9, false);
             assertEquals("fwd_wgmmapp_bf16_d" + d + "_q64_kv64", pp.kernel());
             assertEquals(3L * 8 * 16, pp.grid(), "one CTA per q tile, head and batch entry");
             assertEquals(384, pp.block(), "a producer and two consumer warpgroups");
             assertFalse(pp.persistent());
             // Q (64 x d), four stages of K and V (64 x d), alignment, a Q barrier and four per stage
             assertEquals((64 * d + 8 * 64 * d) * 2 + 1024 + 17 * 8, pp.sharedBytes());
-            LaunchShape ws = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9);
+            LaunchShape ws = KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9, false);
             assertEquals("fwd_wgmmaws_bf16_d" + d + "_q64_kv64", ws.kernel());
             assertEquals(256, ws.block(), "a producer and one consumer warpgroup");
             // two stages, so that two CTAs fit an SM's 228 KB (each also holds 1 KB the system reserves)
             assertEquals((64 * d + 4 * 64 * d) * 2 + 1024 + 9 * 8, ws.sharedBytes());
             assertTrue(2 * (ws.sharedBytes() + 1024) <= 228 * 1024, "two CTAs per SM at D = " + d);
-            assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.MMA, 9).kernel(), "mma");
-            assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 8).kernel(),
+            assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.MMA, 9, false).kernel(), "mma");
+            assertEquals("fwd_bf16_d" + d + "_q64_kv64", KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_PINGPONG, 8, false).kernel(),
                     "sm_90a code: cc 9.0 only");
             for (KernelTiles other : new KernelTiles[] {new KernelTiles(64, 32), new KernelTiles(64, 128), new KernelTiles(128, 64)}) {
                 assertFalse(KernelCatalog.q64WgmmaFits(p, other, ForwardKernel.WGMMA_PINGPONG, 9), other.toString());
             }
             assertFalse(KernelCatalog.wideQ128Fits(p, t, ForwardKernel.WGMMA_PINGPONG, 9), "128-row CTAs are D = 256's");
             withWideForward("mma", () -> assertEquals("fwd_wgmmaws_bf16_d" + d + "_q64_kv64",
-                    KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9).kernel(), "the D = 256 switch is D = 256's"));
+                    KernelCatalog.forwardFor(p, t, 16, ForwardKernel.WGMMA_WS, 9, false).kernel(), "the D = 256 switch is D = 256's"));
             for (DType dt : DType.values()) {
                 for (ForwardKernel family : new ForwardKernel[] {ForwardKernel.WGMMA_WS, ForwardKernel.WGMMA_PINGPONG}) {
                     String name = KernelCatalog.forwardQ64WgmmaName(dt, d, family);
@@ -296,8 +323,8 @@ class KernelCatalogTest {
     void catalogNamesEveryKernelOnce() {
         List<String> names = KernelCatalog.allNames();
         // per dtype and head dim 64 / 128: 6 tiles x (forward, backward, backward softcap), the Hopper forwards (ws, pp)
-        // and bwd_pre, the Hopper backward (softcap or not); then
-        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * 3 + 2 * 3 + 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2 + 2 + 2 * 2 * 2, names.size()); // + bwd_dq_perm per dtype, sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype; 64-row Hopper forwards (ws, pp) at D = 64 and 128 per dtype
+        // (and their row-span kernels) and bwd_pre, the Hopper backward (softcap or not); then
+        assertEquals(2 * 2 * 6 * 3 + 2 * 2 * (3 + 2) + 2 * 3 + 2 * 2 * 2 + 1 + 2 * 2 + 2 * 5 + 2 + 2 * 2 + 2 * 2 + 2 * 2 + 2 + 2 * 2 * 2, names.size()); // + bwd_dq_perm per dtype, sink_apply per dtype, sink_grad, bwd_parts per dtype, D=256 forwards; D=256 backwards (2 tiles x softcap or not) and bwd_pre per dtype; D=256 Hopper forwards (ws, pp) per dtype; D=256 Hopper backward (softcap or not) per dtype; D=256 Hopper forwards with 128-row CTAs (ws, pp) per dtype; 64-row Hopper forwards (ws, pp) at D = 64 and 128 per dtype
         assertTrue(names.contains("fwd_wgmmapp_bf16_d256_q128_kv64"), "the D = 256 Hopper forward with 128-row CTAs");
         assertTrue(names.contains("bwd_wgmmaws_fp16_d128_q128_kv128_softcap"));
         assertTrue(names.contains("bwd_wgmmaws_bf16_d64_q128_kv128"));
@@ -311,6 +338,8 @@ class KernelCatalogTest {
                 .allMatch(n -> n.startsWith("bwd_wgmmaws_")), "the 128x128 Hopper backward: ws");
         assertTrue(names.contains("fwd_wgmmaws_fp16_d128_q128_kv128"));
         assertTrue(names.contains("fwd_wgmmapp_bf16_d64_q128_kv128"));
+        assertTrue(names.contains("fwd_wgmmapp_bf16_d64_q128_kv128_spans"));
+        assertTrue(names.contains("fwd_wgmmaws_fp16_d128_q128_kv128_spans"));
         assertEquals(names.size(), new HashSet<>(names).size());
         assertTrue(names.contains("bwd_bf16_d128_q128_kv128_softcap"));
     }
@@ -323,7 +352,7 @@ class KernelCatalogTest {
         assertTrue(!KernelCatalog.wgmmaFits(p, t, 8), "sm_80 has no wgmma");
         assertTrue(!KernelCatalog.wgmmaFits(p, t, 10), "the fatbin's sm_90a code does not run on later majors");
         assertTrue(!KernelCatalog.wgmmaFits(p, new KernelTiles(128, 64), 9));
-        LaunchShape ws = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_PINGPONG);
+        LaunchShape ws = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_PINGPONG, false);
         assertEquals("fwd_wgmmapp_bf16_d128_q128_kv128", ws.kernel());
         assertEquals(4L * 16 * 64, ws.grid(), "one work item per q tile, head and batch entry");
         assertTrue(ws.persistent(), "at most one CTA per SM takes the rows from the work queue");
@@ -331,16 +360,21 @@ class KernelCatalogTest {
         // Q, three stages of K and V, alignment; four mbarriers per stage, two per warpgroup's Q, the row ring's two
         // entries (five ints) and their four
         assertEquals((128 * 128 + 6 * 128 * 128) * 2 + 1024 + (12 + 8) * 8 + 2 * 5 * 4, ws.sharedBytes());
-        LaunchShape noTurns = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_WS);
+        LaunchShape noTurns = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_WS, false);
         assertEquals("fwd_wgmmaws_bf16_d128_q128_kv128", noTurns.kernel());
         assertEquals(384, noTurns.block());
         assertEquals(ws.sharedBytes(), noTurns.sharedBytes(), "one Q buffer at D = 128 with turns or without");
+        LaunchShape spans = KernelCatalog.forwardWgmma(p, 64, ForwardKernel.WGMMA_PINGPONG, true);
+        assertEquals("fwd_wgmmapp_bf16_d128_q128_kv128_spans", spans.kernel());
+        assertEquals(ws.sharedBytes() + 3 * 8 + 16 + 3 * 64 * 4, spans.sharedBytes(),
+                "with row spans: a barrier per stage and each K stage's spans (two rows a word, 16-byte aligned)");
+        assertTrue(spans.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
         AttentionProblem p64 = AttentionProblem.of(4, 16, 4, 8192, 8192, 64, DType.BF16);
         assertEquals((128 * 64 + 6 * 128 * 64) * 2 + 1024 + (12 + 12) * 8 + 2 * 5 * 4 + 1024 + 128 * 64 * 2,
-                KernelCatalog.forwardWgmma(p64, 64, ForwardKernel.WGMMA_PINGPONG).sharedBytes(),
+                KernelCatalog.forwardWgmma(p64, 64, ForwardKernel.WGMMA_PINGPONG, false).sharedBytes(),
                 "D = 64 with turns: a second Q buffer (1024-aligned after the barriers) and its four barriers");
         assertEquals((128 * 64 + 6 * 128 * 64) * 2 + 1024 + (12 + 8) * 8 + 2 * 5 * 4,
-                KernelCatalog.forwardWgmma(p64, 64, ForwardKernel.WGMMA_WS).sharedBytes(), "D = 64 without turns: one Q buffer");
+                KernelCatalog.forwardWgmma(p64, 64, ForwardKernel.WGMMA_WS, false).sharedBytes(), "D = 64 without turns: one Q buffer");
         assertTrue(ws.sharedBytes() <= 227 * 1024, "fits Hopper's opt-in limit");
     }
 

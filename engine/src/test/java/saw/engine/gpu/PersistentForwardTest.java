@@ -29,9 +29,9 @@ class PersistentForwardTest {
 
     @Test
     void warpSpecialisedForwardsLaunchAtMostOneCtaPerSm() {
-        assertEquals(5, forwardGrid(ForwardKernel.WGMMA_PINGPONG, 5, "fwd_wgmmapp_bf16_d128_q128_kv128"));
-        assertEquals(7, forwardGrid(ForwardKernel.WGMMA_WS, 7, "fwd_wgmmaws_bf16_d128_q128_kv128"));
-        assertEquals(ROWS, forwardGrid(ForwardKernel.WGMMA_PINGPONG, 500, "fwd_wgmmapp_bf16_d128_q128_kv128"),
+        assertEquals(5, forwardGrid(ForwardKernel.WGMMA_PINGPONG, 5, "fwd_wgmmapp_bf16_d128_q128_kv128_spans"));
+        assertEquals(7, forwardGrid(ForwardKernel.WGMMA_WS, 7, "fwd_wgmmaws_bf16_d128_q128_kv128_spans"));
+        assertEquals(ROWS, forwardGrid(ForwardKernel.WGMMA_PINGPONG, 500, "fwd_wgmmapp_bf16_d128_q128_kv128_spans"),
                 "fewer rows than SMs: one CTA per row");
     }
 
@@ -42,7 +42,7 @@ class PersistentForwardTest {
 
     @Test
     void theShapeSaysWhatItsGridCounts() {
-        LaunchShape ws = KernelCatalog.forwardWgmma(P, 8, ForwardKernel.WGMMA_PINGPONG);
+        LaunchShape ws = KernelCatalog.forwardWgmma(P, 8, ForwardKernel.WGMMA_PINGPONG, false);
         assertTrue(ws.persistent());
         assertEquals(ROWS, ws.grid());
         assertTrue(ws.toString().contains("items " + ROWS), ws.toString());
@@ -69,7 +69,7 @@ class PersistentForwardTest {
     @Test
     void eachStreamHasItsOwnWorkQueue() {
         FakeDriver driver = new FakeDriver(8L << 30);
-        LaunchShape shape = KernelCatalog.forwardWgmma(P, 8, ForwardKernel.WGMMA_PINGPONG);
+        LaunchShape shape = KernelCatalog.forwardWgmma(P, 8, ForwardKernel.WGMMA_PINGPONG, false);
         CUstream a = new CUstream();
         CUstream b = new CUstream();
         try (CudaDevice cuda = new CudaDevice(driver, 0, new byte[64])) {
