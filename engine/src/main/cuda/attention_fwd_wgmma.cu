@@ -48,8 +48,9 @@ struct KvRing {
     uint64_t* fullV;
     uint64_t* emptyK;
     uint64_t* emptyV;
-    // with row spans (the persistent forward's SPANS kernels): the producer's copy of each stage's PARTIAL tile's row
-    // spans has landed (released on emptyK with the stage's K)
+    // with row spans (the persistent forward's SPANS kernels): the producer's copy of a PARTIAL tile's row spans into
+    // its stage has landed (released on emptyK with the stage's K). Only PARTIAL tiles complete a phase, so each side
+    // keeps a stage's parity apart (RingAt::spanPhases)
     uint64_t* fullS = nullptr;
 
     // the four arrays of ST barriers from `at` on
@@ -508,6 +509,7 @@ template <int ST>
 struct RingAt {
     int stage = 0;
     uint32_t phase = 0;
+    uint32_t spanPhases = 0;  // bit st: the parity of KvRing::fullS[st]'s current phase (SPANS kernels)
 
     __device__ __forceinline__ void advance() {
         if (++stage == ST) {
@@ -524,19 +526,27 @@ struct RingAt {
 template <bool PINGPONG, int ST, bool SPANS = false, class CTA, int OR, int SR, int PK, class TAKE, class PASS,
           class QREAD, class SCORES>
 __device__ __forceinline__ void ws_row_steps(CTA& c, int count, const KvRing<ST>& ring, int& st, uint32_t& phase,
-                                             bool lane0, float (&o)[OR], float (&m)[2], float (&l)[2], float (&s)[SR],
-                                             uint32_t (&p)[PK][4], TAKE takeTurn, PASS passTurn, QREAD qRead,
-                                             SCORES issueScores) {
+                                             uint32_t& spanPhases, bool lane0, float (&o)[OR], float (&m)[2],
+                                             float (&l)[2], float (&s)[SR], uint32_t (&p)[PK][4], TAKE takeTurn,
+                                             PASS passTurn, QREAD qRead, SCORES issueScores) {
     float alpha[2];
     // tile i's mask (PARTIAL tiles): with SPANS this thread's word of its row spans, read from its stage before the
-    // stage is released; else its mask bits, loaded while its scores are computed
+    // stage is released; else its mask bits, loaded while its scores are computed. Both come after the turn is passed,
+    // off the path to the next issue
     uint32_t span = 0;
     uint32_t w[2][CTA::WORDS];
+    auto readSpan = [&](int stage, int i) {
+        uint32_t word = 0;
+        if (i < c.partials) {  // FULL tiles neither store nor wait: every phase of fullS is a PARTIAL tile's
+            mbar_wait(ring.fullS + stage, (spanPhases >> stage) & 1u);
+            spanPhases ^= 1u << stage;
+            word = c.spanWord(stage, lane0);
+            asm volatile("" : "+r"(word));  // the loads and shuffles here, not sunk past the scores' wait
+        }
+        return word;
+    };
     if constexpr (SPANS) {
-        // every phase of fullS is waited for, FULL tiles' too: synccheck reports a phase nobody waited for as an error,
-        // and racecheck then loses the order of the spans' stores and loads
-        mbar_wait(ring.fullS + st, phase);
-        if (c.partials > 0) span = c.spanWord(st, lane0);
+        span = readSpan(st, 0);
     } else {
         c.maskWords(0, c.maskIndex(0), w);
     }
@@ -555,10 +565,6 @@ __device__ __forceinline__ void ws_row_steps(CTA& c, int count, const KvRing<ST>
         const int st1 = st + 1 == ST ? 0 : st + 1;
         const uint32_t phase1 = st1 == 0 ? phase ^ 1u : phase;
         mbar_wait(ring.fullK + st1, phase1);
-        if constexpr (SPANS) {
-            mbar_wait(ring.fullS + st1, phase1);
-            if (it + 1 < c.partials) span = c.spanWord(st1, lane0);
-        }
         mbar_wait(ring.fullV + st, phase);
         fence_proxy_async();
         takeTurn();
@@ -569,7 +575,11 @@ __device__ __forceinline__ void ws_row_steps(CTA& c, int count, const KvRing<ST>
         c.issueOutput(o, p, st);
         wgmma_commit();
         passTurn();
-        if constexpr (!SPANS) c.maskWords(it + 1, c.maskIndex(it + 1), w);
+        if constexpr (SPANS) {
+            span = readSpan(st1, it + 1);
+        } else {
+            c.maskWords(it + 1, c.maskIndex(it + 1), w);
+        }
         wgmma_wait<1>();
         fence_regs(s);
         warp_arrive(ring.emptyK + st1, lane0);
@@ -625,8 +635,8 @@ __device__ __forceinline__ void ws_consume(CTA& c, int count, const KvRing<ST>& 
     c.issueScores(s, st);
     wgmma_commit();
     passTurn();
-    ws_row_steps<PINGPONG, ST, SPANS>(c, count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn, qRead,
-                                      [&](float (&x)[SR], int stage) { c.issueScores(x, stage); });
+    ws_row_steps<PINGPONG, ST, SPANS>(c, count, ring, st, phase, at.spanPhases, lane0, o, m, l, s, p, takeTurn,
+                                      passTurn, qRead, [&](float (&x)[SR], int stage) { c.issueScores(x, stage); });
     ws_last_output<ST>(c, ring, st, phase, lane0, o, p, takeTurn, passTurn);
     at.stage = st;
     at.phase = phase;
@@ -726,9 +736,9 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), const 
                 if (loaded >= ST) mbar_wait(ring.emptyK + at.stage, at.phase ^ 1u);
                 c.produceKv(c.sK + at.stage * BKV * D, c.Kh, i, pt);
                 mbar_arrive_cp_async(ring.fullK + at.stage);
-                if (SPANS && pt < SPAN_STORES) {
-                    if (spanStore) reinterpret_cast<uint4*>(c.sSpans + at.stage * Cta::SPAN_WORDS)[pt] = tileSpans;
-                    mbar_arrive(ring.fullS + at.stage);  // every tile, so that fullS's phases follow fullK's
+                if (spanStore) {
+                    reinterpret_cast<uint4*>(c.sSpans + at.stage * Cta::SPAN_WORDS)[pt] = tileSpans;
+                    mbar_arrive(ring.fullS + at.stage);
                 }
                 if (i == 0) {
                     const int b = qLoads % QB;
@@ -848,8 +858,8 @@ __device__ __forceinline__ void attention_fwd_wgmma_ws(SAW_FWD_PARAMS(T), const 
             startRow(row);
             st = at.stage;
             phase = at.phase;
-            ws_row_steps<PINGPONG, ST, SPANS>(c, row.count, ring, st, phase, lane0, o, m, l, s, p, takeTurn, passTurn,
-                                              qRead, [&](float (&x)[Cta::SR], int stage) {
+            ws_row_steps<PINGPONG, ST, SPANS>(c, row.count, ring, st, phase, at.spanPhases, lane0, o, m, l, s, p,
+                                              takeTurn, passTurn, qRead, [&](float (&x)[Cta::SR], int stage) {
                                                   c.issueScores(x, stage, nextOffset);
                                               });
             at.stage = st;
