@@ -469,7 +469,8 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         lastTables = new TableCost(0, layout.variantCount(), p.batch() * p.heads(), (System.nanoTime() - start) / 1e9, 0,
                 lists.colSplitItems(), lists.colPartCount());
         LaunchShape fwd = q128 ? KernelCatalog.forwardWideQ128(p, fwdLists.numQBlocks(), forwardKernel)
-                : KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major, KernelCatalog.rowSpans(lists));
+                : KernelCatalog.forwardFor(p, tiles, lists.numQBlocks(), forwardKernel, major,
+                        KernelCatalog.rowSpans(lists));
         return new Plan(p, layout, lists, fwdLists, fwd,
                 KernelCatalog.backwardLaunch(KernelCatalog.backwardFor(p, tiles, lists.numKvBlocks(), backwardKernel, major),
                         p, lists));

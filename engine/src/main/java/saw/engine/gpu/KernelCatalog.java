@@ -149,14 +149,15 @@ final class KernelCatalog {
         return lists.hasRowSpans() && PartialMasks.configured() == PartialMasks.SPANS;
     }
 
-    /** Whether the forward kernel {@code fwd} takes the row spans after the forward's arguments (the persistent ones). */
+    /** Whether the forward kernel {@code fwd} takes the row spans after the forward's arguments (the persistent). */
     static boolean forwardTakesSpans(LaunchShape fwd) {
         return fwd.persistent();
     }
 
     /**
-     * {@code args} followed by the row spans argument of {@link #forwardTakesSpans} kernels: {@code spans} (the layout's
-     * row spans on the device) for the {@code _spans} kernels, a null pointer for the others, which read bit tiles.
+     * {@code args} followed by the row spans argument of {@link #forwardTakesSpans} kernels: {@code spans} (the
+     * layout's row spans on the device) for the {@code _spans} kernels, a null pointer for the others, which read bit
+     * tiles.
      *
      * @throws IllegalStateException when a {@code _spans} kernel gets no spans
      */

@@ -823,7 +823,8 @@ public final class RingGpus implements AutoCloseable {
                         t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits, p.heads(),
                         p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numQBlocks(), (float) p.scale(), (float) p.softcap()};
                 dev.cuda.launchOn(dev.compute, sp.fwd,
-                        KernelCatalog.forwardTakesSpans(sp.fwd) ? KernelCatalog.withSpans(args, sp.fwd, t.fwdSpans) : args);
+                        KernelCatalog.forwardTakesSpans(sp.fwd) ? KernelCatalog.withSpans(args, sp.fwd, t.fwdSpans)
+                                : args);
                 dev.record(stepEnd[d][c.step()], dev.compute);
             } else {
                 dev.record(bwdStepStart[d][c.step()], dev.compute);
