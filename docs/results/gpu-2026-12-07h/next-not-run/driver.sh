@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in the forty-fifth session, not run (its device time ran out on refused starts): column spans in the
-# warp-specialised backward (branch bwd-spans, `bwd-spans.patch` here against main f2aeb77). A PARTIAL step is masked
+# warp-specialised backward (branch bwd-spans, `bwd-spans.patch` here against main 08256a1). A PARTIAL step is masked
 # by four words of its transposed bit tile, loaded from global memory at the step; the `_spans` entries load one word
 # a thread (its two kv rows' runs of attending queries, TileLists#colSpans, passed in bitsT's place) a step ahead with
 # the step's LSE and Dsum. Against main as landed, same harness:
