@@ -587,9 +587,7 @@ public final class GpuBackend implements AttentionBackend.SinkTiming, PartialAtt
         Object[] args = {q, k, v, o, lse, t.fwdOrder, t.variantOf, t.fwdRowPtr, t.fwdRowPartial, t.fwdRowKv, t.fwdRowMask,
                 t.fwdBits, p.heads(), p.kvHeads(), p.seqQ(), p.seqKv(), plan.fwdLists.numQBlocks(), (float) p.scale(),
                 (float) p.softcap()};
-        if (KernelCatalog.forwardTakesSpans(plan.fwd)) {
-            args = KernelCatalog.withSpans(args, plan.fwd, t.fwdSpans);
-        }
+        args = KernelCatalog.withSpans(args, plan.fwd, t.fwdSpans);
         if (KernelCatalog.forwardTakesKvMaps(plan.fwd)) {
             args = cuda.withTileMaps(args, KernelCatalog.forwardKvMap(p), "K and V", k, v);
         }

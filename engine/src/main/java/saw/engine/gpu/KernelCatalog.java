@@ -149,19 +149,17 @@ final class KernelCatalog {
         return lists.hasRowSpans() && PartialMasks.configured() == PartialMasks.SPANS;
     }
 
-    /** Whether the forward kernel {@code fwd} takes the row spans after the forward's arguments (the persistent). */
-    static boolean forwardTakesSpans(LaunchShape fwd) {
-        return fwd.persistent();
-    }
-
     /**
-     * {@code args} followed by the row spans argument of {@link #forwardTakesSpans} kernels: {@code spans} (the
-     * layout's row spans on the device) for the {@code _spans} kernels, a null pointer for the others, which read bit
-     * tiles.
+     * The forward's arguments {@code args} as {@code fwd}'s kernel takes them: the persistent kernels take the row spans
+     * after them ({@code spans}, the layout's row spans on the device, for the {@code _spans} kernels, a null pointer
+     * for the others, which read bit tiles); the other forwards take {@code args} as they are.
      *
      * @throws IllegalStateException when a {@code _spans} kernel gets no spans
      */
     static Object[] withSpans(Object[] args, LaunchShape fwd, DeviceBuffer spans) {
+        if (!fwd.persistent()) {
+            return args;
+        }
         boolean reads = readsSpans(fwd);
         if (reads && spans == null) {
             throw new IllegalStateException(fwd.kernel() + " needs the layout's row spans, and it has none");

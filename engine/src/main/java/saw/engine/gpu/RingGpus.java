@@ -822,9 +822,7 @@ public final class RingGpus implements AutoCloseable {
                 Object[] args = {b.q, b.kSlot[c.kvSlot()], b.vSlot[c.kvSlot()], b.oPart.get(part), b.lsePart.get(part),
                         t.rowOrder, t.variantOf, t.rowPtr, t.rowPartial, t.rowKv, t.rowMask, t.bits, p.heads(),
                         p.kvHeads(), p.seqQ(), p.seqKv(), sp.lists.numQBlocks(), (float) p.scale(), (float) p.softcap()};
-                dev.cuda.launchOn(dev.compute, sp.fwd,
-                        KernelCatalog.forwardTakesSpans(sp.fwd) ? KernelCatalog.withSpans(args, sp.fwd, t.fwdSpans)
-                                : args);
+                dev.cuda.launchOn(dev.compute, sp.fwd, KernelCatalog.withSpans(args, sp.fwd, t.fwdSpans));
                 dev.record(stepEnd[d][c.step()], dev.compute);
             } else {
                 dev.record(bwdStepStart[d][c.step()], dev.compute);
