@@ -13,7 +13,7 @@
 #   ab_rounds N PACK_A TAG_A PACK_B TAG_B ROW...
 #                                          saw bench, forward and backward, on issue 12's rows (ROW: spec-dD, then
 #                                          optional extra flags after '|'), N rounds alternating which build goes first,
-#                                          then the ratio table (bench/ab_table.py)
+#                                          then the ratio table (bench/ab_table.py); AB_PASS=fwd or =bwd: one pass
 #   ab_rounds_multi N "PACK:TAG ..." ROW...
 #                                          the same for any number of builds, each round starting one build later;
 #                                          a ratio table of every build against the first (ab/table.txt) and a
@@ -162,8 +162,8 @@ ab_rounds_multi() { # N "PACK:TAG PACK:TAG ..." ROW...   (the first build is the
     local p=$1 t=$2 s=$3 dd=$4 rw=$5 rr=$6; shift 6
     local -a blk=(--block 128x128)
     [[ " $* " == *" --block "* ]] && blk=()
-    timeout -k 5 120 "$p/saw" bench "$ab_res/specs/$s.json" "${blk[@]}" --head-dim "$dd" --pass fwd,bwd --reps 10 \
-      --warmup 3 --backend gpu --out "$ab_res/ab/$t-$rw-r$rr.jsonl" "$@" >>"$ab_res/ab/bench.log" 2>&1 \
+    timeout -k 5 120 "$p/saw" bench "$ab_res/specs/$s.json" "${blk[@]}" --head-dim "$dd" --pass "${AB_PASS:-fwd,bwd}" \
+      --reps 10 --warmup 3 --backend gpu --out "$ab_res/ab/$t-$rw-r$rr.jsonl" "$@" >>"$ab_res/ab/bench.log" 2>&1 \
       || echo "bench $t $rw r$rr rc=$?"
   }
   for r in $(seq 1 "$n"); do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in the forty-fifth session, not run (its device time ran out on refused starts): column spans in the
-# warp-specialised backward (branch bwd-spans, `bwd-spans.patch` here against main 08256a1). A PARTIAL step is masked
+# warp-specialised backward (branch bwd-spans, `bwd-spans.patch` here against main be2c3ce). A PARTIAL step is masked
 # by four words of its transposed bit tile, loaded from global memory at the step; the `_spans` entries load one word
 # a thread (its two kv rows' runs of attending queries, TileLists#colSpans, passed in bitsT's place) a step ahead with
 # the step's LSE and Dsum. Against main as landed, same harness:
@@ -40,27 +40,9 @@ for pid in "${pids[@]}"; do wait "$pid"; done
 ab_el "extra checks done"
 ab_save
 ab_el "backward rounds"
-. bench/gpu/specs-lib.sh
-frontier_specs "$ab_res/specs"
-rows=(docs64-32k-d128 docs8-8k-d128 docs8-16k-d128 window1024-16k-d128 causal-8k-d128 "gqa-32k-d128|--kv-heads 8"
-  docs64-32k-d64 docs8-8k-d64 window1024-16k-d64 causal-8k-d64)
-packs=(/tmp/pm:main /tmp/pb:bspans)
-for r in 1 2 3; do
-  for row in "${rows[@]}"; do
-    IFS='|' read -r sp extra <<<"$row"
-    for i in 0 1; do
-      p=${packs[$(( (r - 1 + i) % 2 ))]}
-      # shellcheck disable=SC2086
-      timeout -k 5 120 "${p%%:*}/saw" bench "$ab_res/specs/${sp%-d*}.json" --block 128x128 --head-dim "${sp##*-d}" \
-        --pass bwd --reps 10 --warmup 3 --backend gpu --out "$ab_res/ab/${p##*:}-$sp-r$r.jsonl" $extra \
-        >>"$ab_res/ab/bench.log" 2>&1 || echo "bench ${p##*:} $sp r$r rc=$?"
-    done
-  done
-  ab_el "round $r done"
-  (( $(date +%s) - ab_t0 < ${ROUNDS_UNTIL:-420} )) || { ab_el "deadline: stopping after round $r"; break; }
-done
-python3 bench/ab_table.py "$ab_res/ab" main bspans | tee "$ab_res/ab/table.txt"
-python3 bench/ab_table.py --summary "$ab_res/ab" main bspans | tee "$ab_res/ab/summary.txt"
+AB_PASS=bwd AB_DEADLINE=${ROUNDS_UNTIL:-420} ab_rounds 3 /tmp/pm main /tmp/pb bspans docs64-32k-d128 docs8-8k-d128 \
+  docs8-16k-d128 window1024-16k-d128 causal-8k-d128 "gqa-32k-d128|--kv-heads 8" docs64-32k-d64 docs8-8k-d64 \
+  window1024-16k-d64 causal-8k-d64
 grep -ho '"kernel": *"[^"]*"' "$ab_res"/ab/bspans-*-r1.jsonl | sort | uniq -c
 ab_save
 if (( $(date +%s) - ab_t0 < ${FRONTIER_UNTIL:-480} )); then
