@@ -18,7 +18,7 @@
 # The checkout and .gpupack together (72 MB on disk) exceed the 64 MiB a call carries, so the pack travels as one
 # archive in a folder .git/info/exclude ignores (tar cf - .gpupack | xz -9e -T8 > .gpc/pack.tar.xz, 23 MB), carry
 # [".gpc"]:
-#   tar xJf .gpc/pack.tar.xz && bash docs/results/gpu-2026-12-07i/next-not-run/driver.sh > /dev/null 2>&1
+#   tar xJf .gpc/pack.tar.xz && bash docs/results/gpu-2026-12-07j/call1/driver.sh > /dev/null 2>&1
 #   tail -c 11000 $OUT/driver.log
 set -uo pipefail
 . bench/gpu/ab-lib.sh
