@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Forty-seventh session, call 2, on main's kernels (the forty-sixth session's main.fatbin and spans-engine.jar, which
 # are main 0e78ef1's build; nothing in the engine or kernels changed after it):
-#  1. issue 12's table, three rounds (frontier-table.sh from this checkout, FT_ROUNDS (3), within FT_LIMIT s: saw and cuDNN / the ragged
-#     peers side by side, alternating who goes first), the first since the row spans landed in the forty-fifth session;
+#  1. issue 12's table (frontier-table.sh from this checkout, FT_ROUNDS rounds (3) within FT_LIMIT seconds (330): saw
+#     and cuDNN / the ragged peers side by side, alternating who goes first), the first since the row spans landed in
+#     the forty-fifth session;
 #  2. what this GPU's memory moves at best (torch: a 1 GiB copy, and addcmul over four 512 MiB bf16 tensors, three
 #     read and one written as in a forward's Q, K, V and O), the roof against which the 64-documents forward's
 #     compulsory bytes are read.
@@ -40,8 +41,9 @@ print(f"addcmul 3 x 512 MiB read, 512 MiB written: {ms:.3f} ms, {8 * n / ms / 1e
 PY
 ab_el "memory roof"
 timeout 120 python3 "$ab_res/hbm_roof.py" 2>&1 | tee "$ab_res/hbm_roof.txt"
-ab_el "issue 12: frontier table, three rounds"
-OUT="$ab_res" FT_ROUNDS=${FT_ROUNDS:-3} timeout -k 5 ${FT_LIMIT:-330} /tmp/pm/frontier-table.sh > "$ab_res/frontier.out" 2>&1
+ab_el "issue 12: frontier table, ${FT_ROUNDS:-3} rounds"
+OUT="$ab_res" FT_ROUNDS=${FT_ROUNDS:-3} timeout -k 5 "${FT_LIMIT:-330}" /tmp/pm/frontier-table.sh \
+  > "$ab_res/frontier.out" 2>&1
 echo "frontier-table rc=$?"
 ab_save
 cat "$ab_res/frontier/table.txt"
