@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Prepared in the forty-sixth session, not run (no device machine was lent to it): two kernel experiments against main
-# in one call, each a branch whose patch against main 0e78ef1 is beside this driver.
+# Prepared in the forty-sixth session (no device machine was lent to it), run in the forty-seventh (driver.log beside
+# it): two kernel experiments against main in one call, each a branch whose patch against main 0e78ef1 is beside
+# this driver.
 #  - halves (branch fwd-halves, halves.patch): the persistent forward's `_spans` kernels at D = 128 run a PARTIAL
 #    tile's P V over the 64-key halves its warpgroup's rows attend (KernelCatalog#keyHalves, a new kernel argument);
 #    forward rounds on issue 12's rows.
