@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # saw vs FlexAttention (torch.compile default, and mode="max-autotune-no-cudagraphs") vs cuDNN SDPA, forward and
-# backward, on one GPU: the successor of issue 4's h200-compare.sh (retired, in git history) with FlexAttention as its users write it (closed-form
-# mask_mods from sawmask.torch, each row recording the mask_mod's source text). Run time: about 6-8 minutes on an
+# backward, on one GPU: the successor of issue 4's h200-compare.sh (retired, in git history) with FlexAttention as
+# its users write it (closed-form mask_mods from sawmask.torch, each row recording the mask_mod's source text). Run
+# time: about 6-8 minutes on an
 # H200 for everything (most of it torch.compile: default mode on every row, max-autotune on a representative
 # subset, AUTOTUNE_ROWS); it is resumable, so a run cut short continues where it stopped when run again. The default
 # mode and cuDNN run on every row before any max-autotune compile, so a run cut short by a time limit (one 10-minute
