@@ -106,6 +106,19 @@ def result_row(base, backend, kernel, samples, warmup, status="ok", extra=None):
     return row
 
 
+def open_sink(out, resume, make_header):
+    """(the open results file, the (row, backend, pass, tile) keys already timed ok in it). With resume, an existing
+    file is appended to; one that holds nothing (a run killed before its first row) is started over, header first."""
+    if resume and os.path.exists(out) and open(out, encoding="utf-8").read().strip():
+        done = {(r.get("row"), r.get("backend"), r.get("pass"), r.get("tile")) for r in read_results(out)[1]
+                if r.get("status") == "ok"}  # failed rows are tried again
+        return open(out, "a", encoding="utf-8"), done
+    sink = open(out, "w", encoding="utf-8")
+    sink.write(json.dumps(make_header()) + "\n")
+    sink.flush()  # a run killed before its first row still leaves a file that can be resumed
+    return sink, set()
+
+
 def header_for(saw_header, torch, command):
     if not torch.cuda.is_available():  # a CPU smoke run (--device cpu): the header says so
         props = type("CPU", (), {"name": "CPU", "major": 0, "minor": 0, "total_memory": 0})()
@@ -456,14 +469,7 @@ def cmd_run(args):
     for path in args.results:
         header, rows = read_results(path)
         out = os.path.join(args.out_dir, "flex-" + os.path.basename(path))
-        done = set()
-        if args.resume and os.path.exists(out):
-            done = {(r.get("row"), r.get("backend"), r.get("pass"), r.get("tile")) for r in read_results(out)[1]
-                    if r.get("status") == "ok"}  # failed rows are tried again
-            sink = open(out, "a", encoding="utf-8")
-        else:
-            sink = open(out, "w", encoding="utf-8")
-            sink.write(json.dumps(header_for(header, torch, sys.argv[1:])) + "\n")
+        sink, done = open_sink(out, args.resume, lambda: header_for(header, torch, sys.argv[1:]))
         sinks.append((sink, out))
 
         def emit(r, sink=sink):  # flushed per row, like saw's own files: an interrupted run keeps what finished
