@@ -9,7 +9,9 @@
 # median of 10 CUDA-event timings after 3; both sides fill 256 MiB before every timed run, as triton's do_bench does.
 # FT_ROUNDS rounds (3), saw first in odd rounds and the peers first in even ones, each into $OUT/frontier/rN/; the
 # table (frontier_table.py: per row and pass the medians over the rounds, their ranges, the median and worst ratio)
-# goes to $OUT/frontier/table.txt and is printed last.
+# goes to $OUT/frontier/table.txt and is printed last. FT_RANDOM=1 adds issue 12's random-block rows (5-100 % of 8K
+# and 16K, D = 128), each beside a causal problem of about the same tiles per row and work (frontier_table.py's
+# RANDOM_PAIRS), right after saw's rows in every round (about a minute a round), and their table after the first.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 saw="$here/saw"
@@ -91,6 +93,24 @@ saw_rows() { # ROUND_DIR
       || echo "saw bench $sp D=$d ($1): rc=$?" | tee -a "$log"
   done
 }
+random_rows() { # ROUND_DIR (only with FT_RANDOM=1)
+  local pairs S dens cs cb
+  [[ ${FT_RANDOM:-} == 1 ]] || return 0
+  mkdir -p "$1/random"
+  pairs=$(python3 "$here/frontier_table.py" --pairs)
+  for S in $(awk '{ print $1 }' <<<"$pairs" | sort -nu); do
+    dens=$(awk -v s="$S" '$1 == s { printf "%s%s", sep, $2; sep = "," }' <<<"$pairs")
+    timeout -k 5 150 "$saw" bench preset:causal --seq "$S" --batch 4 --heads 16 --head-dim 128 --block 128x128 \
+      --density "$dens" --pass fwd,bwd --reps "${FT_REPS:-10}" --warmup 3 --backend gpu \
+      --out "$1/random/random-$S.jsonl" >>"$log" 2>&1 || echo "saw bench random S=$S ($1): rc=$?" | tee -a "$log"
+  done
+  while read -r S dens cs cb; do
+    timeout -k 5 150 "$saw" bench preset:causal --seq "$cs" --batch "$cb" --heads 16 --head-dim 128 --block 128x128 \
+      --pass fwd,bwd --reps "${FT_REPS:-10}" --warmup 3 --backend gpu --out "$1/random/causal-$cs-b$cb.jsonl" \
+      >>"$log" 2>&1 || echo "saw bench causal $cs x $cb ($1): rc=$?" | tee -a "$log"
+  done <<<"$pairs"
+}
+saw_side() { saw_rows "$1"; random_rows "$1"; }
 # the documents and window rows, which SDPA's dense masks cannot express: PyTorch's ragged-batch peers (the script
 # that ran is copied beside its numbers); they take the rows' useful FLOPs from saw's first round (the same masks)
 cp "$here/varlen_peers.py" "$here/ragged_rows.py" "$here/frontier_table.py" "$dir/"
@@ -100,9 +120,9 @@ peers() { # ROUND_DIR
   timeout 200 python3 "$dir/varlen_peers.py" "$dir/specs" "$dir/r1/results" >"$1/varlen.txt" 2>>"$log" \
     || echo "varlen_peers.py ($1) rc=$?" | tee -a "$log"
 }
-saw_rows "$dir/r1"
+saw_side "$dir/r1"
 peers "$dir/r1"
 for r in $(seq 2 "${FT_ROUNDS:-3}"); do
-  if (( r % 2 == 0 )); then peers "$dir/r$r"; saw_rows "$dir/r$r"; else saw_rows "$dir/r$r"; peers "$dir/r$r"; fi
+  if (( r % 2 == 0 )); then peers "$dir/r$r"; saw_side "$dir/r$r"; else saw_side "$dir/r$r"; peers "$dir/r$r"; fi
 done
 python3 "$dir/frontier_table.py" "$dir" | tee "$dir/table.txt"

@@ -1,6 +1,7 @@
 """frontier-table.sh's rounds and frontier_table.py's table, on a fake pack whose `saw bench` and peer scripts write
 seeded rates: the order of each round, and every row's medians, ranges and ratios against brute force."""
 
+import json
 import os
 import random
 import shutil
@@ -142,3 +143,71 @@ def test_rows_without_a_peer_or_a_round_are_shown_as_such(tmp_path):
     # round 2 had no peer: saw's median covers both rounds, the ratio only round 1
     assert cells[:5] == ["causal-8k-d128", "fwd", "550.0", "500.0-600.0", "550.0"]
     assert cells[6:9] == [f"{600 / 550:.3f}", f"{600 / 550:.3f}", "1"]
+
+
+def test_random_rows_run_after_saws_rows_and_their_table_pairs_each_with_its_causal_problem(tmp_path):
+    rounds, rng = 3, random.Random(5)
+    pack, shim, log = fake_pack(tmp_path, rates_for(5, rounds))
+    rates = {}  # "rN/random/FILE|DENSITY|PASS" -> useful TFLOP/s
+    for r in range(1, rounds + 1):
+        for seq, density, cseq, cbatch in frontier_table.RANDOM_PAIRS:
+            for ps in ("fwd", "bwd"):
+                rates[f"r{r}/random/random-{seq}.jsonl|{density:g}|{ps}"] = round(rng.uniform(300, 650), 1)
+                rates[f"r{r}/random/causal-{cseq}-b{cbatch}.jsonl|None|{ps}"] = round(rng.uniform(300, 650), 1)
+    (tmp_path / "rates.json").write_text(json.dumps(rates))
+    # saw's rows as in fake_pack are left out here: this `saw` answers only the random rows and their causal pairs
+    (pack / "saw").write_text(f"""#!{sys.executable}
+import json, sys
+args = sys.argv[1:]
+opt = lambda name: args[args.index(name) + 1] if name in args else None
+out = opt("--out")
+key = out.split("/frontier/")[1]
+with open({str(log)!r}, "a") as f:
+    f.write(f"saw {{key}} {{' '.join(args)}}\\n")
+rates = json.load(open({str(tmp_path / "rates.json")!r}))
+with open(out, "w") as f:
+    f.write('{{"schema":"saw.bench/1"}}\\n')
+    for d in opt("--density").split(",") if opt("--density") else [None]:
+        for ps in ("fwd", "bwd"):
+            if f"{{key}}|{{d}}|{{ps}}" in rates:
+                f.write(json.dumps({{"status": "ok", "pass": ps, "median_ms": 1.0, "kernel": "k",
+                                     "useful_tflops": rates[f"{{key}}|{{d}}|{{ps}}"],
+                                     "density": float(d) if d else None}}) + "\\n")
+""")
+    out = tmp_path / "out"
+    env = dict(os.environ, OUT=str(out), FT_ROUNDS=str(rounds), FT_RANDOM="1", PATH=f"{shim}:{os.environ['PATH']}")
+    run = subprocess.run(["bash", str(pack / "frontier-table.sh")], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    saw_calls = [line.split() for line in log.read_text().splitlines() if line.startswith("saw ")]
+    for r in range(1, rounds + 1):
+        keys = [c[1] for c in saw_calls if c[1].startswith(f"r{r}/")]
+        first_random = next(i for i, k in enumerate(keys) if "/random/" in k)
+        assert all("/random/" in k for k in keys[first_random:])  # after every one of saw's own rows
+        assert sorted(k for k in keys if "/random/" in k) == sorted(
+            {f"r{r}/random/random-{s}.jsonl" for s, _, _, _ in frontier_table.RANDOM_PAIRS}
+            | {f"r{r}/random/causal-{cs}-b{cb}.jsonl" for _, _, cs, cb in frontier_table.RANDOM_PAIRS})
+    for c in saw_calls:
+        if "/random/random-" in c[1]:
+            assert c[c.index("--density") + 1] == "0.05,0.1,0.25,0.5,1"
+            assert c[c.index("--seq") + 1] == c[1].split("random-")[1][: -len(".jsonl")]
+    text = (out / "frontier" / "table.txt").read_text()
+    lines = frontier_table.random_table(str(out / "frontier"))
+    assert text.endswith("\n\n" + "\n".join(lines) + "\n")
+    assert len(lines) == 1 + 2 * len(frontier_table.RANDOM_PAIRS)
+    body = iter(lines[1:])
+    for seq, density, cseq, cbatch in frontier_table.RANDOM_PAIRS:
+        for ps in ("fwd", "bwd"):
+            cells = next(body).split()
+            rnd = [rates[f"r{r}/random/random-{seq}.jsonl|{density:g}|{ps}"] for r in range(1, rounds + 1)]
+            causal = [rates[f"r{r}/random/causal-{cseq}-b{cbatch}.jsonl|None|{ps}"] for r in range(1, rounds + 1)]
+            q = [a / b for a, b in zip(rnd, causal)]
+            assert cells[:3] == [f"{seq // 1024}K", f"{density:g}", ps]
+            assert float(cells[3]) == pytest.approx(statistics.median(rnd), abs=0.051)
+            assert cells[4] == f"{min(rnd):.1f}-{max(rnd):.1f}"
+            assert cells[5:8] == [str(cseq), "x", str(cbatch)]
+            assert float(cells[8]) == pytest.approx(statistics.median(causal), abs=0.051)
+            assert float(cells[10]) == pytest.approx(statistics.median(q), abs=5e-4)
+            assert float(cells[11]) == pytest.approx(min(q), abs=5e-4)
+            assert cells[12] == str(rounds)
+            assert (cells[13:] == ["below", "0.85"]) == (min(q) < 0.85)
