@@ -84,7 +84,9 @@ def random_rates(random_dir):
     for path in glob.glob(os.path.join(random_dir, "*.jsonl")):
         name = os.path.basename(path)
         causal, rnd = CAUSAL_FILE.match(name), RANDOM_FILE.match(name)
-        for point in timed_points(path) if causal or rnd else ():
+        if not (causal or rnd):
+            continue
+        for point in timed_points(path):
             if causal:
                 out[("causal", int(causal.group(1)), int(causal.group(2)), point["pass"])] = point["useful_tflops"]
             elif isinstance(point.get("density"), (int, float)):
@@ -95,8 +97,7 @@ def random_rates(random_dir):
 def random_table(frontier_dir):
     """One line per random row and pass: its median rate over the rounds, its causal pair's, and the median and worst
     of the per-round ratios random / causal, marked where the worst is under RANDOM_TARGET; [] without random/ data."""
-    rounds = [random_rates(os.path.join(sub, "random")) for sub in sorted(glob.glob(os.path.join(frontier_dir, "r*")))
-              if ROUND.match(os.path.basename(sub)) and os.path.isdir(os.path.join(sub, "random"))]
+    rounds = [random_rates(os.path.join(sub, "random")) for _, sub in sorted(round_dirs(frontier_dir).items())]
     if not any(rounds):
         return []
     lines = [f"{'random row':17} {'pass':4} {'random':>7} {'range':>13} {'causal pair':>17} {'causal':>7} "
@@ -114,15 +115,21 @@ def random_table(frontier_dir):
     return lines
 
 
-def load(frontier_dir):
-    """{round: (saw rates, peer rates)} from the folder's rN/ subfolders."""
-    rounds = {}
+def round_dirs(frontier_dir):
+    """{round number: its rN/ folder}."""
+    subs = {}
     for sub in glob.glob(os.path.join(frontier_dir, "r*")):
         m = ROUND.match(os.path.basename(sub))
         if m and os.path.isdir(sub):
-            rounds[int(m.group(1))] = (saw_rates(os.path.join(sub, "results")),
-                                       peer_rates(os.path.join(sub, "cudnn.txt"), os.path.join(sub, "varlen.txt")))
-    return rounds
+            subs[int(m.group(1))] = sub
+    return subs
+
+
+def load(frontier_dir):
+    """{round: (saw rates, peer rates)} from the folder's rN/ subfolders."""
+    return {r: (saw_rates(os.path.join(sub, "results")),
+                peer_rates(os.path.join(sub, "cudnn.txt"), os.path.join(sub, "varlen.txt")))
+            for r, sub in round_dirs(frontier_dir).items()}
 
 
 def rate_cells(xs):
