@@ -59,7 +59,7 @@ final class BenchCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "SPEC",
-            description = "a saw.mask/1 config file, or preset:NAME (see 'saw presets'); optional with --nsa")
+            description = MaskSpec.DESCRIPTION + " (its first value); optional with --nsa")
     String specName;
 
     @Mixin
@@ -73,7 +73,7 @@ final class BenchCommand implements Callable<Integer> {
             description = "replace the mask by random blocks at these block densities in (0, 1], e.g. 0.05,0.25,1")
     List<Double> densities = new ArrayList<>();
 
-    @Option(names = "--seq", split = ",", paramLabel = "N", description = "query and key lengths (a list sweeps them; default: the config's)")
+    @Option(names = "--seq", split = ",", paramLabel = "N", description = "query and key lengths (a list sweeps them; default: the config's; a one-line mask needs it)")
     List<Integer> seqs = new ArrayList<>();
 
     @Option(names = "--block", split = ",", paramLabel = "QxKV", description = "tile sizes, e.g. 64x64,128x64 (default: the config's block)")
@@ -140,9 +140,9 @@ final class BenchCommand implements Callable<Integer> {
             return benchNsa();
         }
         if (specName == null) {
-            throw new BadInput("SPEC is required (a config or preset), unless --nsa names a selection");
+            throw new BadInput("SPEC is required (a config, preset or one-line mask), unless --nsa names a selection");
         }
-        MaskConfig config = SpecLoader.load(specName);
+        MaskConfig config = MaskSpec.config(specName, seqs.isEmpty() ? null : seqs.get(0));
         Sweep sweep = new Sweep(specName, tree(config), parseVary(), densities, seqs, tiles(config), OptionValues.passes("--pass", passes), batch,
                 heads, kvHeads, headDims, OptionValues.dtype(dtype), seed);
         List<SweepPoint> points;
@@ -264,7 +264,7 @@ final class BenchCommand implements Callable<Integer> {
                         if (specName == null) {
                             throw new BadInput("--nsa mask needs SPEC, the mask to take the blocks from");
                         }
-                        MaskConfig c = SpecLoader.load(specName);
+                        MaskConfig c = MaskSpec.config(specName, n);
                         int len = n == null ? c.seqLenQ() : n;
                         int b = batch > 0 ? batch : c.batch();
                         layout = saw.engine.mask.BoundMask.bind(c.mask(), new saw.engine.mask.Dims(len, len, b, c.heads()))
@@ -327,7 +327,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private JsonNode tree(MaskConfig config) {
-        if (specName.startsWith(SpecLoader.PRESET_PREFIX)) {
+        if (specName.startsWith(SpecLoader.PRESET_PREFIX) || !MaskSpec.isConfig(specName)) {
             return Sweep.tree(config);
         }
         try {

@@ -7,17 +7,15 @@ import picocli.CommandLine.Parameters;
 import saw.engine.config.BlockSize;
 import saw.engine.config.ConfigException;
 import saw.engine.config.MaskConfig;
-import saw.engine.config.SpecLoader;
-import saw.engine.mask.Dims;
 import saw.engine.mask.MaskChecks;
 
-/** The arguments that name a config: SPEC and the overrides --seq and --block (a picocli mixin). */
+/** The arguments that name a config: SPEC (MaskSpec) and the overrides --seq and --block (a picocli mixin). */
 final class SpecArgs {
-    @Parameters(index = "0", arity = "0..1", paramLabel = "SPEC", description = "a saw.mask/1 config file, or preset:NAME (see 'saw presets')")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SPEC", description = MaskSpec.DESCRIPTION)
     String spec;
 
-    @Option(names = "--seq", paramLabel = "N",
-            description = "use N query and N key tokens instead of the config's lengths (nothing in the mask is rescaled)")
+    @Option(names = "--seq", paramLabel = "N", description = "use N query and N key tokens instead of the config's lengths "
+            + "(nothing in the mask is rescaled); required for a one-line mask")
     Integer seq;
 
     @Option(names = "--block", paramLabel = "QxKV", description = "tile size, e.g. 128x64 (default: the config's block)")
@@ -33,7 +31,7 @@ final class SpecArgs {
         if (spec == null) {
             throw new BadInput("Missing required parameter: 'SPEC'");
         }
-        MaskConfig config = SpecLoader.load(spec);
+        MaskConfig config = MaskSpec.config(spec, seq);
         if (block != null) {
             try {
                 config = config.withBlock(BlockSize.parse(block));
@@ -41,10 +39,8 @@ final class SpecArgs {
                 throw new BadInput("--block: " + e.getMessage());
             }
         }
-        if (seq != null) {
-            if (seq < 1 || seq > Dims.MAX_SEQ) {
-                throw new BadInput("--seq must be in 1.." + Dims.MAX_SEQ + ", got " + seq);
-            }
+        if (seq != null && MaskSpec.isConfig(spec)) {
+            MaskSpec.checkSeq(seq);
             config = config.withSeq(seq);
             List<MaskChecks.Problem> problems = config.problems();
             if (!problems.isEmpty()) {

@@ -19,7 +19,6 @@ import saw.engine.attention.Pass;
 import saw.engine.bench.SweepRunner;
 import saw.engine.config.ConfigException;
 import saw.engine.config.MaskConfig;
-import saw.engine.config.SpecLoader;
 import saw.engine.gpu.GpuBackend;
 import saw.engine.gpu.GpuException;
 import saw.engine.mask.BoundMask;
@@ -43,10 +42,10 @@ final class TuneCommand implements Callable<Integer> {
     RemoteOptions remote;
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "SPEC",
-            description = "a saw.mask/1 config file or preset:NAME (not needed with --clear)")
+            description = MaskSpec.DESCRIPTION + " (not needed with --clear)")
     String specName;
 
-    @Option(names = "--seq", paramLabel = "N", description = "query and key tokens (default: the config's)")
+    @Option(names = "--seq", paramLabel = "N", description = "query and key tokens (default: the config's; a one-line mask needs it)")
     Integer seq;
 
     @Option(names = "--batch", paramLabel = "B", description = "default: the config's")
@@ -95,9 +94,9 @@ final class TuneCommand implements Callable<Integer> {
             return SawCli.OK;
         }
         if (specName == null) {
-            throw new BadInput("SPEC is required (a config file or preset:NAME) unless --clear is given");
+            throw new BadInput("SPEC is required (a config file, preset:NAME or one-line mask) unless --clear is given");
         }
-        MaskConfig config = SpecLoader.load(specName);
+        MaskConfig config = MaskSpec.config(specName, seq);
         AttentionProblem p = problem(config);
         Dims dims = new Dims(p.seqQ(), p.seqKv(), p.batch(), p.heads());
         List<MaskChecks.Problem> problems = MaskChecks.check(config.mask(), dims);

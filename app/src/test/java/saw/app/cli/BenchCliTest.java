@@ -109,6 +109,46 @@ class BenchCliTest {
         assertEquals("svg", xml.newDocumentBuilder().parse(svg.toFile()).getDocumentElement().getTagName());
     }
 
+    /** A one-line mask sweeps like the config it stands for: the same rows, and --vary addresses its config's fields. */
+    @Test
+    void aOneLineMaskBenchesAsItsConfigDoes() throws Exception {
+        Path spec = dir.resolve("window.json");
+        Files.writeString(spec, "{\"schema\": \"saw.mask/1\", \"name\": \"w\", \"seq_len_q\": 384, \"seq_len_kv\": 384,"
+                + " \"mask\": {\"or\": [{\"sliding_window\": {\"left\": 100, \"right\": 0}}, {\"sinks\": {\"count\": 4}}]}}");
+        String[] common = {"--seq", "384,512", "--vary", "/mask/or/0/sliding_window/left=100,30", "--block", "64x32",
+                "--heads", "2", "--kv-heads", "1", "--head-dim", "16", "--pass", "fwd", "--backend", "cpu", "--reps", "1",
+                "--warmup", "0"};
+        List<BenchRow> fromConfig = bench(spec.toString(), common, "config.json");
+        List<BenchRow> fromLine = bench("or(window(100),sinks(4))", common, "line.json");
+        assertEquals(4, fromLine.size());
+        for (int i = 0; i < fromLine.size(); i++) {
+            BenchRow a = fromConfig.get(i);
+            BenchRow b = fromLine.get(i);
+            String what = "row " + i + ": " + a + " / " + b;
+            assertEquals(BenchRow.OK, b.status(), what);
+            assertEquals(a.varied(), b.varied(), what);
+            assertEquals(a.stats(), b.stats(), what);
+            assertEquals(a.problem(), b.problem(), what);
+        }
+        for (BenchRow r : fromLine) {
+            BenchRow wider = fromLine.stream().filter(o -> o.problem().seqQ() == r.problem().seqQ()
+                    && o.varied().values().iterator().next() == 100).findFirst().orElseThrow();
+            assertTrue(r.varied().values().iterator().next() == 100
+                    || r.stats().attendedPairs() < wider.stats().attendedPairs(), "left 30 attends less than left 100: " + r);
+        }
+        CliTest.badInputInOneLine(saw("bench", "or(window(100),sinks(4))", "--out", dir.resolve("x.json").toString()),
+                "--seq is required with a one-line mask");
+    }
+
+    private List<BenchRow> bench(String spec, String[] common, String out) throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of("bench", spec));
+        args.addAll(List.of(common));
+        args.addAll(List.of("--out", dir.resolve(out).toString()));
+        CliTest.Run run = saw(args.toArray(String[]::new));
+        assertEquals(SawCli.OK, run.code(), run.err());
+        return ResultsFile.read(dir.resolve(out)).rows();
+    }
+
     @Test
     void badInputIsOneLineNamingWhatIsWrong() throws Exception {
         Path results = dir.resolve("r.json");

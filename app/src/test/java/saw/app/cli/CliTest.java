@@ -189,6 +189,81 @@ class CliTest {
         checkStats(new String[] {"stats", file.toString()}, config);
     }
 
+    /**
+     * Every command that names a config takes a one-line mask at --seq as verify does: seeded random expressions, each
+     * with the mask built here from the same numbers, checked against brute force through saw stats.
+     */
+    @Test
+    void statsOfOneLineMasksMatchBruteForce() throws Exception {
+        java.util.Random rnd = new java.util.Random(20261208);
+        String[] blocks = {"32x32", "64x32", "64x64", "32x64"};
+        for (int trial = 0; trial < 24; trial++) {
+            int s = 64 + rnd.nextInt(600);
+            int left = 1 + rnd.nextInt(200);
+            int right = rnd.nextInt(40);
+            int[] lengths = new int[1 + rnd.nextInt(5)];
+            int used = 0;
+            for (int i = 0; i < lengths.length; i++) {
+                lengths[i] = 1 + rnd.nextInt(Math.max(1, (s - used) / 2));
+                used += lengths[i];
+            }
+            String docs = java.util.Arrays.stream(lengths).mapToObj(Integer::toString)
+                    .collect(java.util.stream.Collectors.joining(","));
+            int sinks = 1 + rnd.nextInt(6);
+            int chunk = 1 + rnd.nextInt(300);
+            int offset = rnd.nextInt(100) - 50;
+            String expr;
+            Mask mask;
+            switch (trial % 6) {
+                case 0 -> {
+                    expr = "causal(" + offset + ")";
+                    mask = new Mask.Causal(offset);
+                }
+                case 1 -> {
+                    expr = "window(" + left + "," + right + ")";
+                    mask = new Mask.SlidingWindow(left, right);
+                }
+                case 2 -> {
+                    expr = "and(causal, docs(" + docs + "))";
+                    mask = Mask.And.of(new Mask.Causal(0), Mask.Documents.ofLengths(lengths));
+                }
+                case 3 -> {
+                    expr = "or(window(" + left + "),sinks(" + sinks + "))";
+                    mask = Mask.Or.of(new Mask.SlidingWindow(left, 0), new Mask.Sinks(sinks));
+                }
+                case 4 -> {
+                    expr = "heads(causal,not(window(" + left + ")),chunked(" + chunk + "))";
+                    mask = new Mask.PerHead(List.of(new Mask.Causal(0), new Mask.Not(new Mask.SlidingWindow(left, 0)),
+                            new Mask.ChunkedCausal(chunk)));
+                }
+                default -> {
+                    expr = "and(prefix(" + chunk + "),not(docs(" + docs + ")))";
+                    mask = Mask.And.of(new Mask.PrefixLm(chunk), new Mask.Not(Mask.Documents.ofLengths(lengths)));
+                }
+            }
+            String block = blocks[rnd.nextInt(blocks.length)];
+            int heads = mask instanceof Mask.PerHead mix ? mix.variants().size() : 1;
+            checkStats(new String[] {"stats", expr, "--seq", Integer.toString(s), "--block", block, "--repeat", "1"},
+                    new MaskConfig(expr, "", s, s, 1, heads, BlockSize.parse(block), mask));
+        }
+    }
+
+    @Test
+    void oneLineMasksNeedSeqAndSayWhatDoesNotParseOrFit() {
+        badInputInOneLine(saw("stats", "and(causal,docs(300,500))"),
+                "saw stats: --seq is required with a one-line mask (a config file or preset gives its own)");
+        badInputInOneLine(saw("stats", "and(causal,dcs(3))", "--seq", "800"),
+                "saw stats: mask expression 'and(causal,dcs(3))', at character 12: unknown mask 'dcs'");
+        badInputInOneLine(saw("compile", "and(causal,docs(300,900))", "--seq", "800", "--format", "flex"),
+                "saw compile: and(causal,docs(300,900)) at --seq 800: /mask/and/1/documents/lengths: document lengths sum to "
+                        + "1200, past the sequence length 800");
+        badInputInOneLine(saw("validate", "window(64)", "--seq", "0"), "saw validate: --seq must be in 1..16777216, got 0");
+        badInputInOneLine(saw("dump", "causal", "--out", "x"), "--seq is required with a one-line mask");
+        Run ok = saw("validate", "heads(causal,window(64))", "--seq", "1000");
+        assertEquals(SawCli.OK, ok.code(), ok.err());
+        assertEquals("ok: heads(causal,window(64)) (1000 x 1000, batch 1, heads 2)\n", ok.out().replace("\r\n", "\n"));
+    }
+
     /** Runs {@code args} and checks every number against brute force over {@code expected}. */
     private static void checkStats(String[] args, MaskConfig expected) throws Exception {
         Run r = saw(args);
