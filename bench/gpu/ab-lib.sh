@@ -20,6 +20,8 @@
 #                                          summary, one line per row (printed); no round starts once AB_DEADLINE
 #                                          seconds have passed since ab_init
 #   ab_sass FUNCTION FATBIN...             the main loop's opcode counts of one kernel in each fatbin (bench/sass_loops.py)
+#   ab_kernel_times PACK SPEC D PASS       each kernel's duration in one PASS of SPEC ($ab_res/specs/SPEC.json, 128x128
+#                                          tiles, head dim D) under Nsight Compute (time only), one line a launch
 #   ab_nsa_time PACK TAG ROUND PASS SELECTION B T HQ D REPS
 #                                          one NSA timing (PASS fwd or bwd, SELECTION random or scored, Hkv = 4,
 #                                          S = 16, block 64) into ab/, printed as one line with its median and kernel
@@ -201,6 +203,22 @@ ab_sass() { # FUNCTION FATBIN...
       || echo "cuobjdump $f $fat rc=$?"
     python3 "$ab_root/bench/sass_loops.py" "$ab_res/sass/$f-$(basename "$fat" .fatbin).sass" | tee -a "$ab_res/sass/loops.txt"
   done
+}
+
+ab_kernel_times() { # PACK SPEC D PASS
+  local pk=$1 sp=$2 d=$3 pass=$4 tag; tag=$(basename "$1")-$2-$4
+  SAW_JAVA_OPTS=-Xmx24g timeout -k 5 60 ncu --clock-control none --metrics gpu__time_duration.sum --csv --page raw \
+    "$pk/saw" bench "$ab_res/specs/$sp.json" --block 128x128 --head-dim "$d" --pass "$pass" --reps 1 --warmup 1 \
+    --backend gpu --out "$ab_res/split-$tag.jsonl" > "$ab_res/split-$tag.csv" 2>"$ab_res/split-$tag.err"
+  echo "kernel times $tag rc=$?"
+  python3 - "$ab_res/split-$tag.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
+if rows:
+    head = rows[0]; k = head.index("Kernel Name"); t = head.index("gpu__time_duration.sum")
+    for r in rows[2:]:
+        print(f"  {r[k][:60]:60} {r[t]:>12}")
+PY
 }
 
 ab_nsa_check() { # PACK NAME [ENV=VALUE...]

@@ -42,21 +42,10 @@ ab_checks /tmp/pc
 for pid in "${pids[@]}"; do wait "$pid"; done
 ab_el "extra checks done"
 ab_save
+. "$ab_root/bench/gpu/specs-lib.sh"
+frontier_specs "$ab_res/specs"
 for pk in pm pl pc; do
-  for sp in window1024-16k docs64-32k; do
-    SAW_JAVA_OPTS=-Xmx24g timeout -k 5 60 ncu --clock-control none --metrics gpu__time_duration.sum --csv --page raw \
-      /tmp/$pk/saw bench "$ab_res/specs/$sp.json" --block 128x128 --head-dim 128 --pass bwd --reps 1 --warmup 1 \
-      --backend gpu --out "$ab_res/split-$pk-$sp.jsonl" > "$ab_res/split-$pk-$sp.csv" 2>"$ab_res/split-$pk-$sp.err"
-    echo "split $pk $sp rc=$?"
-    python3 - "$ab_res/split-$pk-$sp.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
-if rows:
-    head = rows[0]; k = head.index("Kernel Name"); t = head.index("gpu__time_duration.sum")
-    for r in rows[2:]:
-        print(f"  {r[k][:60]:60} {r[t]:>12}")
-PY
-  done
+  for sp in window1024-16k docs64-32k; do ab_kernel_times /tmp/$pk $sp 128 bwd; done
 done
 ab_save
 ab_el done
