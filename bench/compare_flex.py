@@ -106,10 +106,15 @@ def result_row(base, backend, kernel, samples, warmup, status="ok", extra=None):
     return row
 
 
+def has_text(path):
+    with open(path, encoding="utf-8") as f:
+        return bool(f.read().strip())
+
+
 def open_sink(out, resume, make_header):
     """(the open results file, the (row, backend, pass, tile) keys already timed ok in it). With resume, an existing
     file is appended to; one that holds nothing (a run killed before its first row) is started over, header first."""
-    if resume and os.path.exists(out) and open(out, encoding="utf-8").read().strip():
+    if resume and os.path.exists(out) and has_text(out):
         done = {(r.get("row"), r.get("backend"), r.get("pass"), r.get("tile")) for r in read_results(out)[1]
                 if r.get("status") == "ok"}  # failed rows are tried again
         return open(out, "a", encoding="utf-8"), done

@@ -39,7 +39,7 @@ final class SpecArgs {
                 throw new BadInput("--block: " + e.getMessage());
             }
         }
-        if (seq != null && MaskSpec.isConfig(spec)) {
+        if (seq != null) {  // a one-line mask is at --seq already: the same sizes, checked again
             MaskSpec.checkSeq(seq);
             config = config.withSeq(seq);
             List<MaskChecks.Problem> problems = config.problems();
